@@ -1,0 +1,40 @@
+"""Errors that end a command, each with the exit code result-schema.md gives it."""
+
+
+class KschedxError(Exception):
+    exit_code = 1
+
+
+class UsageError(KschedxError):
+    exit_code = 2
+
+
+class InputError(KschedxError):
+    """Unreadable or invalid input: a fixture, a kubeconfig, a config file.
+
+    The message names the file, the object (kind/namespace/name) and the field
+    when they are known, so one line on stderr is enough to fix the input.
+    """
+
+    exit_code = 3
+
+    def __init__(self, message, *, source=None, obj=None, field=None):
+        self.source = source
+        self.obj = obj
+        self.field = field
+        self.detail = message
+        parts = []
+        if source:
+            parts.append(str(source))
+        if obj:
+            parts.append(str(obj))
+        if field:
+            parts.append(f"field {field}")
+        prefix = ": ".join(parts)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class ClusterError(KschedxError):
+    """The cluster could not be read or written: unreachable, TLS, 401/403, conflict."""
+
+    exit_code = 4
