@@ -1,0 +1,173 @@
+"""A cluster state: the API objects the scheduler reads, after admission.
+
+Built from fixtures or from a live cluster (both produce plain dicts); the
+snapshot and the plugins read from here, never from files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import InputError
+from .sources.admission import Admission, object_ref
+
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
+# kind -> attribute of ClusterState holding {key: object}
+_INDEXED_KINDS = {
+    "Namespace": "namespaces",
+    "PersistentVolume": "persistent_volumes",
+    "PersistentVolumeClaim": "persistent_volume_claims",
+    "StorageClass": "storage_classes",
+    "CSINode": "csi_nodes",
+    "CSIDriver": "csi_drivers",
+    "PodDisruptionBudget": "pod_disruption_budgets",
+    "PriorityClass": "priority_classes",
+    "RuntimeClass": "runtime_classes",
+    "Service": "services",
+    "ReplicaSet": "replica_sets",
+    "StatefulSet": "stateful_sets",
+    "ReplicationController": "replication_controllers",
+    "ResourceSlice": "resource_slices",
+    "DeviceClass": "device_classes",
+    "ResourceClaim": "resource_claims",
+    "ResourceClaimTemplate": "resource_claim_templates",
+}
+
+# Workload kinds are not cluster state for the scheduler, but `simulate`
+# expands them into the pods their controllers would create.
+WORKLOAD_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob")
+
+
+def obj_key(obj: dict) -> str:
+    meta = obj["metadata"]
+    ns = meta.get("namespace")
+    return f"{ns}/{meta['name']}" if ns else meta["name"]
+
+
+@dataclass
+class ClusterState:
+    nodes: list[dict] = field(default_factory=list)
+    pods: list[dict] = field(default_factory=list)  # non-terminal pods, fixture order
+    namespaces: dict[str, dict] = field(default_factory=dict)
+    persistent_volumes: dict[str, dict] = field(default_factory=dict)
+    persistent_volume_claims: dict[str, dict] = field(default_factory=dict)
+    storage_classes: dict[str, dict] = field(default_factory=dict)
+    csi_nodes: dict[str, dict] = field(default_factory=dict)
+    csi_drivers: dict[str, dict] = field(default_factory=dict)
+    pod_disruption_budgets: dict[str, dict] = field(default_factory=dict)
+    priority_classes: dict[str, dict] = field(default_factory=dict)
+    runtime_classes: dict[str, dict] = field(default_factory=dict)
+    services: dict[str, dict] = field(default_factory=dict)
+    replica_sets: dict[str, dict] = field(default_factory=dict)
+    stateful_sets: dict[str, dict] = field(default_factory=dict)
+    replication_controllers: dict[str, dict] = field(default_factory=dict)
+    resource_slices: dict[str, dict] = field(default_factory=dict)
+    device_classes: dict[str, dict] = field(default_factory=dict)
+    resource_claims: dict[str, dict] = field(default_factory=dict)
+    resource_claim_templates: dict[str, dict] = field(default_factory=dict)
+    workloads: list[dict] = field(default_factory=list)
+    # Kinds that could not be read (live clusters: forbidden); the plugins
+    # needing them are reported in notEvaluated.
+    unreadable_kinds: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def namespace_labels(self, name: str) -> dict:
+        ns = self.namespaces.get(name)
+        if ns is None:
+            # Namespaces used but absent exist implicitly, with only the label
+            # the API server always sets.
+            return {"kubernetes.io/metadata.name": name}
+        return ns["metadata"].get("labels") or {}
+
+    def pending_pods(self) -> list[dict]:
+        return [p for p in self.pods if not p["spec"].get("nodeName")]
+
+    def bound_pods(self) -> list[dict]:
+        return [p for p in self.pods if p["spec"].get("nodeName")]
+
+
+def build_cluster(objects, *, extra_pods=None) -> ClusterState:
+    """(object, origin) pairs -> an admitted ClusterState.
+
+    Objects are admitted in two passes because Priority and RuntimeClass
+    admission of pods need the classes, wherever they appear in the input.
+    """
+    state = ClusterState()
+    seen: dict[tuple, object] = {}
+    pods: list[tuple[dict, object]] = []
+    ignored: dict[str, int] = {}
+
+    classes_pass = Admission({}, {})
+    for obj, origin in objects:
+        kind = obj["kind"]
+        if kind in ("PriorityClass", "RuntimeClass"):
+            classes_pass.metadata(obj, origin)
+            target = state.priority_classes if kind == "PriorityClass" else state.runtime_classes
+            name = obj["metadata"]["name"]
+            if name in target:
+                raise InputError(f"duplicate object: {kind} {name} is defined twice", source=origin, obj=object_ref(obj))
+            target[name] = obj
+    admission = Admission(state.priority_classes, state.runtime_classes)
+
+    for obj, origin in objects:
+        kind = obj["kind"]
+        if kind in ("PriorityClass", "RuntimeClass"):
+            if kind == "PriorityClass":
+                admission.priority_class(obj, origin)
+            continue
+        if kind == "Pod":
+            admission.metadata(obj, origin)
+            pods.append((obj, origin))
+            key = ("Pod", obj_key(obj))
+        elif kind == "Node":
+            admission.node(obj, origin)
+            key = ("Node", obj["metadata"]["name"])
+            state.nodes.append(obj)
+        elif kind in _INDEXED_KINDS:
+            if kind == "Namespace":
+                admission.namespace(obj, origin)
+            else:
+                admission.metadata(obj, origin)
+            if kind in ("PersistentVolumeClaim", "PersistentVolume"):
+                _check_storage_quantities(obj, origin)
+            key = (kind, obj_key(obj))
+            getattr(state, _INDEXED_KINDS[kind])[obj_key(obj)] = obj
+        elif kind in WORKLOAD_KINDS:
+            admission.metadata(obj, origin)
+            key = (kind, obj_key(obj))
+            state.workloads.append(obj)
+        else:
+            ignored[kind] = ignored.get(kind, 0) + 1
+            continue
+        if key in seen:
+            raise InputError(
+                f"duplicate object: {object_ref(obj)} is also defined in {seen[key]}",
+                source=origin,
+                obj=object_ref(obj),
+            )
+        seen[key] = origin
+
+    for kind, count in sorted(ignored.items()):
+        state.notes.append(f"ignored {count} {kind} object(s): the scheduler does not read them")
+
+    for pod, origin in pods:
+        if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+            continue
+        admission.pod(pod, origin)
+        state.pods.append(pod)
+    return state
+
+
+def _check_storage_quantities(obj: dict, origin) -> None:
+    from .sources.admission import check_resource_list
+
+    spec = obj.get("spec") or {}
+    ref = object_ref(obj)
+    if obj["kind"] == "PersistentVolume" and spec.get("capacity"):
+        check_resource_list(spec["capacity"], origin, ref, "spec.capacity")
+    if obj["kind"] == "PersistentVolumeClaim":
+        res = spec.get("resources") or {}
+        if res.get("requests"):
+            check_resource_list(res["requests"], origin, ref, "spec.resources.requests")

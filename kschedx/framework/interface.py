@@ -1,0 +1,91 @@
+"""The plugin interface: the extension points of the scheduling framework.
+
+A plugin implements an extension point by defining its method; the profile
+finds them by name. Plugins receive PodInfo / NodeInfo (already-parsed views)
+rather than raw objects, and return a Status, or None for Success, as
+upstream returns a nil *Status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .status import Status
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+
+EXTENSION_POINTS = (
+    "pre_enqueue",
+    "less",
+    "pre_filter",
+    "filter",
+    "post_filter",
+    "pre_score",
+    "score",
+    "normalize_score",
+    "bind",
+)
+
+
+class PluginError(Exception):
+    """A plugin failed (Error status): the cycle stops, like upstream."""
+
+
+class PreFilterResult:
+    """Nodes a PreFilter plugin already knows are the only candidates."""
+
+    __slots__ = ("node_names",)
+
+    def __init__(self, node_names=None):
+        self.node_names = None if node_names is None else set(node_names)
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: "PreFilterResult | None") -> "PreFilterResult":
+        if other is None or other.all_nodes():
+            return self
+        if self.all_nodes():
+            return PreFilterResult(other.node_names)
+        return PreFilterResult(self.node_names & other.node_names)
+
+
+@dataclass
+class NodeScore:
+    name: str
+    score: int
+
+
+@dataclass
+class PostFilterResult:
+    nominated_node: str | None = None
+    # kschedx's explanation of the preemption (victims, candidates...).
+    details: dict = field(default_factory=dict)
+
+
+class Plugin:
+    """Base class: a name, a handle to the cycle's snapshot, and arguments."""
+
+    name = ""
+
+    def __init__(self, handle, args: dict | None = None):
+        self.handle = handle
+        self.args = args or {}
+
+    def pre_filter_extensions(self):
+        """Return an object with add_pod / remove_pod, or None."""
+        return None
+
+    def implements(self, point: str) -> bool:
+        if point == "normalize_score":
+            return type(self).normalize_score is not Plugin.normalize_score
+        return callable(getattr(self, point, None))
+
+    # Declared so `implements` can tell an override from the default.
+    def normalize_score(self, state, pod_info, scores: list[NodeScore]) -> Status | None:  # pragma: no cover
+        return None
+
+    def score_details(self, state, pod_info, node_info):
+        """kschedx's explanation of a score (optional)."""
+        return None

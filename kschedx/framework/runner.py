@@ -1,0 +1,485 @@
+"""One scheduling cycle, recorded in full.
+
+Follows schedule_one.go and framework/runtime/framework.go of kube-scheduler
+v1.35: PreEnqueue, PreFilter (Skip, PreFilterResult, rejection), Filter with
+nominated pods, PostFilter, PreScore, Score, NormalizeScore, weights and
+selection. Unlike kube-scheduler it evaluates every Filter plugin on every
+node (for the explanation) while still knowing which failure kube-scheduler
+itself would report: the first one in profile order.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from ..snapshot import NodeInfo, PodInfo, Snapshot
+from .cycle_state import CycleState
+from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, PluginError, PreFilterResult
+from .profile import Profile
+from .status import Code, Status
+
+ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
+
+
+@dataclass
+class FilterVerdict:
+    plugin: str
+    status: Status | None  # None = Success
+
+    @property
+    def code(self) -> Code:
+        return Code.SUCCESS if self.status is None else self.status.code
+
+
+@dataclass
+class PluginScore:
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+    skipped: bool = False
+    details: object = None
+
+    @property
+    def weighted(self) -> int:
+        return self.normalized * self.weight
+
+
+@dataclass
+class NodeResult:
+    name: str
+    filters: list[FilterVerdict] = field(default_factory=list)
+    status: Status | None = None  # what kube-scheduler records for the node
+    first_failure: str | None = None
+    feasible: bool = False
+    scores: list[PluginScore] | None = None
+    total: int | None = None
+
+
+@dataclass
+class PodResult:
+    pod_info: PodInfo
+    status: str = "Unschedulable"  # Scheduled | Unschedulable | Gated | Error
+    selected_node: str | None = None
+    top_nodes: list[str] = field(default_factory=list)
+    message: str | None = None
+    gate: Status | None = None
+    pre_filter: list[Status] = field(default_factory=list)
+    pre_filter_result: dict | None = None
+    nodes: list[NodeResult] = field(default_factory=list)
+    preemption: dict | None = None
+    notes: list[str] = field(default_factory=list)
+    # What simulate needs after the cycle (not part of the schema).
+    nominated_node: str | None = None
+    victims: list[PodInfo] = field(default_factory=list)
+
+
+class Nominator:
+    """Pending pods nominated to nodes (status.nominatedNodeName)."""
+
+    def __init__(self):
+        self.by_node: dict[str, list[PodInfo]] = {}
+
+    def add(self, pi: PodInfo, node: str) -> None:
+        self.remove(pi)
+        self.by_node.setdefault(node, []).append(pi)
+
+    def remove(self, pi: PodInfo) -> None:
+        for node, pods in list(self.by_node.items()):
+            kept = [p for p in pods if p.uid != pi.uid]
+            if len(kept) != len(pods):
+                if kept:
+                    self.by_node[node] = kept
+                else:
+                    del self.by_node[node]
+
+    def nominated_pods_for_node(self, node: str) -> list[PodInfo]:
+        return self.by_node.get(node, [])
+
+
+class Framework:
+    """The plugins of a profile bound to a snapshot: upstream's frameworkImpl,
+    which is also the Handle plugins use to reach the snapshot."""
+
+    def __init__(self, snapshot: Snapshot, *, tie_break: str = "random", seed: int | None = None, plugin_args=None):
+        self.snapshot = snapshot
+        self.cluster = snapshot.cluster
+        self.nominator = Nominator()
+        self.tie_break = tie_break
+        self.rng = random.Random(seed)
+        self.profile = Profile(self, plugin_args)
+
+    # -- Handle ----------------------------------------------------------------
+    def weight(self, plugin: str) -> int:
+        return self.profile.weights.get(plugin, 1)
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: PodInfo, to_add: PodInfo, node: NodeInfo):
+        for pl in self.profile.pre_filter:
+            ext = pl.pre_filter_extensions()
+            if ext is None or pl.name in state.skip_filter_plugins:
+                continue
+            st = ext.add_pod(state, pod, to_add, node)
+            if st is not None and not st.is_success():
+                raise PluginError(f'running AddPod on PreFilter plugin "{pl.name}": {st.message()}')
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node: NodeInfo):
+        for pl in self.profile.pre_filter:
+            ext = pl.pre_filter_extensions()
+            if ext is None or pl.name in state.skip_filter_plugins:
+                continue
+            st = ext.remove_pod(state, pod, to_remove, node)
+            if st is not None and not st.is_success():
+                raise PluginError(f'running RemovePod on PreFilter plugin "{pl.name}": {st.message()}')
+
+    def run_filter_plugins(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        """RunFilterPlugins: stop at the first failure (what preemption uses)."""
+        for pl in self.profile.filter:
+            if pl.name in state.skip_filter_plugins:
+                continue
+            st = pl.filter(state, pod, node)
+            if st is not None and not st.is_success():
+                if not st.is_rejected():
+                    raise PluginError(f'running "{pl.name}" filter plugin: {st.message()}')
+                st.plugin = pl.name
+                return st
+        return None
+
+    def _add_ge_nominated_pods(self, state: CycleState, pod: PodInfo, node: NodeInfo):
+        nominated = self.nominator.nominated_pods_for_node(node.name)
+        if not nominated:
+            return False, state, node
+        node_out = None
+        state_out = None
+        for npi in nominated:
+            if npi.priority >= pod.priority and npi.uid != pod.uid:
+                if node_out is None:
+                    node_out = node.clone()
+                    state_out = state.clone()
+                node_out.add_pod(npi)
+                self.run_pre_filter_extension_add_pod(state_out, pod, npi, node_out)
+        if node_out is None:
+            return False, state, node
+        return True, state_out, node_out
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        added, state1, node1 = self._add_ge_nominated_pods(state, pod, node)
+        st = self.run_filter_plugins(state1, pod, node1)
+        if added and (st is None or st.is_success()):
+            st = self.run_filter_plugins(state, pod, node)
+        return st
+
+    # -- recording filter pass ---------------------------------------------------
+    def _evaluate_all_filters(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> list[FilterVerdict]:
+        verdicts = []
+        for pl in self.profile.filter:
+            if pl.name in state.skip_filter_plugins:
+                verdicts.append(FilterVerdict(pl.name, Status(Code.SKIP, plugin=pl.name)))
+                continue
+            st = pl.filter(state, pod, node)
+            if st is not None:
+                if st.is_success():
+                    st = None
+                elif not st.is_rejected():
+                    raise PluginError(f'running "{pl.name}" filter plugin: {st.message()}')
+                else:
+                    st.plugin = pl.name
+            verdicts.append(FilterVerdict(pl.name, st))
+        return verdicts
+
+    def _record_node(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> NodeResult:
+        """Every Filter verdict on one node, with nominated pods as upstream
+        counts them: first with them added, then (if that passed) without."""
+        added, state1, node1 = self._add_ge_nominated_pods(state, pod, node)
+        verdicts = self._evaluate_all_filters(state1, pod, node1)
+        failed = next((v for v in verdicts if v.status is not None and v.code != Code.SKIP), None)
+        if added and failed is None:
+            verdicts = self._evaluate_all_filters(state, pod, node)
+            failed = next((v for v in verdicts if v.status is not None and v.code != Code.SKIP), None)
+        res = NodeResult(node.name, verdicts)
+        if failed is not None:
+            res.status = failed.status
+            res.first_failure = failed.plugin
+        else:
+            res.feasible = True
+        return res
+
+    # -- the cycle ---------------------------------------------------------------
+    def run_pre_enqueue(self, pod: PodInfo) -> Status | None:
+        for pl in self.profile.pre_enqueue:
+            st = pl.pre_enqueue(pod)
+            if st is not None and not st.is_success():
+                st.plugin = pl.name
+                return st
+        return None
+
+    def schedule(self, pod: PodInfo) -> PodResult:
+        result = PodResult(pod)
+        gate = self.run_pre_enqueue(pod)
+        if gate is not None:
+            result.status = "Gated"
+            result.gate = gate
+            result.message = gate.message()
+            return result
+        state = CycleState()
+        try:
+            self._schedule(state, pod, result)
+        except PluginError as exc:
+            result.status = "Error"
+            result.message = str(exc)
+            result.nodes = []
+            result.selected_node = None
+            result.top_nodes = []
+            result.preemption = None
+        return result
+
+    def _run_pre_filter(self, state: CycleState, pod: PodInfo, result: PodResult):
+        """RunPreFilterPlugins. Returns (PreFilterResult, rejection Status, plugins that narrowed nodes)."""
+        nodes = self.snapshot.node_infos
+        merged: PreFilterResult | None = None
+        with_nodes: list[str] = []
+        rejection = None
+        for pl in self.profile.pre_filter:
+            try:
+                r, st = pl.pre_filter(state, pod, nodes)
+            except PluginError as exc:
+                raise PluginError(f'running PreFilter plugin "{pl.name}": {exc}') from None
+            if st is not None and st.is_skip():
+                st.plugin = pl.name
+                state.skip_filter_plugins.add(pl.name)
+                result.pre_filter.append(st)
+                continue
+            if st is not None and not st.is_success():
+                st.plugin = pl.name
+                result.pre_filter.append(st)
+                if st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return None, st, []
+                if st.code == Code.UNSCHEDULABLE:
+                    rejection = st
+                    continue
+                raise PluginError(f'running PreFilter plugin "{pl.name}": {st.message()}')
+            if r is not None and not r.all_nodes():
+                with_nodes.append(pl.name)
+            merged = (merged or PreFilterResult()).merge(r)
+            if not merged.all_nodes() and not merged.node_names:
+                names = sorted(with_nodes)
+                if len(names) == 1:
+                    msg = f"node(s) didn't satisfy plugin {names[0]}"
+                else:
+                    msg = f"node(s) didn't satisfy plugin(s) {_go_list(names)} simultaneously"
+                return merged, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), sorted(with_nodes)
+        return merged, rejection, sorted(with_nodes)
+
+    def _schedule(self, state: CycleState, pod: PodInfo, result: PodResult) -> None:
+        snapshot = self.snapshot
+        all_nodes = snapshot.node_infos
+        if not all_nodes:
+            result.message = "no nodes available to schedule pods"
+            return
+        pre_res, pre_status, narrowing = self._run_pre_filter(state, pod, result)
+
+        node_status: dict[str, Status] = {}
+        absent_status: Status | None = None
+        if pre_status is not None:
+            # Every node gets the PreFilter rejection; no Filter runs.
+            pre_status_plugin = pre_status.plugin
+            for ni in all_nodes:
+                result.nodes.append(NodeResult(ni.name, [], pre_status, pre_status_plugin or None, False))
+            absent_status = pre_status
+            self._fit_error(state, pod, result, node_status, absent_status, pre_filter_msg=pre_status.message())
+            return
+
+        candidates = all_nodes
+        if pre_res is not None and not pre_res.all_nodes():
+            candidates = [ni for ni in all_nodes if ni.name in pre_res.node_names]
+            absent_status = Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) {_go_list(narrowing)}"
+            )
+            result.pre_filter_result = {"nodeNames": sorted(pre_res.node_names), "plugins": narrowing}
+        candidate_names = {ni.name for ni in candidates}
+
+        nominated_name = ((pod.pod.get("status") or {}).get("nominatedNodeName")) or ""
+        feasible: list[NodeInfo] = []
+        for ni in all_nodes:
+            nr = self._record_node(state, pod, ni)
+            result.nodes.append(nr)
+            if ni.name not in candidate_names:
+                nr.feasible = False
+                nr.status = absent_status
+                nr.first_failure = ", ".join(narrowing)
+                continue
+            if nr.feasible:
+                feasible.append(ni)
+            else:
+                node_status[ni.name] = nr.status
+
+        if nominated_name and nominated_name in candidate_names:
+            nominated = next((ni for ni in feasible if ni.name == nominated_name), None)
+            if nominated is not None:
+                # The nominated node is tried first and, when it fits, is the
+                # only node considered: no other node is scored.
+                feasible = [nominated]
+
+        if not feasible:
+            self._fit_error(state, pod, result, node_status, absent_status)
+            return
+
+        self._prioritize(state, pod, result, feasible)
+
+    def _prioritize(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> None:
+        by_name = {nr.name: nr for nr in result.nodes}
+        if len(feasible) == 1:
+            result.notes.append(ONE_FEASIBLE_NOTE)
+        for pl in self.profile.pre_score:
+            st = pl.pre_score(state, pod, feasible)
+            if st is not None and st.is_skip():
+                state.skip_score_plugins.add(pl.name)
+            elif st is not None and not st.is_success():
+                raise PluginError(f'running PreScore plugin "{pl.name}": {st.message()}')
+
+        per_node: dict[str, list[PluginScore]] = {ni.name: [] for ni in feasible}
+        for pl in self.profile.score:
+            weight = self.weight(pl.name)
+            if pl.name in state.skip_score_plugins:
+                for ni in feasible:
+                    per_node[ni.name].append(PluginScore(pl.name, 0, 0, weight, skipped=True))
+                continue
+            scores = [NodeScore(ni.name, pl.score(state, pod, ni)) for ni in feasible]
+            raw = [s.score for s in scores]
+            if pl.implements("normalize_score"):
+                st = pl.normalize_score(state, pod, scores)
+                if st is not None and not st.is_success():
+                    raise PluginError(f'running Normalize on Score plugin "{pl.name}": {st.message()}')
+            for ni, r, s in zip(feasible, raw, scores):
+                if s.score > MAX_NODE_SCORE or s.score < MIN_NODE_SCORE:
+                    raise PluginError(
+                        f'plugin "{pl.name}" returns an invalid score {s.score}, it should in the range of '
+                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                    )
+                details = pl.score_details(state, pod, ni)
+                per_node[ni.name].append(PluginScore(pl.name, r, s.score, weight, details=details))
+
+        best = None
+        for ni in feasible:
+            nr = by_name[ni.name]
+            nr.scores = per_node[ni.name]
+            nr.total = sum(ps.weighted for ps in nr.scores)
+            if best is None or nr.total > best:
+                best = nr.total
+        top = sorted(ni.name for ni in feasible if by_name[ni.name].total == best)
+        result.top_nodes = top
+        if self.tie_break == "name" or len(top) == 1:
+            result.selected_node = top[0]
+        else:
+            result.selected_node = self.rng.choice(top)
+        result.status = "Scheduled"
+
+    def _fit_error(self, state, pod, result, node_status, absent_status, pre_filter_msg: str = "") -> None:
+        num_all = self.snapshot.num_nodes()
+        message = f"0/{num_all} nodes are available:"
+        if pre_filter_msg:
+            message += f" {pre_filter_msg}."
+        else:
+            counts: dict[str, int] = {}
+            for st in node_status.values():
+                for reason in st.reasons:
+                    counts[reason] = counts.get(reason, 0) + 1
+            absent = num_all - len(node_status)
+            if absent > 0 and absent_status is not None:
+                for reason in absent_status.reasons:
+                    counts[reason] = counts.get(reason, 0) + absent
+            parts = sorted(f"{n} {reason}" for reason, n in counts.items())
+            if parts:
+                message += " " + ", ".join(parts) + "."
+        result.status = "Unschedulable"
+        post_msg = self._run_post_filter(state, pod, result, node_status, absent_status)
+        if post_msg:
+            message += " " + post_msg
+        result.message = message
+
+    def _run_post_filter(self, state, pod, result, node_status, absent_status) -> str:
+        """RunPostFilterPlugins; returns the PostFilter part of the message."""
+        if not self.profile.post_filter:
+            return ""
+        reasons: list[str] = []
+        post_result = None
+        final = None
+        for pl in self.profile.post_filter:
+            try:
+                r, st = pl.post_filter(state, pod, NodeToStatus(node_status, absent_status, self.snapshot))
+            except PluginError as exc:
+                r, st = None, Status.as_error(str(exc))
+            st = st if st is not None else Status()
+            if st.is_success():
+                post_result, final = r, st.with_plugin(pl.name)
+                break
+            if st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                post_result, final = r, st.with_plugin(pl.name)
+                break
+            if not st.is_rejected():
+                post_result, final = None, Status(Code.ERROR, *st.reasons, plugin=pl.name)
+                break
+            if r is not None and r.nominated_node:
+                post_result = r
+            reasons.extend(st.reasons)
+        if final is None:
+            final = Status(Code.UNSCHEDULABLE, *reasons)
+        result.preemption = {
+            "code": final.code.label,
+            "message": final.message() or None,
+            "nominatedNode": post_result.nominated_node if post_result else None,
+            "pdbViolations": (post_result.details.get("pdbViolations", 0) if post_result else 0),
+            "victims": (post_result.details.get("victims", []) if post_result else []),
+        }
+        if post_result is not None:
+            for key, value in post_result.details.items():
+                if key not in result.preemption:
+                    result.preemption[key] = value
+            result.victims = post_result.details.get("victimPodInfos", [])
+        if final.is_success() and post_result is not None and post_result.nominated_node:
+            result.nominated_node = post_result.nominated_node
+            result.selected_node = post_result.nominated_node
+        return final.message()
+
+
+class NodeToStatus:
+    """What PostFilter plugins read: each node's status, absent ones sharing one."""
+
+    def __init__(self, explicit: dict[str, Status], absent: Status | None, snapshot: Snapshot):
+        self.explicit = explicit
+        self.absent = absent
+        self.snapshot = snapshot
+
+    def get(self, name: str) -> Status | None:
+        st = self.explicit.get(name)
+        if st is None:
+            return self.absent
+        return st
+
+    def nodes_for_status_code(self, code: Code) -> list[NodeInfo]:
+        out = []
+        for ni in self.snapshot.node_infos:
+            st = self.get(ni.name)
+            if st is not None and st.code == code:
+                out.append(ni)
+        return out
+
+
+def _go_list(items) -> str:
+    """fmt's %v of a []string: [a b c]."""
+    return "[" + " ".join(items) + "]"
+
+
+def queue_order(pods: list[PodInfo]) -> list[PodInfo]:
+    """PrioritySort: higher priority first, then earlier queue timestamp
+    (creationTimestamp; pods without one count as added now), then input order."""
+    far = None
+    indexed = list(enumerate(pods))
+
+    def key(item):
+        i, pi = item
+        ts = pi.creation_time
+        return (-pi.priority, ts is None, ts.timestamp() if ts is not None else 0.0, i)
+
+    del far
+    return [pi for _, pi in sorted(indexed, key=key)]

@@ -1,0 +1,1 @@
+"""Helpers shared by plugins, as upstream's plugins/helper package."""

@@ -1,0 +1,26 @@
+"""DefaultNormalizeScore: scale scores to 0..max with integer division."""
+
+from __future__ import annotations
+
+
+def default_normalize_score(max_priority: int, reverse: bool, scores) -> None:
+    max_count = 0
+    for s in scores:
+        if s.score > max_count:
+            max_count = s.score
+    if max_count == 0:
+        if reverse:
+            for s in scores:
+                s.score = max_priority
+        return
+    for s in scores:
+        score = go_div(max_priority * s.score, max_count)
+        if reverse:
+            score = max_priority - score
+        s.score = score
+
+
+def go_div(a: int, b: int) -> int:
+    """Go's integer division truncates toward zero; Python's // floors."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q

@@ -1,0 +1,59 @@
+"""ImageLocality: prefer nodes that already hold the pod's images."""
+
+from __future__ import annotations
+
+from ..framework.interface import MAX_NODE_SCORE, Plugin
+
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+
+def normalized_image_name(name: str) -> str:
+    if name.rfind(":") <= name.rfind("/"):
+        name = name + ":latest"
+    return name
+
+
+def scaled_image_score(state, total_nodes: int) -> int:
+    spread = float(state.num_nodes) / float(total_nodes)
+    return int(float(state.size) * spread)
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+
+class ImageLocality(Plugin):
+    name = "ImageLocality"
+
+    def _containers(self, pod_info):
+        spec = pod_info.spec
+        return list(spec.get("initContainers") or ()) + list(spec.get("containers") or ())
+
+    def score(self, state, pod_info, node_info) -> int:
+        total = self.handle.snapshot.num_nodes()
+        containers = self._containers(pod_info)
+        total_score = 0
+        for c in containers:
+            st = node_info.image_states.get(normalized_image_name(c.get("image") or ""))
+            if st is not None:
+                total_score += scaled_image_score(st, total)
+        return calculate_priority(total_score, len(containers))
+
+    def score_details(self, state, pod_info, node_info):
+        present = []
+        for c in self._containers(pod_info):
+            name = normalized_image_name(c.get("image") or "")
+            st = node_info.image_states.get(name)
+            if st is not None:
+                present.append({"image": name, "sizeBytes": st.size, "nodesWithImage": st.num_nodes})
+        return {"images": present} if present else None
+
+
+PLUGIN = ImageLocality

@@ -1,0 +1,126 @@
+"""NodeAffinity: nodeSelector and required node affinity filter; preferred
+node affinity scores. matchFields on metadata.name narrows the candidate nodes
+at PreFilter, as upstream does."""
+
+from __future__ import annotations
+
+from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult
+from ..framework.status import Code, Status
+from ..labels import NodeSelector, NodeSelectorTerm, SelectorError, is_empty_term, selector_from_set
+from .helper.normalize_score import default_normalize_score
+
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+_PRE_FILTER_KEY = "PreFilterNodeAffinity"
+_PRE_SCORE_KEY = "PreScoreNodeAffinity"
+
+
+class RequiredNodeAffinity:
+    """nodeaffinity.GetRequiredNodeAffinity: nodeSelector AND required terms."""
+
+    def __init__(self, pod_spec: dict):
+        node_selector = pod_spec.get("nodeSelector")
+        self.label_selector = None
+        self.selector_error = None
+        if node_selector:
+            try:
+                self.label_selector = selector_from_set(node_selector)
+            except SelectorError as exc:
+                self.selector_error = str(exc)
+        required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+        self.node_selector = NodeSelector(required) if required is not None else None
+
+    def matches(self, node_info) -> bool:
+        if self.selector_error is not None:
+            return False
+        if self.label_selector is not None and not self.label_selector.matches(node_info.labels):
+            return False
+        if self.node_selector is not None:
+            return self.node_selector.matches(node_info.labels, node_info.name)
+        return True
+
+
+def required_node_affinity(pod_info) -> RequiredNodeAffinity:
+    return pod_info.cached("RequiredNodeAffinity", lambda pi: RequiredNodeAffinity(pi.spec))
+
+
+def preferred_terms(pod_info):
+    def compute(pi):
+        prefs = ((pi.spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+            "preferredDuringSchedulingIgnoredDuringExecution"
+        )
+        if prefs is None:
+            return None
+        terms = []
+        for t in prefs:
+            weight = t.get("weight") or 0
+            pref = t.get("preference") or {}
+            if weight == 0 or is_empty_term(pref):
+                continue
+            terms.append((weight, NodeSelectorTerm(pref)))
+        return terms
+
+    return pod_info.cached("PreferredNodeAffinity", compute)
+
+
+class NodeAffinity(Plugin):
+    name = "NodeAffinity"
+
+    def pre_filter(self, state, pod_info, nodes):
+        spec = pod_info.spec
+        required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+        if required is None and not spec.get("nodeSelector"):
+            return None, Status(Code.SKIP)
+        state.write(_PRE_FILTER_KEY, required_node_affinity(pod_info))
+        terms = (required or {}).get("nodeSelectorTerms") or []
+        if not terms:
+            return None, None
+        node_names = None
+        for t in terms:
+            term_names = None
+            for r in t.get("matchFields") or ():
+                if r.get("key") == "metadata.name" and r.get("operator") == "In":
+                    s = set(r.get("values") or ())
+                    term_names = s if term_names is None else term_names & s
+            if term_names is None:
+                return None, None
+            node_names = term_names if node_names is None else node_names | term_names
+        if node_names is not None and not node_names:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_CONFLICT)
+        if node_names:
+            return PreFilterResult(node_names), None
+        return None, None
+
+    def filter(self, state, pod_info, node_info):
+        req = state.read(_PRE_FILTER_KEY) or required_node_affinity(pod_info)
+        if not req.matches(node_info):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
+        return None
+
+    def pre_score(self, state, pod_info, nodes):
+        terms = preferred_terms(pod_info)
+        if terms is None:
+            return Status(Code.SKIP)
+        state.write(_PRE_SCORE_KEY, terms)
+        return None
+
+    def score(self, state, pod_info, node_info) -> int:
+        terms = state.read(_PRE_SCORE_KEY)
+        if terms is None:
+            terms = preferred_terms(pod_info) or []
+        count = 0
+        for weight, term in terms:
+            if term.matches(node_info.labels, node_info.name):
+                count += weight
+        return count
+
+    def normalize_score(self, state, pod_info, scores):
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
+        return None
+
+
+PLUGIN = NodeAffinity

@@ -1,0 +1,25 @@
+"""NodeName: a pod that names its node fits only there."""
+
+from __future__ import annotations
+
+from ..framework.interface import Plugin
+from ..framework.status import Code, Status
+
+ERR_REASON = "node(s) didn't match the requested node name"
+
+
+def fits(pod_info, node_info) -> bool:
+    wanted = pod_info.spec.get("nodeName")
+    return not wanted or wanted == node_info.name
+
+
+class NodeName(Plugin):
+    name = "NodeName"
+
+    def filter(self, state, pod_info, node_info):
+        if not fits(pod_info, node_info):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
+        return None
+
+
+PLUGIN = NodeName

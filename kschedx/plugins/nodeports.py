@@ -1,0 +1,39 @@
+"""NodePorts: host ports the pod asks for must be free on the node."""
+
+from __future__ import annotations
+
+from ..framework.interface import Plugin
+from ..framework.status import Code, Status
+
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+_KEY = "PreFilterNodePorts"
+
+
+def fits_ports(want, used) -> bool:
+    for ip, proto, port in want:
+        if used.check_conflict(ip, proto, port):
+            return False
+    return True
+
+
+class NodePorts(Plugin):
+    name = "NodePorts"
+
+    def pre_filter(self, state, pod_info, nodes):
+        if not pod_info.host_ports:
+            return None, Status(Code.SKIP)
+        state.write(_KEY, pod_info.host_ports)
+        return None, None
+
+    def filter(self, state, pod_info, node_info):
+        want = state.read(_KEY)
+        if want is None:
+            want = pod_info.host_ports
+        if fits_ports(want, node_info.used_ports):
+            return None
+        conflicts = [f"{proto}/{port}" + (f" on {ip}" if ip != "0.0.0.0" else "")
+                     for ip, proto, port in want if node_info.used_ports.check_conflict(ip, proto, port)]
+        return Status(Code.UNSCHEDULABLE, ERR_REASON, details={"conflictingPorts": conflicts})
+
+
+PLUGIN = NodePorts

@@ -1,0 +1,72 @@
+"""NodeResourcesBalancedAllocation: prefer nodes whose cpu and memory use
+stay balanced. Upstream computes this in float64; Python floats are the same
+IEEE doubles, and the operations are done in the same order."""
+
+from __future__ import annotations
+
+import math
+
+from ...framework.interface import MAX_NODE_SCORE, Plugin
+from ...framework.status import Code, Status
+from .resource_allocation import DEFAULT_RESOURCES, pod_request_list, vectors
+
+_KEY = "PreScoreNodeResourcesBalancedAllocation"
+
+
+def balanced_resource_scorer(requested, allocatable) -> int:
+    fractions = []
+    total = 0.0
+    for req, alloc in zip(requested, allocatable):
+        if alloc == 0:
+            continue
+        fraction = float(req) / float(alloc)
+        if fraction > 1:
+            fraction = 1.0
+        total += fraction
+        fractions.append(fraction)
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = total / float(len(fractions))
+        s = 0.0
+        for f in fractions:
+            s = s + (f - mean) * (f - mean)
+        std = math.sqrt(s / float(len(fractions)))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+class NodeResourcesBalancedAllocation(Plugin):
+    name = "NodeResourcesBalancedAllocation"
+
+    def __init__(self, handle, args=None):
+        super().__init__(handle, args)
+        self.resources = tuple((r["name"], r.get("weight", 1)) for r in self.args.get("resources", ())) or DEFAULT_RESOURCES
+
+    def pre_score(self, state, pod_info, nodes):
+        reqs = pod_request_list(pod_info, self.resources, True)
+        if not any(reqs):
+            return Status(Code.SKIP)
+        state.write(_KEY, reqs)
+        return None
+
+    def score(self, state, pod_info, node_info) -> int:
+        reqs = state.read(_KEY)
+        if reqs is None:
+            reqs = pod_request_list(pod_info, self.resources, True)
+            if not any(reqs):
+                return 0
+        requested, allocatable = vectors(node_info, self.resources, reqs, True)
+        return balanced_resource_scorer(requested, allocatable)
+
+    def score_details(self, state, pod_info, node_info):
+        reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True)
+        requested, allocatable = vectors(node_info, self.resources, reqs, True)
+        return {
+            "fractions": {
+                name: f"{req}/{alloc}" for (name, _), req, alloc in zip(self.resources, requested, allocatable) if alloc
+            }
+        }
+
+
+PLUGIN = NodeResourcesBalancedAllocation

@@ -1,0 +1,61 @@
+"""resourceAllocationScorer: the per-resource requested/allocatable vectors
+both resource scoring plugins build, with upstream's integer rules."""
+
+from __future__ import annotations
+
+from ...resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name, pod_requests, value_of
+
+# Default `resources` of both plugins' args: cpu and memory, weight 1 each.
+DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
+DEFAULT_NON_MISSING = {CPU: 100, MEMORY: 200 * 1024 * 1024 * 1000}
+
+
+def pod_request_list(pod_info, resources, use_requested: bool) -> list[int]:
+    """calculatePodResourceRequestList: with the 100m/200Mi defaults unless
+    the scorer works on Requested (BalancedAllocation).
+
+    Upstream's NodeResourcesFit builds its scorer without the feature flags
+    (NewFit copies only strategy and resources), so LeastAllocated ignores
+    pod-level resources and status resources while BalancedAllocation
+    honours them. Reproduced on purpose: the scores differ on such pods.
+    """
+    key = ("PodRequestList", use_requested, tuple(resources))
+    fit_scorer = not use_requested
+
+    def compute(pi):
+        reqs = pod_requests(pi.pod, non_missing=None if use_requested else DEFAULT_NON_MISSING,
+                            use_status=not fit_scorer, skip_pod_level=fit_scorer)
+        out = []
+        for name, _ in resources:
+            m = reqs.get(name, 0)
+            out.append(m if name == CPU else value_of(m))
+        return out
+
+    return pod_info.cached(key, compute)
+
+
+def allocatable_and_requested(node_info, resource: str, pod_request: int, use_requested: bool):
+    requested = node_info.requested if use_requested else node_info.non_zero_requested
+    if pod_request == 0 and is_scalar_resource_name(resource):
+        return 0, 0
+    if resource == CPU:
+        return node_info.allocatable.milli_cpu, requested.milli_cpu + pod_request
+    if resource == MEMORY:
+        return node_info.allocatable.memory, requested.memory + pod_request
+    if resource == EPHEMERAL_STORAGE:
+        return node_info.allocatable.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request
+    if resource in node_info.allocatable.scalar:
+        return node_info.allocatable.scalar[resource], node_info.requested.scalar.get(resource, 0) + pod_request
+    return 0, 0
+
+
+def vectors(node_info, resources, pod_reqs, use_requested: bool):
+    requested = [0] * len(resources)
+    allocatable = [0] * len(resources)
+    for i, (name, _) in enumerate(resources):
+        alloc, req = allocatable_and_requested(node_info, name, pod_reqs[i], use_requested)
+        if alloc == 0:
+            continue
+        allocatable[i] = alloc
+        requested[i] = req
+    return requested, allocatable

@@ -1,0 +1,24 @@
+"""NodeUnschedulable: cordoned nodes, unless the pod tolerates the cordon taint."""
+
+from __future__ import annotations
+
+from ..framework.interface import Plugin
+from ..framework.status import Code, Status
+from .helper.taints import tolerations_tolerate_taint
+
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+_CORDON_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+
+
+class NodeUnschedulable(Plugin):
+    name = "NodeUnschedulable"
+
+    def filter(self, state, pod_info, node_info):
+        if not node_info.unschedulable:
+            return None
+        if tolerations_tolerate_taint(pod_info.spec.get("tolerations"), _CORDON_TAINT):
+            return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
+
+
+PLUGIN = NodeUnschedulable

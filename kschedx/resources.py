@@ -1,0 +1,251 @@
+"""Pod and node resource arithmetic, as kube-scheduler v1.35 computes it.
+
+Resource lists are kept as {name: milli-units} integers. The API server
+rounds every ResourceList quantity up to milli precision on admission
+(SetDefaults_ResourceList), so milli-units are exact: sums are exact, and
+MilliValue() / Value() of a sum are `m` and `ceil(m / 1000)`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from .quantity import parse_quantity
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+
+# kube-scheduler's defaults for containers that request nothing, used only
+# for scoring spread (NonZeroRequested), never for fit.
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+@lru_cache(maxsize=65536)
+def milli(value) -> int:
+    """A quantity as milli-units, rounded up to milli precision like the API server."""
+    return parse_quantity(value).milli_value()
+
+
+def value_of(m: int) -> int:
+    """Quantity.Value() of a milli amount: rounds up."""
+    return -(-m // 1000)
+
+
+def to_milli_list(rl) -> dict[str, int]:
+    if not rl:
+        return {}
+    return {k: milli(v) for k, v in rl.items()}
+
+
+def _is_qualified_name(name: str) -> bool:
+    if "/" in name:
+        prefix, _, base = name.rpartition("/")
+        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
+            return False
+    else:
+        base = name
+    return 0 < len(base) <= 63 and bool(_QUALIFIED_NAME.match(base))
+
+
+@lru_cache(maxsize=4096)
+def is_native_resource(name: str) -> bool:
+    return "/" not in name or "kubernetes.io/" in name
+
+
+@lru_cache(maxsize=4096)
+def is_extended_resource_name(name: str) -> bool:
+    if is_native_resource(name) or name.startswith("requests."):
+        return False
+    return _is_qualified_name("requests." + name)
+
+
+@lru_cache(maxsize=4096)
+def is_scalar_resource_name(name: str) -> bool:
+    return (
+        is_extended_resource_name(name)
+        or name.startswith("hugepages-")
+        or "kubernetes.io/" in name
+        or name.startswith("attachable-volumes-")
+    )
+
+
+@dataclass
+class Resource:
+    """framework.Resource: the scheduler's integer view of a resource list."""
+
+    milli_cpu: int = 0
+    memory: int = 0
+    ephemeral_storage: int = 0
+    allowed_pod_number: int = 0
+    scalar: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_milli_list(cls, rl: dict[str, int]) -> "Resource":
+        r = cls()
+        r.add_milli_list(rl)
+        return r
+
+    def add_milli_list(self, rl: dict[str, int]) -> None:
+        for name, m in rl.items():
+            if name == CPU:
+                self.milli_cpu += m
+            elif name == MEMORY:
+                self.memory += value_of(m)
+            elif name == PODS:
+                self.allowed_pod_number += value_of(m)
+            elif name == EPHEMERAL_STORAGE:
+                self.ephemeral_storage += value_of(m)
+            elif is_scalar_resource_name(name):
+                self.scalar[name] = self.scalar.get(name, 0) + value_of(m)
+
+    def set_max_milli_list(self, rl: dict[str, int]) -> None:
+        for name, m in rl.items():
+            if name == MEMORY:
+                self.memory = max(self.memory, value_of(m))
+            elif name == CPU:
+                self.milli_cpu = max(self.milli_cpu, m)
+            elif name == EPHEMERAL_STORAGE:
+                self.ephemeral_storage = max(self.ephemeral_storage, value_of(m))
+            elif is_scalar_resource_name(name):
+                self.scalar[name] = max(self.scalar.get(name, 0), value_of(m))
+
+    def clone(self) -> "Resource":
+        return Resource(self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number, dict(self.scalar))
+
+    def as_dict(self) -> dict[str, int]:
+        out = {CPU: self.milli_cpu, MEMORY: self.memory}
+        if self.ephemeral_storage:
+            out[EPHEMERAL_STORAGE] = self.ephemeral_storage
+        if self.allowed_pod_number:
+            out[PODS] = self.allowed_pod_number
+        out.update(self.scalar)
+        return out
+
+
+def _add(into: dict[str, int], rl: dict[str, int]) -> None:
+    for k, v in rl.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _max(into: dict[str, int], rl: dict[str, int]) -> None:
+    for k, v in rl.items():
+        if k not in into or v > into[k]:
+            into[k] = v
+
+
+def _apply_non_missing(reqs: dict[str, int], non_missing: dict[str, int]) -> dict[str, int]:
+    out = dict(reqs)
+    for k, v in non_missing.items():
+        if k not in reqs:
+            out[k] = v
+    return out
+
+
+def _resize_infeasible(pod: dict) -> bool:
+    for cond in (pod.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == "PodResizePending" and cond.get("reason") == "Infeasible":
+            return True
+    return False
+
+
+def _effective_requests(pod: dict, spec_reqs: dict[str, int], status: dict) -> dict[str, int]:
+    """determineEffectiveRequests: an in-place resize counts at its maximum."""
+    actuated = to_milli_list((status.get("resources") or {}).get("requests"))
+    allocated = to_milli_list(status.get("allocatedResources"))
+    out: dict[str, int] = {}
+    if not _resize_infeasible(pod):
+        _max(out, spec_reqs)
+    _max(out, actuated)
+    _max(out, allocated)
+    return out
+
+
+def aggregate_container_requests(spec: dict, non_missing: dict[str, int] | None = None, pod: dict | None = None) -> dict[str, int]:
+    """AggregateContainerRequests: containers summed, init containers (with
+    restartable sidecars accumulated) taken as a maximum."""
+    statuses = None
+    if pod is not None:
+        st = pod.get("status") or {}
+        if st.get("containerStatuses") or st.get("initContainerStatuses"):
+            statuses = {}
+            for cs in st.get("containerStatuses") or []:
+                statuses[cs.get("name")] = cs
+            for cs in st.get("initContainerStatuses") or []:
+                statuses[cs.get("name")] = cs
+
+    reqs: dict[str, int] = {}
+    for c in spec.get("containers") or []:
+        creqs = to_milli_list((c.get("resources") or {}).get("requests"))
+        if statuses:
+            cs = statuses.get(c.get("name"))
+            if cs is not None and cs.get("resources") is not None:
+                creqs = _effective_requests(pod, creqs, cs)
+        if non_missing:
+            creqs = _apply_non_missing(creqs, non_missing)
+        _add(reqs, creqs)
+
+    restartable: dict[str, int] = {}
+    init_max: dict[str, int] = {}
+    for c in spec.get("initContainers") or []:
+        creqs = to_milli_list((c.get("resources") or {}).get("requests"))
+        sidecar = c.get("restartPolicy") == "Always"
+        if statuses and sidecar:
+            cs = statuses.get(c.get("name"))
+            if cs is not None and cs.get("resources") is not None:
+                creqs = _effective_requests(pod, creqs, cs)
+        if non_missing:
+            creqs = _apply_non_missing(creqs, non_missing)
+        if sidecar:
+            _add(reqs, creqs)
+            _add(restartable, creqs)
+            use = dict(restartable)
+        else:
+            use = dict(creqs)
+            _add(use, restartable)
+        _max(init_max, use)
+    _max(reqs, init_max)
+    return reqs
+
+
+def pod_level_requests_set(spec: dict) -> bool:
+    res = spec.get("resources") or {}
+    for name in res.get("requests") or {}:
+        if name in (CPU, MEMORY) or name.startswith("hugepages-"):
+            return True
+    return False
+
+
+def pod_requests(pod: dict, non_missing: dict[str, int] | None = None, use_status: bool = True,
+                 skip_pod_level: bool = False) -> dict[str, int]:
+    """resourcehelper.PodRequests with PodLevelResources on (the v1.35 default)."""
+    spec = pod["spec"]
+    reqs = aggregate_container_requests(spec, non_missing, pod if use_status else None)
+    if not skip_pod_level and pod_level_requests_set(spec):
+        for name, v in (spec["resources"].get("requests") or {}).items():
+            if name in (CPU, MEMORY) or name.startswith("hugepages-"):
+                reqs[name] = milli(v)
+    overhead = spec.get("overhead")
+    if overhead:
+        _add(reqs, to_milli_list(overhead))
+    return reqs
+
+
+def non_missing_container_requests(pod: dict, requests: dict[str, int]) -> dict[str, int]:
+    """getNonMissingContainerRequests: the 100m / 200Mi defaults a pod gets for
+    scoring where neither containers nor the pod level ask for cpu / memory."""
+    if not pod_level_requests_set(pod["spec"]):
+        return {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST * 1000}
+    out = {}
+    if CPU not in requests:
+        out[CPU] = DEFAULT_MILLI_CPU_REQUEST
+    if MEMORY not in requests:
+        out[MEMORY] = DEFAULT_MEMORY_REQUEST * 1000
+    return out

@@ -1,0 +1,110 @@
+"""The SchedulingResult document (result-schema.md): the one thing renderers,
+`bind` and tests consume. Fields are only ever added, never renamed."""
+
+from __future__ import annotations
+
+from . import KUBERNETES_REFERENCE
+from .framework.runner import NodeResult, PodResult
+from .framework.status import Status
+
+API_VERSION = "kschedx/v1"
+
+
+def status_dict(st: Status, plugin: str | None = None) -> dict:
+    d = {"plugin": plugin if plugin is not None else st.plugin, "code": st.code.label, "reasons": list(st.reasons)}
+    if st.details:
+        d["details"] = st.details
+    return d
+
+
+def node_dict(nr: NodeResult) -> dict:
+    filters = []
+    for v in nr.filters:
+        if v.status is None:
+            filters.append({"plugin": v.plugin, "code": "Success", "reasons": []})
+        else:
+            filters.append(status_dict(v.status, v.plugin))
+    d = {
+        "name": nr.name,
+        "feasible": nr.feasible,
+        "filters": filters,
+        "firstFailure": nr.first_failure,
+    }
+    if nr.status is not None:
+        d["status"] = {"code": nr.status.code.label, "plugin": nr.status.plugin, "reasons": list(nr.status.reasons)}
+    if nr.scores is not None:
+        scores = []
+        for s in nr.scores:
+            sd = {
+                "plugin": s.plugin,
+                "raw": s.raw,
+                "normalized": s.normalized,
+                "weight": s.weight,
+                "weighted": s.weighted,
+            }
+            if s.skipped:
+                sd["skipped"] = True
+            if s.details:
+                sd["details"] = s.details
+            scores.append(sd)
+        d["scores"] = scores
+        d["totalScore"] = nr.total
+    return d
+
+
+def pod_dict(r: PodResult, mode: str) -> dict:
+    pi = r.pod_info
+    d = {
+        "pod": pi.key,
+        "uid": pi.uid,
+        "priority": pi.priority,
+        "schedulerName": pi.spec.get("schedulerName"),
+        "status": r.status,
+        "selectedNode": r.selected_node,
+        "topNodes": list(r.top_nodes),
+        "message": r.message,
+        "preFilter": [status_dict(s) for s in r.pre_filter],
+        "nodes": [node_dict(n) for n in r.nodes],
+        "preemption": r.preemption,
+    }
+    if r.gate is not None:
+        d["gate"] = status_dict(r.gate)
+        d["preFilter"] = []
+    if r.pre_filter_result is not None:
+        d["preFilterResult"] = r.pre_filter_result
+    if r.notes:
+        d["notes"] = list(r.notes)
+    if mode == "simulate":
+        d["placedNode"] = getattr(r, "placed_node", None)
+    return d
+
+
+def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
+                   not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None) -> dict:
+    doc = {
+        "apiVersion": API_VERSION,
+        "kind": "SchedulingResult",
+        "mode": mode,
+        "profile": profile,
+        "tieBreak": tie_break,
+        "reference": {"kubernetes": KUBERNETES_REFERENCE},
+        "notEvaluated": list(not_evaluated),
+        "pods": [pod_dict(r, mode) for r in results],
+    }
+    if warnings:
+        doc["warnings"] = list(warnings)
+    if extra:
+        doc.update(extra)
+    return doc
+
+
+def exit_code(doc: dict) -> int:
+    """0 when every pod is schedulable (directly or by preempting), else 1."""
+    for p in doc["pods"]:
+        if p["status"] == "Scheduled":
+            continue
+        pre = p.get("preemption") or {}
+        if p["status"] == "Unschedulable" and pre.get("nominatedNode"):
+            continue
+        return 1
+    return 0

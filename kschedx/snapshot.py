@@ -1,0 +1,396 @@
+"""PodInfo, NodeInfo and Snapshot: the scheduler's view of a cluster.
+
+Mirrors framework.PodInfo / framework.NodeInfo and the cache Snapshot of
+kube-scheduler v1.35: the aggregates (Requested, NonZeroRequested, used host
+ports, PVC reference counts, pods with affinity, image states) are kept up to
+date by add_pod / remove_pod, so `simulate` and preemption update a node
+incrementally instead of rebuilding it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from datetime import datetime, timezone
+
+from .cluster import ClusterState
+from .resources import (
+    CPU,
+    MEMORY,
+    Resource,
+    non_missing_container_requests,
+    pod_requests,
+    to_milli_list,
+    value_of,
+)
+
+DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+
+_generation = itertools.count(1)
+
+
+def parse_time(value) -> datetime | None:
+    if not value:
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    text = str(value)
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+class PodInfo:
+    """A pod with everything the plugins derive from it, computed once."""
+
+    __slots__ = (
+        "pod",
+        "namespace",
+        "name",
+        "uid",
+        "key",
+        "labels",
+        "priority",
+        "node_name",
+        "start_time",
+        "creation_time",
+        "resource",
+        "non0_cpu",
+        "non0_mem",
+        "host_ports",
+        "pvc_names",
+        "has_affinity",
+        "has_required_anti_affinity",
+        "_cache",
+    )
+
+    def __init__(self, pod: dict):
+        meta = pod["metadata"]
+        spec = pod["spec"]
+        self.pod = pod
+        self.namespace = meta.get("namespace", "default")
+        self.name = meta["name"]
+        self.uid = meta["uid"]
+        self.key = f"{self.namespace}/{self.name}"
+        self.labels = meta.get("labels") or {}
+        self.priority = spec.get("priority") or 0
+        self.node_name = spec.get("nodeName") or ""
+        self.start_time = parse_time((pod.get("status") or {}).get("startTime"))
+        self.creation_time = parse_time(meta.get("creationTimestamp"))
+        self._cache = {}
+
+        requests = pod_requests(pod)
+        self.resource = Resource()
+        self.resource.add_milli_list(requests)
+        non_missing = non_missing_container_requests(pod, requests)
+        non0 = pod_requests(pod, non_missing=non_missing) if non_missing else requests
+        self.non0_cpu = non0.get(CPU, 0)
+        self.non0_mem = value_of(non0.get(MEMORY, 0))
+
+        ports = []
+        for c in spec.get("initContainers") or ():
+            if c.get("restartPolicy") == "Always":
+                ports.extend(_host_ports(c))
+        for c in spec.get("containers") or ():
+            ports.extend(_host_ports(c))
+        self.host_ports = ports
+        self.pvc_names = [
+            v["persistentVolumeClaim"]["claimName"]
+            for v in spec.get("volumes") or ()
+            if v.get("persistentVolumeClaim") and v["persistentVolumeClaim"].get("claimName")
+        ]
+        affinity = spec.get("affinity") or {}
+        self.has_affinity = bool(affinity.get("podAffinity") or affinity.get("podAntiAffinity"))
+        self.has_required_anti_affinity = bool(
+            (affinity.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+        )
+
+    @property
+    def spec(self) -> dict:
+        return self.pod["spec"]
+
+    def cached(self, key, compute):
+        """Per-pod memo for what plugins derive from a pod (parsed terms...)."""
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = compute(self)
+            return value
+
+    def __repr__(self):
+        return f"PodInfo({self.key})"
+
+
+def _host_ports(container: dict):
+    for p in container.get("ports") or ():
+        hp = p.get("hostPort") or 0
+        if hp > 0:
+            yield (p.get("hostIP") or DEFAULT_BIND_ALL_HOST_IP, p.get("protocol") or "TCP", hp)
+
+
+class HostPortInfo:
+    """Used host ports: {ip: {(protocol, port)}}, with upstream's 0.0.0.0 rules."""
+
+    __slots__ = ("ports",)
+
+    def __init__(self, ports=None):
+        self.ports: dict[str, set] = ports if ports is not None else {}
+
+    def add(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        self.ports.setdefault(ip or DEFAULT_BIND_ALL_HOST_IP, set()).add((protocol or "TCP", port))
+
+    def remove(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip = ip or DEFAULT_BIND_ALL_HOST_IP
+        s = self.ports.get(ip)
+        if s is not None:
+            s.discard((protocol or "TCP", port))
+            if not s:
+                del self.ports[ip]
+
+    def check_conflict(self, ip: str, protocol: str, port: int) -> bool:
+        if port <= 0:
+            return False
+        ip = ip or DEFAULT_BIND_ALL_HOST_IP
+        pp = (protocol or "TCP", port)
+        if ip == DEFAULT_BIND_ALL_HOST_IP:
+            return any(pp in s for s in self.ports.values())
+        for key in (DEFAULT_BIND_ALL_HOST_IP, ip):
+            s = self.ports.get(key)
+            if s is not None and pp in s:
+                return True
+        return False
+
+    def __len__(self):
+        return sum(len(s) for s in self.ports.values())
+
+    def clone(self) -> "HostPortInfo":
+        return HostPortInfo({ip: set(s) for ip, s in self.ports.items()})
+
+
+class ImageStateSummary:
+    __slots__ = ("size", "num_nodes")
+
+    def __init__(self, size: int, num_nodes: int):
+        self.size = size
+        self.num_nodes = num_nodes
+
+
+class NodeInfo:
+    """framework.NodeInfo: a node and the aggregates of the pods on it."""
+
+    __slots__ = (
+        "node",
+        "name",
+        "labels",
+        "taints",
+        "unschedulable",
+        "pods",
+        "pods_with_affinity",
+        "pods_with_required_anti_affinity",
+        "used_ports",
+        "requested",
+        "non_zero_requested",
+        "allocatable",
+        "image_states",
+        "pvc_ref_counts",
+        "generation",
+    )
+
+    def __init__(self, node: dict | None = None):
+        self.pods: list[PodInfo] = []
+        self.pods_with_affinity: list[PodInfo] = []
+        self.pods_with_required_anti_affinity: list[PodInfo] = []
+        self.used_ports = HostPortInfo()
+        self.requested = Resource()
+        self.non_zero_requested = Resource()
+        self.allocatable = Resource()
+        self.image_states: dict[str, ImageStateSummary] = {}
+        self.pvc_ref_counts: dict[str, int] = {}
+        self.generation = next(_generation)
+        self.node = None
+        self.name = ""
+        self.labels = {}
+        self.taints = []
+        self.unschedulable = False
+        if node is not None:
+            self.set_node(node)
+
+    def set_node(self, node: dict) -> None:
+        self.node = node
+        meta = node["metadata"]
+        spec = node.get("spec") or {}
+        self.name = meta["name"]
+        self.labels = meta.get("labels") or {}
+        self.taints = spec.get("taints") or []
+        self.unschedulable = bool(spec.get("unschedulable"))
+        self.allocatable = Resource.from_milli_list(to_milli_list((node.get("status") or {}).get("allocatable")))
+        self.generation = next(_generation)
+
+    def add_pod(self, pi: PodInfo) -> None:
+        self.pods.append(pi)
+        if pi.has_affinity:
+            self.pods_with_affinity.append(pi)
+        if pi.has_required_anti_affinity:
+            self.pods_with_required_anti_affinity.append(pi)
+        self._update(pi, 1)
+
+    def remove_pod(self, pi: PodInfo) -> bool:
+        """Remove a pod by UID; False when it is not on this node."""
+        if pi.has_affinity:
+            _remove_by_uid(self.pods_with_affinity, pi.uid)
+        if pi.has_required_anti_affinity:
+            _remove_by_uid(self.pods_with_required_anti_affinity, pi.uid)
+        removed = _remove_by_uid(self.pods, pi.uid)
+        if removed is None:
+            return False
+        self._update(removed, -1)
+        return True
+
+    def _update(self, pi: PodInfo, sign: int) -> None:
+        r = pi.resource
+        req = self.requested
+        req.milli_cpu += sign * r.milli_cpu
+        req.memory += sign * r.memory
+        req.ephemeral_storage += sign * r.ephemeral_storage
+        for name, q in r.scalar.items():
+            req.scalar[name] = req.scalar.get(name, 0) + sign * q
+        self.non_zero_requested.milli_cpu += sign * pi.non0_cpu
+        self.non_zero_requested.memory += sign * pi.non0_mem
+        for ip, proto, port in pi.host_ports:
+            if sign > 0:
+                self.used_ports.add(ip, proto, port)
+            else:
+                self.used_ports.remove(ip, proto, port)
+        for claim in pi.pvc_names:
+            key = f"{pi.namespace}/{claim}"
+            n = self.pvc_ref_counts.get(key, 0) + sign
+            if n > 0:
+                self.pvc_ref_counts[key] = n
+            else:
+                self.pvc_ref_counts.pop(key, None)
+        self.generation = next(_generation)
+
+    def clone(self) -> "NodeInfo":
+        """Snapshot(): a copy whose aggregates can change without touching this one."""
+        c = NodeInfo.__new__(NodeInfo)
+        c.node = self.node
+        c.name = self.name
+        c.labels = self.labels
+        c.taints = self.taints
+        c.unschedulable = self.unschedulable
+        c.pods = list(self.pods)
+        c.pods_with_affinity = list(self.pods_with_affinity)
+        c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        c.used_ports = self.used_ports.clone()
+        c.requested = self.requested.clone()
+        c.non_zero_requested = self.non_zero_requested.clone()
+        c.allocatable = self.allocatable
+        c.image_states = self.image_states
+        c.pvc_ref_counts = dict(self.pvc_ref_counts)
+        c.generation = self.generation
+        return c
+
+    def __repr__(self):
+        return f"NodeInfo({self.name}, pods={len(self.pods)})"
+
+
+def _remove_by_uid(lst: list, uid: str):
+    for i, p in enumerate(lst):
+        if p.uid == uid:
+            # Upstream swaps with the last element; order of pods on a node is
+            # observable (preemption iterates it), so do the same.
+            lst[i] = lst[-1]
+            lst.pop()
+            return p
+    return None
+
+
+class Snapshot:
+    """The cluster as one scheduling cycle sees it."""
+
+    def __init__(self, cluster: ClusterState, node_infos: list[NodeInfo], warnings: list[str] | None = None):
+        self.cluster = cluster
+        self.node_infos = node_infos
+        self.by_name = {ni.name: ni for ni in node_infos}
+        self.warnings = warnings or []
+        self.pod_infos: dict[str, PodInfo] = {}
+        self.assigned_pod_node: dict[str, str] = {}  # uid -> node name
+        self._used_pvcs: dict[str, int] | None = None
+
+    # -- listers -------------------------------------------------------------
+    def get(self, name: str) -> NodeInfo | None:
+        return self.by_name.get(name)
+
+    def num_nodes(self) -> int:
+        return len(self.node_infos)
+
+    def have_pods_with_affinity(self) -> list[NodeInfo]:
+        return [ni for ni in self.node_infos if ni.pods_with_affinity]
+
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
+        return [ni for ni in self.node_infos if ni.pods_with_required_anti_affinity]
+
+    def is_pvc_used_by_pods(self, key: str) -> bool:
+        return any(key in ni.pvc_ref_counts for ni in self.node_infos)
+
+    # -- changes (simulate / preemption) ---------------------------------------
+    def assume(self, pi: PodInfo, node_name: str) -> None:
+        """Place a pod on a node, as the scheduler cache's AssumePod does."""
+        if pi.node_name != node_name:
+            pod = dict(pi.pod)
+            pod["spec"] = dict(pod["spec"], nodeName=node_name)
+            pi = PodInfo(pod)
+        self.by_name[node_name].add_pod(pi)
+        self.pod_infos[pi.uid] = pi
+        self.assigned_pod_node[pi.uid] = node_name
+
+    def remove(self, pi: PodInfo) -> None:
+        node = self.assigned_pod_node.pop(pi.uid, None)
+        if node is not None:
+            self.by_name[node].remove_pod(pi)
+        self.pod_infos.pop(pi.uid, None)
+
+
+def build_snapshot(cluster: ClusterState) -> Snapshot:
+    nodes = sorted(cluster.nodes, key=lambda n: n["metadata"]["name"])
+    node_infos = [NodeInfo(n) for n in nodes]
+    by_name = {ni.name: ni for ni in node_infos}
+
+    # Image states: per node, each image name with the node's size and the
+    # number of nodes holding an image of that name.
+    existence: dict[str, int] = {}
+    for n in nodes:
+        names = set()
+        for image in (n.get("status") or {}).get("images") or ():
+            names.update(image.get("names") or ())
+        for name in names:
+            existence[name] = existence.get(name, 0) + 1
+    for ni in node_infos:
+        states = {}
+        for image in (ni.node.get("status") or {}).get("images") or ():
+            size = image.get("sizeBytes") or 0
+            for name in image.get("names") or ():
+                states[name] = ImageStateSummary(size, existence.get(name, 0))
+        ni.image_states = states
+
+    snap = Snapshot(cluster, node_infos)
+    missing: dict[str, int] = {}
+    for pod in cluster.bound_pods():
+        node = by_name.get(pod["spec"]["nodeName"])
+        if node is None:
+            missing[pod["spec"]["nodeName"]] = missing.get(pod["spec"]["nodeName"], 0) + 1
+            continue
+        pi = PodInfo(pod)
+        node.add_pod(pi)
+        snap.pod_infos[pi.uid] = pi
+        snap.assigned_pod_node[pi.uid] = node.name
+    for name, count in sorted(missing.items()):
+        snap.warnings.append(f"ignored {count} pod(s) bound to node {name!r}, which is not in the snapshot")
+    return snap

@@ -1,0 +1,275 @@
+"""What the API server does to an object before the scheduler ever sees it.
+
+Fixtures may be hand-written or come from `kubectl get -o yaml`; either way
+the scheduler only ever sees objects after core/v1 defaulting and the
+admission plugins that touch scheduling (Priority, DefaultTolerationSeconds,
+RuntimeClass). Applying them here keeps every plugin free of "if absent"
+special cases, exactly like upstream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..errors import InputError
+from ..quantity import QuantityError, parse_quantity
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+SYSTEM_PRIORITY_CLASSES = {
+    "system-cluster-critical": 2000000000,
+    "system-node-critical": 2000001000,
+}
+PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"
+UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
+DEFAULT_TOLERATION_SECONDS = 300
+
+# Kinds that live in a namespace; everything else is cluster-scoped.
+NAMESPACED_KINDS = frozenset(
+    {
+        "Pod",
+        "PersistentVolumeClaim",
+        "PodDisruptionBudget",
+        "Service",
+        "ReplicaSet",
+        "StatefulSet",
+        "ReplicationController",
+        "Deployment",
+        "DaemonSet",
+        "Job",
+        "CronJob",
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+    }
+)
+
+
+def object_ref(obj: dict) -> str:
+    """kind/namespace/name (or kind/name), the way errors name an object."""
+    kind = obj.get("kind", "?")
+    meta = obj.get("metadata") or {}
+    name = meta.get("name") or meta.get("generateName") or "?"
+    ns = meta.get("namespace")
+    return f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"
+
+
+def stable_uid(kind: str, namespace: str | None, name: str) -> str:
+    """A UID derived from the object's identity, so reruns give the same result.
+
+    Pods use "namespace/name" (the key kube-scheduler's cache uses for them);
+    other kinds are prefixed with the kind so that a PVC and a pod of the same
+    name do not share a UID.
+    """
+    key = f"{namespace}/{name}" if kind == "Pod" else f"{kind}/{namespace or ''}/{name}"
+    h = hashlib.sha1(key.encode()).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+class Admission:
+    """Applies defaults and admission to objects of one cluster.
+
+    Priority admission needs the cluster's PriorityClasses and RuntimeClass
+    admission its RuntimeClasses, so both are given up front.
+    """
+
+    def __init__(self, priority_classes: dict[str, dict], runtime_classes: dict[str, dict]):
+        self.priority_classes = priority_classes
+        self.runtime_classes = runtime_classes
+        defaults = [pc for pc in priority_classes.values() if pc.get("globalDefault")]
+        # Upstream picks the lowest-valued class when several claim to be the
+        # global default (an API race it tolerates rather than rejects).
+        self.global_default = min(defaults, key=lambda pc: int(pc.get("value", 0)), default=None)
+
+    # -- generic -----------------------------------------------------------
+    def metadata(self, obj: dict, origin) -> dict:
+        meta = obj.get("metadata")
+        if meta is None:
+            meta = obj["metadata"] = {}
+        if not isinstance(meta, dict):
+            raise InputError("metadata must be a mapping", source=origin, obj=object_ref(obj), field="metadata")
+        if not meta.get("name"):
+            raise InputError("object has no metadata.name", source=origin, obj=object_ref(obj), field="metadata.name")
+        if obj["kind"] in NAMESPACED_KINDS and not meta.get("namespace"):
+            meta["namespace"] = "default"
+        if not meta.get("uid"):
+            meta["uid"] = stable_uid(obj["kind"], meta.get("namespace"), meta["name"])
+        return meta
+
+    # -- Pod -----------------------------------------------------------------
+    def pod(self, pod: dict, origin) -> None:
+        self.metadata(pod, origin)
+        ref = object_ref(pod)
+        spec = pod.get("spec")
+        if not isinstance(spec, dict):
+            raise InputError("pod has no spec", source=origin, obj=ref, field="spec")
+        if not isinstance(spec.get("containers"), list) or not spec["containers"]:
+            raise InputError("pod has no containers", source=origin, obj=ref, field="spec.containers")
+        spec.setdefault("schedulerName", DEFAULT_SCHEDULER_NAME)
+        for group in ("initContainers", "containers"):
+            for i, c in enumerate(spec.get(group) or []):
+                if not isinstance(c, dict):
+                    raise InputError("container must be a mapping", source=origin, obj=ref, field=f"spec.{group}[{i}]")
+                self._container(c, origin, ref, f"spec.{group}[{i}]", spec.get("hostNetwork"))
+        if spec.get("resources"):
+            self._pod_level_resources(spec, origin, ref)
+        self._runtime_class(spec, origin, ref)
+        if spec.get("overhead"):
+            check_resource_list(spec["overhead"], origin, ref, "spec.overhead")
+        self._priority(spec, origin, ref)
+        self._default_tolerations(spec)
+
+    def _container(self, c: dict, origin, ref: str, path: str, host_network) -> None:
+        res = c.get("resources")
+        if res:
+            if not isinstance(res, dict):
+                raise InputError("resources must be a mapping", source=origin, obj=ref, field=f"{path}.resources")
+            limits = res.get("limits")
+            if limits:
+                check_resource_list(limits, origin, ref, f"{path}.resources.limits")
+                requests = res.get("requests")
+                if requests is None:
+                    requests = res["requests"] = {}
+                for k, v in limits.items():
+                    requests.setdefault(k, v)
+            if res.get("requests"):
+                check_resource_list(res["requests"], origin, ref, f"{path}.resources.requests")
+        for j, port in enumerate(c.get("ports") or []):
+            if not isinstance(port, dict):
+                raise InputError("port must be a mapping", source=origin, obj=ref, field=f"{path}.ports[{j}]")
+            port.setdefault("protocol", "TCP")
+            if host_network and not port.get("hostPort"):
+                port["hostPort"] = port.get("containerPort", 0)
+
+    def _pod_level_resources(self, spec: dict, origin, ref: str) -> None:
+        res = spec["resources"]
+        for key in ("limits", "requests"):
+            if res.get(key):
+                check_resource_list(res[key], origin, ref, f"spec.resources.{key}")
+        limits = res.get("limits") or {}
+        if not limits:
+            return
+        # defaultPodRequests: pod-level requests come from the containers'
+        # aggregate for cpu/memory, else from the pod-level limits.
+        from ..resources import aggregate_container_requests  # local: avoids an import cycle
+
+        requests = dict(res.get("requests") or {})
+        for name, milli in aggregate_container_requests(spec).items():
+            if name not in requests and name in ("cpu", "memory"):
+                requests[name] = f"{milli}m"
+        for name, value in limits.items():
+            if name not in requests and (name in ("cpu", "memory") or name.startswith("hugepages-")):
+                requests[name] = value
+        if requests:
+            res["requests"] = requests
+
+    def _runtime_class(self, spec: dict, origin, ref: str) -> None:
+        name = spec.get("runtimeClassName")
+        if not name:
+            return
+        rc = self.runtime_classes.get(name)
+        if rc is None:
+            # The RuntimeClass admission plugin rejects such a pod; a stored pod
+            # whose class was deleted later is still legal and keeps its overhead.
+            return
+        fixed = (rc.get("overhead") or {}).get("podFixed")
+        if fixed and not spec.get("overhead"):
+            spec["overhead"] = dict(fixed)
+        sched = rc.get("scheduling") or {}
+        if sched.get("nodeSelector"):
+            merged = dict(sched["nodeSelector"])
+            merged.update(spec.get("nodeSelector") or {})
+            spec["nodeSelector"] = merged
+        for tol in sched.get("tolerations") or []:
+            tols = spec.setdefault("tolerations", [])
+            if tol not in tols:
+                tols.append(tol)
+
+    def _priority(self, spec: dict, origin, ref: str) -> None:
+        cls_name = spec.get("priorityClassName")
+        pc = None
+        if cls_name:
+            if cls_name in SYSTEM_PRIORITY_CLASSES and cls_name not in self.priority_classes:
+                pc = {"value": SYSTEM_PRIORITY_CLASSES[cls_name]}
+            else:
+                pc = self.priority_classes.get(cls_name)
+            if pc is None:
+                raise InputError(
+                    f"no PriorityClass with name {cls_name} was found (add it to the fixture, or set spec.priority)",
+                    source=origin,
+                    obj=ref,
+                    field="spec.priorityClassName",
+                )
+        elif self.global_default is not None:
+            pc = self.global_default
+            spec["priorityClassName"] = pc["metadata"]["name"]
+        if spec.get("priority") is None:
+            spec["priority"] = int(pc.get("value", 0)) if pc else 0
+        elif not isinstance(spec["priority"], int) or isinstance(spec["priority"], bool):
+            raise InputError("must be an integer", source=origin, obj=ref, field="spec.priority")
+        if not spec.get("preemptionPolicy"):
+            spec["preemptionPolicy"] = (pc or {}).get("preemptionPolicy") or PREEMPT_LOWER_PRIORITY
+
+    @staticmethod
+    def _default_tolerations(spec: dict) -> None:
+        tols = spec.get("tolerations") or []
+        not_ready = unreachable = False
+        for t in tols:
+            key = t.get("key") or ""
+            effect = t.get("effect") or ""
+            if effect not in ("", "NoExecute"):
+                continue
+            if key in ("", NOT_READY_TAINT):
+                not_ready = True
+            if key in ("", UNREACHABLE_TAINT):
+                unreachable = True
+        added = list(tols)
+        for key, present in ((NOT_READY_TAINT, not_ready), (UNREACHABLE_TAINT, unreachable)):
+            if not present:
+                added.append(
+                    {
+                        "key": key,
+                        "operator": "Exists",
+                        "effect": "NoExecute",
+                        "tolerationSeconds": DEFAULT_TOLERATION_SECONDS,
+                    }
+                )
+        if len(added) != len(tols):
+            spec["tolerations"] = added
+
+    # -- Node ----------------------------------------------------------------
+    def node(self, node: dict, origin) -> None:
+        self.metadata(node, origin)
+        ref = object_ref(node)
+        status = node.get("status")
+        if status is None:
+            status = node["status"] = {}
+        cap = status.get("capacity")
+        if cap:
+            check_resource_list(cap, origin, ref, "status.capacity")
+        if status.get("allocatable") is None and cap is not None:
+            status["allocatable"] = dict(cap)
+        elif status.get("allocatable"):
+            check_resource_list(status["allocatable"], origin, ref, "status.allocatable")
+
+    # -- Namespace -----------------------------------------------------------
+    def namespace(self, ns: dict, origin) -> None:
+        meta = self.metadata(ns, origin)
+        labels = meta.get("labels") or {}
+        labels["kubernetes.io/metadata.name"] = meta["name"]
+        meta["labels"] = labels
+
+    def priority_class(self, pc: dict, origin) -> None:
+        self.metadata(pc, origin)
+        if not isinstance(pc.get("value", 0), int):
+            raise InputError("must be an integer", source=origin, obj=object_ref(pc), field="value")
+
+
+def check_resource_list(rl, origin, ref: str, path: str) -> None:
+    """Every value must be a valid quantity; the error names the exact field."""
+    if not isinstance(rl, dict):
+        raise InputError("must be a mapping of resource name to quantity", source=origin, obj=ref, field=path)
+    for name, value in rl.items():
+        try:
+            parse_quantity(value)
+        except QuantityError as exc:
+            raise InputError(f"invalid quantity {value!r}: {exc}", source=origin, obj=ref, field=f"{path}.{name}") from None

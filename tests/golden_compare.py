@@ -1,0 +1,163 @@
+"""Field-by-field comparison of a kschedx result with a golden expected file.
+
+Returns human-readable differences ("pod default/web node node-a filter
+NodeResourcesFit: code Unschedulable != Success") so a failing test says
+exactly which field disagrees. Plugins kschedx reports as notEvaluated are
+left out, and so are the pod-level outcome fields of pods whose outcome
+depends on one of them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def case_names():
+    return sorted(p.stem for p in (GOLDEN / "cases").glob("*.yaml"))
+
+
+def load_expected(mode: str, name: str) -> dict:
+    return json.loads((GOLDEN / "expected" / mode / f"{name}.json").read_text())
+
+
+def _pod_depends_on(pod: dict, plugins: set[str]) -> bool:
+    """True when the expected outcome of a pod involves one of `plugins`."""
+    if not plugins:
+        return False
+    if pod.get("gate") and pod["gate"]["plugin"] in plugins:
+        return True
+    for st in pod.get("preFilter") or ():
+        if st["plugin"] in plugins and st["code"] != "Skip":
+            return True
+    for node in pod.get("nodes") or ():
+        for f in node.get("filters") or ():
+            if f["plugin"] in plugins and f["code"] not in ("Skip", "Success"):
+                return True
+        if node.get("status") and node["status"].get("plugin") in plugins:
+            return True
+        for s in node.get("scores") or ():
+            if s["plugin"] in plugins and not s.get("skipped") and s["weighted"] != 0:
+                return True
+    if pod.get("preemption") is not None and ({"DefaultPreemption", "DynamicResources"} & plugins):
+        return True
+    if pod.get("status") == "Error":
+        return True
+    return False
+
+
+def compare(expected: dict, actual: dict, *, simulate: bool = False) -> list[str]:
+    skip = set(actual.get("notEvaluated") or ())
+    diffs: list[str] = []
+    exp_pods = expected["pods"]
+    act_pods = actual["pods"]
+    if [p["pod"] for p in exp_pods] != [p["pod"] for p in act_pods]:
+        return [f"pods differ: expected {[p['pod'] for p in exp_pods]}, got {[p['pod'] for p in act_pods]}"]
+    for ep, ap in zip(exp_pods, act_pods):
+        diffs.extend(_compare_pod(ep, ap, skip, simulate))
+    return diffs
+
+
+def _compare_pod(ep: dict, ap: dict, skip: set[str], simulate: bool) -> list[str]:
+    name = ep["pod"]
+    out: list[str] = []
+
+    def diff(field, e, a):
+        if e != a:
+            out.append(f"pod {name} {field}: expected {e!r}, got {a!r}")
+
+    decided = not _pod_depends_on(ep, skip)
+    for key in ("uid", "priority", "schedulerName"):
+        diff(key, ep.get(key), ap.get(key))
+    if decided:
+        diff("status", ep["status"], ap["status"])
+        diff("topNodes", ep["topNodes"], ap["topNodes"])
+        diff("message", ep["message"], ap["message"])
+        diff("selectedNode", ep["selectedNode"], ap["selectedNode"])
+        if simulate:
+            diff("placedNode", ep.get("placedNode"), ap.get("placedNode"))
+        if ep.get("gate") or ap.get("gate"):
+            diff("gate", ep.get("gate"), _strip((ap.get("gate") or None)))
+        diff("preFilterResult", ep.get("preFilterResult"), ap.get("preFilterResult"))
+        ep_pre, ap_pre = ep.get("preemption"), ap.get("preemption")
+        if (ep_pre is None) != (ap_pre is None):
+            diff("preemption", ep_pre, ap_pre)
+        elif ep_pre is not None:
+            for key in ("code", "message", "nominatedNode", "pdbViolations"):
+                diff(f"preemption.{key}", ep_pre.get(key), ap_pre.get(key))
+            ev = sorted((v["pod"], v["priority"]) for v in ep_pre.get("victims") or ())
+            av = sorted((v["pod"], v["priority"]) for v in ap_pre.get("victims") or ())
+            diff("preemption.victims", ev, av)
+    pre_e = [(s["plugin"], s["code"], s["reasons"]) for s in ep.get("preFilter") or () if s["plugin"] not in skip]
+    pre_a = [(s["plugin"], s["code"], s["reasons"]) for s in ap.get("preFilter") or () if s["plugin"] not in skip]
+    if decided:
+        diff("preFilter", pre_e, pre_a)
+
+    if ep["status"] == "Error" or ep.get("gate"):
+        if decided:
+            diff("nodes", [n["name"] for n in ep["nodes"]], [n["name"] for n in ap["nodes"]])
+        return out
+    if not decided and not ap["nodes"]:
+        return out
+    en = {n["name"]: n for n in ep["nodes"]}
+    an = {n["name"]: n for n in ap["nodes"]}
+    diff("node names", sorted(en), sorted(an))
+    for node_name in sorted(set(en) & set(an)):
+        out.extend(_compare_node(name, en[node_name], an[node_name], skip, decided))
+    return out
+
+
+def _strip(st):
+    if st is None:
+        return None
+    return {k: v for k, v in st.items() if k != "details"}
+
+
+def _compare_node(pod: str, en: dict, an: dict, skip: set[str], decided: bool) -> list[str]:
+    out = []
+    where = f"pod {pod} node {en['name']}"
+    ef = {f["plugin"]: f for f in en.get("filters") or ()}
+    af = {f["plugin"]: f for f in an.get("filters") or ()}
+    if decided and [p for p in ef if p not in skip] != [p for p in af if p not in skip]:
+        out.append(f"{where} filter plugins: expected {list(ef)}, got {list(af)}")
+    for plugin, f in ef.items():
+        if plugin in skip or plugin not in af:
+            continue
+        a = af[plugin]
+        if (f["code"], sorted(f["reasons"])) != (a["code"], sorted(a["reasons"])):
+            out.append(f"{where} filter {plugin}: expected {f['code']} {f['reasons']}, got {a['code']} {a['reasons']}")
+    ff = en.get("firstFailure")
+    if ff is None or all(p not in skip for p in ff.split(", ")):
+        if ff != an.get("firstFailure") and (decided or an.get("firstFailure") not in skip):
+            out.append(f"{where} firstFailure: expected {ff!r}, got {an.get('firstFailure')!r}")
+    if decided:
+        if en.get("feasible") != an.get("feasible"):
+            out.append(f"{where} feasible: expected {en.get('feasible')}, got {an.get('feasible')}")
+        es, as_ = en.get("status"), an.get("status")
+        if es is not None or as_ is not None:
+            if es is None or as_ is None or (es["code"], es["plugin"], sorted(es["reasons"])) != (
+                as_["code"], as_["plugin"], sorted(as_["reasons"])):
+                out.append(f"{where} status: expected {es}, got {as_}")
+    e_scores = {s["plugin"]: s for s in en.get("scores") or ()}
+    a_scores = {s["plugin"]: s for s in an.get("scores") or ()}
+    if decided and (en.get("scores") is None) != (an.get("scores") is None):
+        out.append(f"{where} scores: expected {'none' if en.get('scores') is None else 'scores'}, "
+                   f"got {'none' if an.get('scores') is None else 'scores'}")
+    if en.get("scores") is not None and an.get("scores") is not None:
+        for plugin, s in e_scores.items():
+            if plugin in skip:
+                continue
+            a = a_scores.get(plugin)
+            if a is None:
+                out.append(f"{where} score {plugin}: missing")
+                continue
+            for key in ("raw", "normalized", "weight", "weighted"):
+                if s[key] != a[key]:
+                    out.append(f"{where} score {plugin} {key}: expected {s[key]}, got {a[key]}")
+            if bool(s.get("skipped")) != bool(a.get("skipped")):
+                out.append(f"{where} score {plugin} skipped: expected {bool(s.get('skipped'))}, got {bool(a.get('skipped'))}")
+        if decided and en.get("totalScore") != an.get("totalScore"):
+            out.append(f"{where} totalScore: expected {en.get('totalScore')}, got {an.get('totalScore')}")
+    return out
