@@ -734,7 +734,8 @@ def _runtime_message(exc) -> str:
     if "overflow" in msg:
         return "integer overflow"
     if "divide by zero" in msg or "division by zero" in msg:
-        return "division by zero" if "modulus" not in msg else "modulus by zero"
+        # celpy does not tell `/` from `%` here; division is the common case.
+        return "division by zero"
     if len(args) > 2 and args[2] and isinstance(args[2], tuple) and args[2] and isinstance(args[2][0], str):
         return args[2][0]
     return msg
