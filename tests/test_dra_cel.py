@@ -132,3 +132,25 @@ def test_semver_round_trip(major, minor, patch, pre):
     text = f"{major}.{minor}.{patch}" + ("-" + ".".join(map(str, pre)) if pre else "")
     v = Semver.parse(text)
     assert str(v) == text and Semver.parse(str(v)) == v
+
+
+FAST_PATH_CASES = [
+    'device.driver == "gpu.example.com"', f'{G}.model.startsWith("a1")', f'{G}.model == 1', f'{G}.index == 0',
+    f'{C}.memory.compareTo(quantity("40Gi")) >= 0', f'{G}.driverVersion.isGreaterThan(semver("1.0.0"))',
+    f'{G}.missing == "x" || true', f'false && {G}.missing == "x"', f'{G}.missing == "x" && true',
+    'device.attributes["nvidia.com"].model == "a100"', f'{G}.model > 5', f'{G}.driverVersion == "1.2.3"',
+    f'"1.2.3" == {G}.driverVersion', f'!{G}.mig || {G}.index < 4', f'{G}["model"] != "t4"',
+    'quantity("2x3").sign() == 1', f'{C}.memory == quantity("40960Mi")', f'{G}.model.matches("^a[0-9]+$")',
+]
+
+
+@pytest.mark.parametrize("expr", FAST_PATH_CASES)
+def test_fast_path_agrees_with_celpy(expr):
+    c = compile_selector(expr)
+    fresh = CelDevice(DEVICE.driver, DEVICE.device)
+    slow = c.evaluate_slow(fresh)
+    fast = c._evaluate(fresh)
+    if isinstance(slow, CelRuntimeError):
+        assert isinstance(fast, CelRuntimeError) and str(fast) == str(slow)
+    else:
+        assert fast is slow
