@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from .cluster import ClusterState, build_cluster
 from .errors import InputError
 from .framework.runner import Framework, queue_order
+from .plugins.dynamicresources.controller import instantiate_pod_claims
 from .result import build_document
 from .snapshot import PodInfo, build_snapshot
 from .sources.fixtures import read_objects
@@ -50,6 +51,10 @@ def load_workload(snapshot_paths, pod_paths=()) -> Workload:
         pods = [p for p in cluster.pods if p["metadata"]["uid"] in incoming_uids]
         if not pods:
             raise InputError("no pods found in the given POD_FILE(s)", source=", ".join(pod_paths))
+        # Pods asked about never met the resourceclaim controller: create
+        # their template claims as it would (snapshot pods stay as they are).
+        for pod in pods:
+            warnings.extend(instantiate_pod_claims(pod, cluster.resource_claim_templates, cluster.resource_claims))
     else:
         pods = cluster.pending_pods()
     pod_infos = queue_order([PodInfo(p) for p in pods])

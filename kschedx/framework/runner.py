@@ -73,6 +73,7 @@ class PodResult:
     # What simulate needs after the cycle (not part of the schema).
     nominated_node: str | None = None
     victims: list[PodInfo] = field(default_factory=list)
+    cycle_state: CycleState | None = None
 
 
 class Nominator:
@@ -172,6 +173,7 @@ class Framework:
     # -- recording filter pass ---------------------------------------------------
     def _evaluate_all_filters(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> list[FilterVerdict]:
         verdicts = []
+        rejected = False
         for pl in self.profile.filter:
             if pl.name in state.skip_filter_plugins:
                 verdicts.append(FilterVerdict(pl.name, Status(Code.SKIP, plugin=pl.name)))
@@ -179,23 +181,33 @@ class Framework:
             st = pl.filter(state, pod, node)
             if st is not None:
                 if st.is_success():
-                    st = None
+                    # A Success may carry an explanation (details); keep it.
+                    st = st.with_plugin(pl.name) if st.details else None
                 elif not st.is_rejected():
-                    raise PluginError(f'running "{pl.name}" filter plugin: {st.message()}')
+                    if not rejected:
+                        raise PluginError(f'running "{pl.name}" filter plugin: {st.message()}')
+                    # kube-scheduler stops at the node's first rejection and
+                    # never meets this error: recorded, not raised.
+                    st.plugin = pl.name
                 else:
                     st.plugin = pl.name
+                    rejected = True
             verdicts.append(FilterVerdict(pl.name, st))
         return verdicts
+
+    @staticmethod
+    def _first_failure(verdicts: list[FilterVerdict]) -> FilterVerdict | None:
+        return next((v for v in verdicts if v.code not in (Code.SUCCESS, Code.SKIP)), None)
 
     def _record_node(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> NodeResult:
         """Every Filter verdict on one node, with nominated pods as upstream
         counts them: first with them added, then (if that passed) without."""
         added, state1, node1 = self._add_ge_nominated_pods(state, pod, node)
         verdicts = self._evaluate_all_filters(state1, pod, node1)
-        failed = next((v for v in verdicts if v.status is not None and v.code != Code.SKIP), None)
+        failed = self._first_failure(verdicts)
         if added and failed is None:
             verdicts = self._evaluate_all_filters(state, pod, node)
-            failed = next((v for v in verdicts if v.status is not None and v.code != Code.SKIP), None)
+            failed = self._first_failure(verdicts)
         res = NodeResult(node.name, verdicts)
         if failed is not None:
             res.status = failed.status
@@ -203,6 +215,17 @@ class Framework:
         else:
             res.feasible = True
         return res
+
+    def run_reserve_plugins(self, result: PodResult, node_name: str) -> None:
+        """Reserve, for a pod placed on a node (simulate): plugins that keep
+        state across pods (DynamicResources' in-flight allocations) record it."""
+        state = result.cycle_state
+        if state is None:
+            return
+        for pl in self.profile.reserve:
+            st = pl.reserve(state, result.pod_info, node_name)
+            if st is not None and not st.is_success():
+                raise PluginError(f'running Reserve plugin "{pl.name}": {st.message()}')
 
     # -- the cycle ---------------------------------------------------------------
     def run_pre_enqueue(self, pod: PodInfo) -> Status | None:
@@ -222,6 +245,7 @@ class Framework:
             result.message = gate.message()
             return result
         state = CycleState()
+        result.cycle_state = state
         try:
             self._schedule(state, pod, result)
         except PluginError as exc:

@@ -1,0 +1,89 @@
+"""DynamicResources against the golden cases, field by field, including what
+the general comparison leaves out while other plugins are not evaluated:
+the DynamicResources part of the PostFilter message, and `simulate`, where
+claims allocated for one pod are in flight for the next."""
+
+from __future__ import annotations
+
+import pytest
+
+from golden_compare import GOLDEN, case_names, load_expected
+from kschedx import app
+from kschedx.framework.runner import Framework
+from kschedx.snapshot import build_snapshot
+
+DRA = "DynamicResources"
+DRA_CASES = [n for n in case_names() if n.startswith("dra-") or n == "hand-dra"]
+POST_FILTER_TEXTS = ("no new claims to deallocate", "still not schedulable", "deallocation of ResourceClaim completed")
+
+
+def _dra_view(pod: dict) -> dict:
+    """Everything DynamicResources decides for one pod, as comparable data."""
+    view = {
+        "gate": (pod.get("gate") or {}).get("reasons") if (pod.get("gate") or {}).get("plugin") == DRA else None,
+        "preFilter": [(s["code"], s["reasons"]) for s in pod.get("preFilter") or () if s["plugin"] == DRA],
+        "error": pod["message"] if pod["status"] == "Error" else None,
+        "filters": {},
+        "scores": {},
+    }
+    for node in pod.get("nodes") or ():
+        for f in node.get("filters") or ():
+            if f["plugin"] == DRA:
+                view["filters"][node["name"]] = (f["code"], sorted(f["reasons"]))
+        for s in node.get("scores") or ():
+            if s["plugin"] == DRA:
+                view["scores"][node["name"]] = (s["raw"], s["normalized"], s.get("skipped", False))
+    pre = pod.get("preemption")
+    if pre is not None:
+        msg = pre.get("message") or ""
+        view["postFilter"] = next((t for t in POST_FILTER_TEXTS if msg.startswith(t)), msg)
+    return view
+
+
+def _pods_with_claims(doc: dict, workload) -> set[str]:
+    return {pi.key for pi in workload.pods if pi.spec.get("resourceClaims")}
+
+
+@pytest.mark.parametrize("name", DRA_CASES)
+def test_explain_dynamic_resources(name):
+    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    actual = app.explain(workload, tie_break="name")
+    expected = load_expected("explain", name)
+    assert DRA not in actual["notEvaluated"]
+    for ep, ap in zip(expected["pods"], actual["pods"]):
+        assert ep["pod"] == ap["pod"]
+        assert _dra_view(ap) == _dra_view(ep), ep["pod"]
+
+
+def simulate_dra(workload):
+    """The pods one after another: placed pods are assumed and their claims'
+    allocations go in flight (Reserve), as in the golden `simulate` runs.
+    Stops where preemption would change the cluster (not this plugin's job)."""
+    snapshot = build_snapshot(workload.cluster)
+    fw = Framework(snapshot, tie_break="name")
+    results = []
+    for pi in workload.pods:
+        r = fw.schedule(pi)
+        results.append(r)
+        if r.status == "Scheduled":
+            fw.run_reserve_plugins(r, r.selected_node)
+            snapshot.assume(pi, r.selected_node)
+    return fw, results
+
+
+@pytest.mark.parametrize("name", DRA_CASES)
+def test_simulate_dynamic_resources(name):
+    from kschedx.result import build_document
+
+    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    fw, results = simulate_dra(workload)
+    actual = build_document(results, mode="simulate", tie_break="name", profile=fw.profile.name,
+                            not_evaluated=fw.profile.not_evaluated, warnings=[])
+    expected = load_expected("simulate", name)
+    for ep, ap in zip(expected["pods"], actual["pods"]):
+        assert ep["pod"] == ap["pod"]
+        assert _dra_view(ap) == _dra_view(ep), ep["pod"]
+        if ep["status"] == "Scheduled":
+            assert ap["status"] == "Scheduled" and ap["selectedNode"] == ep["selectedNode"], ep["pod"]
+        if (ep.get("preemption") or {}).get("nominatedNode") or ep.get("placedNode") != ep.get("selectedNode"):
+            break  # the cluster now depends on preemption
