@@ -520,3 +520,16 @@ def test_default_profile_message_and_queue():
     assert by["t1"].first_failure == "TaintToleration"
     assert by["s1"].first_failure == "NodeResourcesFit"
     assert by["s1"].status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE  # 2 > allocatable 1
+
+
+@pytest.mark.parametrize("node_names, status", [(["a"], "Scheduled"), (["a", "b"], "Error")])
+def test_prescore_error_only_matters_with_several_feasible_nodes(node_names, status):
+    from builders import framework_for
+
+    bad = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 1, "preference": {"matchExpressions": [{"key": "bad key", "operator": "Exists"}]}}]}}
+    fw = framework_for([make_node(n, cpu=1, memory="1Gi", pods=10) for n in node_names])
+    res = fw.schedule(PodInfo(make_pod("p", affinity=bad)))
+    assert res.status == status
+    if status == "Error":
+        assert res.message.startswith('running PreScore plugin "NodeAffinity": ')

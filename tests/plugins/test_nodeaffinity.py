@@ -285,3 +285,22 @@ class _NamelessNode:
     def __init__(self, labels):
         self.labels = labels
         self.name = ""
+
+
+def test_invalid_preferred_term_fails_prescore():
+    # component-helpers: NewPreferredSchedulingTerms returns the parse errors
+    # and NodeAffinity's PreScore returns them as an Error status.
+    from kschedx.framework.cycle_state import CycleState
+
+    pod = make_pod(affinity=preferred((1, term(expr("invalid key", "In", "label_value"))),
+                                      (1, term(expr("label_1", "In", "label_1_val")))))
+    st = NodeAffinity(None).pre_score(CycleState(), PodInfo(pod), [])
+    assert st is not None and st.code.label == "Error"
+
+
+def test_invalid_preferred_term_with_zero_weight_is_ignored():
+    pod = make_pod(affinity=preferred((0, term(fields=[name_in("host_1", "host_2")])),
+                                      (3, term(expr("label_1", "In", "label_1_val")))))
+    got = run_score(NodeAffinity(None), pod, [node_info(make_node("host_1", labels={"label_1": "label_1_val"}))],
+                    normalize=False)
+    assert got == [("host_1", 3)]
