@@ -235,3 +235,26 @@ def test_unreadable_path_is_an_input_error(tmp_path):
     (d / "inner.yaml").write_text(yaml.safe_dump(node("a")))
     # A directory named like a file is still a directory.
     assert names(read_objects([str(d)])) == [("Node", "a")]
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        (b"kind: Node\nmetadata: {name: [a\n", "malformed YAML"),
+        (b"apiVersion: v1\nmetadata: {name: x}\n", "object has no kind"),
+        (b"kind: Pod\nmetadata: {name: p}\nspec: {priorityClassName: gone, containers: [{name: c}]}\n",
+         "no PriorityClass with name gone"),
+    ],
+)
+def test_cli_reports_bad_input_on_one_line_with_exit_code_3(tmp_path, content, fragment):
+    from click.testing import CliRunner
+
+    from kschedx.cli import main
+
+    path = tmp_path / "f.yaml"
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, ["explain", "--snapshot", str(path), "-o", "json"])
+    assert result.exit_code == 3
+    err = result.stderr.strip()
+    assert err.count("\n") == 0 and err.startswith(f"kschedx: error: {path}") and fragment in err
+    assert "Traceback" not in result.output
