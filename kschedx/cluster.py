@@ -6,6 +6,7 @@ snapshot and the plugins read from here, never from files.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .errors import InputError
@@ -103,7 +104,8 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
     for obj, origin in objects:
         kind = obj["kind"]
         if kind in ("PriorityClass", "RuntimeClass"):
-            classes_pass.metadata(obj, origin)
+            with _malformed(obj, origin):
+                classes_pass.metadata(obj, origin)
             target = state.priority_classes if kind == "PriorityClass" else state.runtime_classes
             name = obj["metadata"]["name"]
             if name in target:
@@ -115,27 +117,32 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
         kind = obj["kind"]
         if kind in ("PriorityClass", "RuntimeClass"):
             if kind == "PriorityClass":
-                admission.priority_class(obj, origin)
+                with _malformed(obj, origin):
+                    admission.priority_class(obj, origin)
             continue
         if kind == "Pod":
-            admission.metadata(obj, origin)
+            with _malformed(obj, origin):
+                admission.metadata(obj, origin)
             pods.append((obj, origin))
             key = ("Pod", obj_key(obj))
         elif kind == "Node":
-            admission.node(obj, origin)
+            with _malformed(obj, origin):
+                admission.node(obj, origin)
             key = ("Node", obj["metadata"]["name"])
             state.nodes.append(obj)
         elif kind in _INDEXED_KINDS:
-            if kind == "Namespace":
-                admission.namespace(obj, origin)
-            else:
-                admission.metadata(obj, origin)
-            if kind in ("PersistentVolumeClaim", "PersistentVolume"):
-                _check_storage_quantities(obj, origin)
+            with _malformed(obj, origin):
+                if kind == "Namespace":
+                    admission.namespace(obj, origin)
+                else:
+                    admission.metadata(obj, origin)
+                if kind in ("PersistentVolumeClaim", "PersistentVolume"):
+                    _check_storage_quantities(obj, origin)
             key = (kind, obj_key(obj))
             getattr(state, _INDEXED_KINDS[kind])[obj_key(obj)] = obj
         elif kind in WORKLOAD_KINDS:
-            admission.metadata(obj, origin)
+            with _malformed(obj, origin):
+                admission.metadata(obj, origin)
             key = (kind, obj_key(obj))
             state.workloads.append(obj)
         else:
@@ -155,9 +162,23 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
     for pod, origin in pods:
         if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
             continue
-        admission.pod(pod, origin)
+        with _malformed(pod, origin):
+            admission.pod(pod, origin)
         state.pods.append(pod)
     return state
+
+
+@contextmanager
+def _malformed(obj: dict, origin):
+    """A field of the wrong shape (a string where a list belongs...) is bad
+    input like any other: report the object, never a traceback."""
+    try:
+        yield
+    except InputError:
+        raise
+    except (AttributeError, TypeError, KeyError, IndexError) as exc:
+        raise InputError(f"malformed object: a field has the wrong type ({exc})", source=origin,
+                         obj=object_ref(obj)) from None
 
 
 def _check_storage_quantities(obj: dict, origin) -> None:

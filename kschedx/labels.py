@@ -61,10 +61,11 @@ class Requirement:
                 raise SelectorError(f"for 'Gt', 'Lt' operators, the value must be an integer")
         else:
             raise SelectorError(f"operator {op!r} is not recognized")
-        if op not in ("Gt", "Lt", "gt", "lt"):
-            for v in values:
-                if not _valid_value(v):
-                    raise SelectorError(f"invalid label value {v!r}")
+        # labels.NewRequirement checks every value as a label value, Gt/Lt
+        # included: "-1" parses as an integer but is still rejected.
+        for v in values:
+            if not _valid_value(v):
+                raise SelectorError(f"invalid label value {v!r}")
         self.key = key
         self.op = {"in": "In", "=": "In", "==": "In", "notin": "NotIn", "!=": "NotIn", "exists": "Exists",
                    "!": "DoesNotExist", "gt": "Gt", "lt": "Lt"}.get(op, op)

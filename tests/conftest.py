@@ -1,8 +1,16 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures, and the shared test helpers (builders.py,
+golden_compare.py, kubeapi*.py) made importable from every test directory."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+
+_HERE = str(Path(__file__).parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
 
 # ---- a local HTTPS Kubernetes API server (tests/kubeapi.py) ----------------------------
 

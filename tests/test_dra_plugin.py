@@ -247,9 +247,12 @@ def test_score_fails_for_allocated_claim_before_unallocated_one():
                       "pool": {"name": "worker-more", "generation": 1, "resourceSliceCount": 1},
                       "devices": [{"name": "instance-2"}]}}
     _, _, r = run(p, allocated, second, extra)
-    assert r.status == "Error"
-    assert r.message == ('running Score plugins: plugin "DynamicResources" failed with: '
-                         "number of allocations 1 is smaller than number of claims")
+    # With a single feasible node kube-scheduler selects it without scoring,
+    # so the Score error only shows up in the informational scores.
+    assert r.status == "Scheduled"
+    assert any(n.startswith("scores not available:") and n.endswith(
+        'plugin "DynamicResources" failed with: number of allocations 1 is smaller than number of claims')
+        for n in r.notes), r.notes
 
 
 def test_in_flight_claim_makes_next_pod_wait():

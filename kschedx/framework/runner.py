@@ -171,23 +171,35 @@ class Framework:
         return st
 
     # -- recording filter pass ---------------------------------------------------
-    def _evaluate_all_filters(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> list[FilterVerdict]:
+    def _evaluate_all_filters(self, state: CycleState, pod: PodInfo, node: NodeInfo, strict: bool) -> list[FilterVerdict]:
+        """Every Filter plugin's verdict on one node.
+
+        kube-scheduler stops at the first rejection, so an Error from a later
+        plugin (or on a node it never filters) cannot fail its cycle: only
+        with `strict`, and only before the first rejection, does an Error
+        abort the cycle; otherwise it is recorded as that plugin's verdict."""
         verdicts = []
         rejected = False
         for pl in self.profile.filter:
             if pl.name in state.skip_filter_plugins:
                 verdicts.append(FilterVerdict(pl.name, Status(Code.SKIP, plugin=pl.name)))
                 continue
-            st = pl.filter(state, pod, node)
+            try:
+                st = pl.filter(state, pod, node)
+            except PluginError as exc:
+                if strict and not rejected:
+                    raise
+                st = Status.as_error(str(exc))
             if st is not None:
                 if st.is_success():
                     # A Success may carry an explanation (details); keep it.
                     st = st.with_plugin(pl.name) if st.details else None
                 elif not st.is_rejected():
-                    if not rejected:
+                    if strict and not rejected:
                         raise PluginError(f'running "{pl.name}" filter plugin: {st.message()}')
-                    # kube-scheduler stops at the node's first rejection and
-                    # never meets this error: recorded, not raised.
+                    # kube-scheduler stops at the node's first rejection (and
+                    # filters only candidate nodes): it never meets this
+                    # error, so it is recorded, not raised.
                     st.plugin = pl.name
                 else:
                     st.plugin = pl.name
@@ -199,14 +211,15 @@ class Framework:
     def _first_failure(verdicts: list[FilterVerdict]) -> FilterVerdict | None:
         return next((v for v in verdicts if v.code not in (Code.SUCCESS, Code.SKIP)), None)
 
-    def _record_node(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> NodeResult:
+    def _record_node(self, state: CycleState, pod: PodInfo, node: NodeInfo, strict: bool = True) -> NodeResult:
         """Every Filter verdict on one node, with nominated pods as upstream
-        counts them: first with them added, then (if that passed) without."""
+        counts them: first with them added, then (if that passed) without.
+        `strict`: kube-scheduler itself filters this node (see above)."""
         added, state1, node1 = self._add_ge_nominated_pods(state, pod, node)
-        verdicts = self._evaluate_all_filters(state1, pod, node1)
+        verdicts = self._evaluate_all_filters(state1, pod, node1, strict)
         failed = self._first_failure(verdicts)
         if added and failed is None:
-            verdicts = self._evaluate_all_filters(state, pod, node)
+            verdicts = self._evaluate_all_filters(state, pod, node, strict)
             failed = self._first_failure(verdicts)
         res = NodeResult(node.name, verdicts)
         if failed is not None:
@@ -322,11 +335,28 @@ class Framework:
             result.pre_filter_result = {"nodeNames": sorted(pre_res.node_names), "plugins": narrowing}
         candidate_names = {ni.name for ni in candidates}
 
+        # evaluateNominatedNode: a pod's nominated node is filtered first,
+        # before the PreFilterResult narrows the candidates. When it fits it is
+        # the only feasible node (no other node is filtered or scored); when it
+        # does not, its status stays explicit even if the PreFilterResult left
+        # it out.
         nominated_name = ((pod.pod.get("status") or {}).get("nominatedNodeName")) or ""
+        nominated = snapshot.get(nominated_name) if nominated_name else None
+        records: dict[str, NodeResult] = {}
+        if nominated is not None:
+            records[nominated.name] = self._record_node(state, pod, nominated)
+        nominated_fits = nominated is not None and records[nominated.name].feasible
+
         feasible: list[NodeInfo] = []
         for ni in all_nodes:
-            nr = self._record_node(state, pod, ni)
+            nr = records.get(ni.name)
+            if nr is None:
+                nr = self._record_node(state, pod, ni, strict=ni.name in candidate_names and not nominated_fits)
             result.nodes.append(nr)
+            if ni is nominated:
+                if not nr.feasible:
+                    node_status[ni.name] = nr.status
+                continue
             if ni.name not in candidate_names:
                 nr.feasible = False
                 nr.status = absent_status
@@ -336,13 +366,8 @@ class Framework:
                 feasible.append(ni)
             else:
                 node_status[ni.name] = nr.status
-
-        if nominated_name and nominated_name in candidate_names:
-            nominated = next((ni for ni in feasible if ni.name == nominated_name), None)
-            if nominated is not None:
-                # The nominated node is tried first and, when it fits, is the
-                # only node considered: no other node is scored.
-                feasible = [nominated]
+        if nominated_fits:
+            feasible = [nominated]
 
         if not feasible:
             self._fit_error(state, pod, result, node_status, absent_status)
@@ -353,9 +378,35 @@ class Framework:
     def _prioritize(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> None:
         by_name = {nr.name: nr for nr in result.nodes}
         if len(feasible) == 1:
+            # kube-scheduler takes the only feasible node without running
+            # PreScore/Score, so a scoring failure cannot fail this cycle.
             result.notes.append(ONE_FEASIBLE_NOTE)
+            try:
+                self._score(state, pod, by_name, feasible)
+            except PluginError as exc:
+                by_name[feasible[0].name].scores = None
+                by_name[feasible[0].name].total = None
+                result.notes.append(f"scores not available: {exc}")
+            result.top_nodes = [feasible[0].name]
+            result.selected_node = feasible[0].name
+            result.status = "Scheduled"
+            return
+        best = self._score(state, pod, by_name, feasible)
+        top = sorted(ni.name for ni in feasible if by_name[ni.name].total == best)
+        result.top_nodes = top
+        if self.tie_break == "name" or len(top) == 1:
+            result.selected_node = top[0]
+        else:
+            result.selected_node = self.rng.choice(top)
+        result.status = "Scheduled"
+
+    def _score(self, state: CycleState, pod: PodInfo, by_name: dict, feasible: list[NodeInfo]) -> int:
+        """RunPreScorePlugins + RunScorePlugins; records scores, returns the best total."""
         for pl in self.profile.pre_score:
-            st = pl.pre_score(state, pod, feasible)
+            try:
+                st = pl.pre_score(state, pod, feasible)
+            except PluginError as exc:
+                st = Status.as_error(str(exc))
             if st is not None and st.is_skip():
                 state.skip_score_plugins.add(pl.name)
             elif st is not None and not st.is_success():
@@ -368,17 +419,22 @@ class Framework:
                 for ni in feasible:
                     per_node[ni.name].append(PluginScore(pl.name, 0, 0, weight, skipped=True))
                 continue
-            scores = [NodeScore(ni.name, pl.score(state, pod, ni)) for ni in feasible]
+            try:
+                scores = [NodeScore(ni.name, pl.score(state, pod, ni)) for ni in feasible]
+            except PluginError as exc:
+                raise PluginError(f'running Score plugins: plugin "{pl.name}" failed with: {exc}') from None
             raw = [s.score for s in scores]
             if pl.implements("normalize_score"):
                 st = pl.normalize_score(state, pod, scores)
                 if st is not None and not st.is_success():
-                    raise PluginError(f'running Normalize on Score plugin "{pl.name}": {st.message()}')
+                    raise PluginError(
+                        f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {st.message()}'
+                    )
             for ni, r, s in zip(feasible, raw, scores):
                 if s.score > MAX_NODE_SCORE or s.score < MIN_NODE_SCORE:
                     raise PluginError(
-                        f'plugin "{pl.name}" returns an invalid score {s.score}, it should in the range of '
-                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                        f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
+                        f"score {s.score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
                     )
                 details = pl.score_details(state, pod, ni)
                 per_node[ni.name].append(PluginScore(pl.name, r, s.score, weight, details=details))
@@ -390,13 +446,7 @@ class Framework:
             nr.total = sum(ps.weighted for ps in nr.scores)
             if best is None or nr.total > best:
                 best = nr.total
-        top = sorted(ni.name for ni in feasible if by_name[ni.name].total == best)
-        result.top_nodes = top
-        if self.tie_break == "name" or len(top) == 1:
-            result.selected_node = top[0]
-        else:
-            result.selected_node = self.rng.choice(top)
-        result.status = "Scheduled"
+        return best
 
     def _fit_error(self, state, pod, result, node_status, absent_status, pre_filter_msg: str = "") -> None:
         num_all = self.snapshot.num_nodes()

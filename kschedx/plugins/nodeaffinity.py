@@ -105,6 +105,11 @@ class NodeAffinity(Plugin):
         terms = preferred_terms(pod_info)
         if terms is None:
             return Status(Code.SKIP)
+        # NewPreferredSchedulingTerms fails on any invalid term (weight 0 and
+        # empty terms are dropped first), and PreScore returns that error.
+        errors = [f"[{i}]: {t.error}" for i, (_, t) in enumerate(terms) if t.error is not None]
+        if errors:
+            return Status.as_error(", ".join(errors))
         state.write(_PRE_SCORE_KEY, terms)
         return None
 

@@ -47,7 +47,9 @@ NAMESPACED_KINDS = frozenset(
 def object_ref(obj: dict) -> str:
     """kind/namespace/name (or kind/name), the way errors name an object."""
     kind = obj.get("kind", "?")
-    meta = obj.get("metadata") or {}
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
     name = meta.get("name") or meta.get("generateName") or "?"
     ns = meta.get("namespace")
     return f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import sys
+import zlib
 from dataclasses import dataclass
 
 import yaml
@@ -79,8 +80,11 @@ def _read_bytes(path: str) -> bytes:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"not a valid gzip file ({exc})", source=path) from None
+    elif path.endswith(".gz"):
+        # Reading it as text would only report undecodable bytes.
+        raise InputError("not a gzip file (the name ends in .gz)", source=path)
     return data
 
 
@@ -88,6 +92,12 @@ def _yaml_error(path: str, exc: yaml.YAMLError) -> InputError:
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc)
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+    context = getattr(exc, "context", None)
+    cmark = getattr(exc, "context_mark", None)
+    if context and cmark is not None and (mark is None or cmark.line != mark.line):
+        # The problem is often only noticed lines later (at the end of the
+        # file for an unclosed bracket): say where the construct started.
+        problem = f"{problem} ({context} at line {cmark.line + 1}, column {cmark.column + 1})"
     return InputError(f"malformed YAML: {where}{problem}", source=path)
 
 

@@ -1,0 +1,78 @@
+"""ImageLocality Score (upstream image_locality_test.go TestImageLocalityPriority,
+TestNormalizedImageName)."""
+
+import hashlib
+
+import pytest
+from builders import container, framework_for, image, make_node, make_pod, run_score
+
+from kschedx.plugins.imagelocality import ImageLocality, normalized_image_name
+
+MB = 1024 * 1024
+
+NODE_40_300_2000 = [image(40 * MB, "gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"),
+                    image(300 * MB, "gcr.io/300:latest", "gcr.io/300:v1"), image(2000 * MB, "gcr.io/2000:latest")]
+NODE_250_10 = [image(250 * MB, "gcr.io/250:latest"), image(10 * MB, "gcr.io/10:latest", "gcr.io/10:v1")]
+NODE_600_40_900 = [image(600 * MB, "gcr.io/600:latest"), image(40 * MB, "gcr.io/40:latest"),
+                   image(900 * MB, "gcr.io/900:latest")]
+NODE_300_600_900 = [image(300 * MB, "gcr.io/300:latest"), image(600 * MB, "gcr.io/600:latest"),
+                    image(900 * MB, "gcr.io/900:latest")]
+NODE_4000_30 = [image(4000 * MB, "gcr.io/4000:latest"), image(30 * MB, "gcr.io/30:latest")]
+NODE_20_30_40 = [image(20 * MB, "gcr.io/20:latest"), image(30 * MB, "gcr.io/30:latest"), image(40 * MB, "gcr.io/40:latest")]
+
+
+def pod(*images, init=()):
+    return make_pod(containers=[container(f"c{i}", image=im) for i, im in enumerate(images)],
+                    init_containers=[container(f"i{i}", image=im) for i, im in enumerate(init)] or None)
+
+
+CASES = [
+    ("two images spread on two nodes, prefer the larger image one", pod("gcr.io/40", "gcr.io/250"),
+     [("node1", NODE_40_300_2000), ("node2", NODE_250_10)], [("node1", 0), ("node2", 5)]),
+    ("two images on one node, prefer this node", pod("gcr.io/40", "gcr.io/300"),
+     [("node1", NODE_40_300_2000), ("node2", NODE_250_10)], [("node1", 7), ("node2", 0)]),
+    ("if exceed limit, use limit", pod("gcr.io/10", "gcr.io/4000"),
+     [("node1", NODE_4000_30), ("node2", NODE_250_10)], [("node1", 100), ("node2", 0)]),
+    ("if exceed limit, use limit (node without images)", pod("gcr.io/10", "gcr.io/4000"),
+     [("node1", NODE_4000_30), ("node2", NODE_250_10), ("node3", [])], [("node1", 66), ("node2", 0), ("node3", 0)]),
+    ("pod with multiple large images, node2 is preferred", pod("gcr.io/300", "gcr.io/600", "gcr.io/900"),
+     [("node1", NODE_600_40_900), ("node2", NODE_300_600_900), ("node3", [])],
+     [("node1", 32), ("node2", 36), ("node3", 0)]),
+    ("pod with multiple small images", pod("gcr.io/30", "gcr.io/40"),
+     [("node1", NODE_20_30_40), ("node2", NODE_4000_30)], [("node1", 1), ("node2", 0)]),
+    ("include InitContainers", pod("gcr.io/30", init=["gcr.io/300"]),
+     [("node1", NODE_40_300_2000), ("node2", NODE_20_30_40)], [("node1", 6), ("node2", 0)]),
+]
+
+
+@pytest.mark.parametrize("name, the_pod, nodes, expected", CASES, ids=[c[0] for c in CASES])
+def test_image_locality(name, the_pod, nodes, expected):
+    fw = framework_for([make_node(n, images=imgs) for n, imgs in nodes])
+    infos = [fw.snapshot.get(n) for n, _ in nodes]
+    assert run_score(ImageLocality(fw), the_pod, infos) == expected
+
+
+def digest(content):
+    return "sha256:" + hashlib.sha256(content.encode()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("root", "root:latest"),
+        ("gcr.io:5000/root", "gcr.io:5000/root:latest"),
+        ("root:tag", "root:tag"),
+        ("root@" + digest("root"), "root@" + digest("root")),
+    ],
+)
+def test_normalized_image_name(name, want):
+    assert normalized_image_name(name) == want
+
+
+def test_image_spread_counts_nodes_holding_the_image_name():
+    # The same image on 1 of 2 nodes scores half its size: 400MB * 1/2 = 200MB.
+    nodes = [make_node("a", images=[image(400 * MB, "img:1")]), make_node("b")]
+    fw = framework_for(nodes)
+    got = run_score(ImageLocality(fw), pod("img:1"), list(fw.snapshot.node_infos))
+    # 100 * (200M - 23M) / (1000M - 23M) = 18
+    assert got == [("a", 18), ("b", 0)]

@@ -1,0 +1,376 @@
+"""Defaulting and admission applied to fixture objects (fixture-format.md,
+core/v1 defaults.go, the Priority, DefaultTolerationSeconds and RuntimeClass
+admission plugins), and the InputErrors for invalid objects."""
+
+import hashlib
+import uuid
+
+import pytest
+from builders import admitted
+
+from kschedx.cluster import build_cluster
+from kschedx.errors import InputError
+from kschedx.sources.admission import stable_uid
+from kschedx.sources.fixtures import Origin
+
+NOT_READY = {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+UNREACHABLE = {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+               "tolerationSeconds": 300}
+
+
+def pod(name="p", namespace=None, **spec):
+    s = {"containers": [{"name": "c", "image": "i"}]}
+    s.update(spec)
+    meta = {"name": name}
+    if namespace:
+        meta["namespace"] = namespace
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": s}
+
+
+def pc(name, value, global_default=False, policy=None):
+    o = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
+    if global_default:
+        o["globalDefault"] = True
+    if policy:
+        o["preemptionPolicy"] = policy
+    return o
+
+
+def the_pod(cluster, name="p"):
+    return next(p for p in cluster.pods if p["metadata"]["name"] == name)
+
+
+def input_error(*objects, path="test.yaml"):
+    with pytest.raises(InputError) as ei:
+        admitted(*objects, path=path)
+    msg = str(ei.value)
+    assert "\n" not in msg
+    assert ei.value.exit_code == 3
+    return ei.value, msg
+
+
+# --- metadata -------------------------------------------------------------------
+
+
+def test_pod_uid_is_sha1_of_namespace_and_name_as_a_uuid():
+    p = the_pod(admitted(pod("web", "shop")), "web")
+    h = hashlib.sha1(b"shop/web").hexdigest()
+    assert p["metadata"]["uid"] == f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+    uuid.UUID(p["metadata"]["uid"])  # well formed
+
+
+def test_uid_is_stable_and_kind_specific():
+    assert stable_uid("Pod", "a", "b") == stable_uid("Pod", "a", "b")
+    assert stable_uid("Pod", "ns", "x") != stable_uid("PersistentVolumeClaim", "ns", "x")
+    h = hashlib.sha1(b"PersistentVolumeClaim/ns/x").hexdigest()
+    assert stable_uid("PersistentVolumeClaim", "ns", "x").replace("-", "") == h[:32]
+
+
+def test_given_uid_is_kept():
+    p = pod()
+    p["metadata"]["uid"] = "given"
+    assert the_pod(admitted(p))["metadata"]["uid"] == "given"
+
+
+def test_namespace_defaults_to_default_for_namespaced_kinds_only():
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"}, "spec": {}}
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}
+    c = admitted(pod(), pvc, node)
+    assert the_pod(c)["metadata"]["namespace"] == "default"
+    assert "default/c" in c.persistent_volume_claims
+    assert "namespace" not in c.nodes[0]["metadata"]
+
+
+def test_namespace_gets_its_name_label():
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"tier": "1"}}}
+    c = admitted(ns)
+    assert c.namespaces["team-a"]["metadata"]["labels"] == {"tier": "1", "kubernetes.io/metadata.name": "team-a"}
+    assert c.namespace_labels("team-a") == {"tier": "1", "kubernetes.io/metadata.name": "team-a"}
+
+
+def test_implicit_namespace_has_only_its_name_label():
+    c = admitted(pod("p", "ghost"))
+    assert "ghost" not in c.namespaces
+    assert c.namespace_labels("ghost") == {"kubernetes.io/metadata.name": "ghost"}
+
+
+# --- pod defaults ---------------------------------------------------------------
+
+
+def test_scheduler_name_defaults():
+    assert the_pod(admitted(pod()))["spec"]["schedulerName"] == "default-scheduler"
+    assert the_pod(admitted(pod(schedulerName="other")))["spec"]["schedulerName"] == "other"
+
+
+def test_requests_default_to_limits_in_containers_and_init_containers():
+    c = {"name": "c", "resources": {"limits": {"cpu": "2", "memory": "1Gi"}, "requests": {"cpu": "500m"}}}
+    i = {"name": "i", "resources": {"limits": {"memory": "64Mi", "example.com/gpu": "1"}}}
+    p = the_pod(admitted(pod(containers=[c], initContainers=[i])))
+    assert p["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "500m", "memory": "1Gi"}
+    assert p["spec"]["initContainers"][0]["resources"]["requests"] == {"memory": "64Mi", "example.com/gpu": "1"}
+
+
+def test_no_limits_no_requests_added():
+    p = the_pod(admitted(pod()))
+    assert "resources" not in p["spec"]["containers"][0]
+
+
+def test_port_protocol_defaults_to_tcp():
+    c = {"name": "c", "ports": [{"containerPort": 80}, {"containerPort": 53, "protocol": "UDP"}]}
+    p = the_pod(admitted(pod(containers=[c])))
+    assert [x["protocol"] for x in p["spec"]["containers"][0]["ports"]] == ["TCP", "UDP"]
+    assert all("hostPort" not in x for x in p["spec"]["containers"][0]["ports"])
+
+
+def test_host_network_ports_become_host_ports():
+    c = {"name": "c", "ports": [{"containerPort": 80}, {"containerPort": 81, "hostPort": 9081}]}
+    i = {"name": "i", "restartPolicy": "Always", "ports": [{"containerPort": 82}]}
+    p = the_pod(admitted(pod(containers=[c], initContainers=[i], hostNetwork=True)))
+    assert [x["hostPort"] for x in p["spec"]["containers"][0]["ports"]] == [80, 9081]
+    assert p["spec"]["initContainers"][0]["ports"][0]["hostPort"] == 82
+
+
+def test_pod_level_requests_default_from_containers_and_pod_limits():
+    c = {"name": "c", "resources": {"requests": {"cpu": "200m"}}}
+    p = the_pod(admitted(pod(containers=[c], resources={"limits": {"cpu": "1", "memory": "1Gi"}})))
+    assert p["spec"]["resources"]["requests"] == {"cpu": "200m", "memory": "1Gi"}
+
+
+def test_pod_level_requests_untouched_without_pod_level_limits():
+    p = the_pod(admitted(pod(resources={"requests": {"cpu": "1"}})))
+    assert p["spec"]["resources"] == {"requests": {"cpu": "1"}}
+
+
+# --- priority -------------------------------------------------------------------
+
+
+def test_priority_from_priority_class_wherever_it_appears():
+    c = admitted(pod(priorityClassName="high"), pc("high", 1000, policy="Never"))
+    p = the_pod(c)
+    assert p["spec"]["priority"] == 1000
+    assert p["spec"]["preemptionPolicy"] == "Never"
+
+
+def test_priority_from_global_default_class():
+    c = admitted(pc("low", 5), pc("default", 100, global_default=True), pod())
+    p = the_pod(c)
+    assert (p["spec"]["priority"], p["spec"]["priorityClassName"]) == (100, "default")
+    assert p["spec"]["preemptionPolicy"] == "PreemptLowerPriority"
+
+
+def test_lowest_of_several_global_defaults_wins():
+    c = admitted(pc("a", 100, global_default=True), pc("b", 50, global_default=True), pod())
+    assert the_pod(c)["spec"]["priority"] == 50
+
+
+def test_priority_zero_without_any_class():
+    p = the_pod(admitted(pod()))
+    assert p["spec"]["priority"] == 0
+    assert p["spec"]["preemptionPolicy"] == "PreemptLowerPriority"
+    assert "priorityClassName" not in p["spec"]
+
+
+@pytest.mark.parametrize("name, value", [("system-cluster-critical", 2000000000), ("system-node-critical", 2000001000)])
+def test_system_priority_classes_always_exist(name, value):
+    p = the_pod(admitted(pod(priorityClassName=name)))
+    assert p["spec"]["priority"] == value
+    assert p["spec"]["preemptionPolicy"] == "PreemptLowerPriority"
+
+
+def test_given_priority_and_policy_are_kept():
+    p = the_pod(admitted(pod(priority=7, preemptionPolicy="Never"), pc("d", 100, global_default=True)))
+    assert (p["spec"]["priority"], p["spec"]["preemptionPolicy"]) == (7, "Never")
+
+
+def test_class_without_policy_gives_preempt_lower_priority():
+    p = the_pod(admitted(pod(priorityClassName="x"), pc("x", 3)))
+    assert p["spec"]["preemptionPolicy"] == "PreemptLowerPriority"
+
+
+def test_missing_priority_class_is_an_input_error():
+    err, msg = input_error(pod("web", "shop", priorityClassName="nope"), path="cluster.yaml")
+    assert msg.startswith("cluster.yaml: Pod/shop/web: field spec.priorityClassName: ")
+    assert "no PriorityClass with name nope was found" in msg
+    assert (err.obj, err.field) == ("Pod/shop/web", "spec.priorityClassName")
+
+
+# --- DefaultTolerationSeconds ---------------------------------------------------
+
+
+def test_default_tolerations_added():
+    p = the_pod(admitted(pod(tolerations=[{"key": "x", "operator": "Exists"}])))
+    assert p["spec"]["tolerations"] == [{"key": "x", "operator": "Exists"}, NOT_READY, UNREACHABLE]
+
+
+@pytest.mark.parametrize(
+    "tolerations, added",
+    [
+        ([{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}],
+         [UNREACHABLE]),
+        ([{"key": "node.kubernetes.io/unreachable", "operator": "Exists"}], [NOT_READY]),
+        ([{"operator": "Exists"}], []),  # tolerates everything
+        ([{"operator": "Exists", "effect": "NoExecute"}], []),
+        ([{"operator": "Exists", "effect": "NoSchedule"}], [NOT_READY, UNREACHABLE]),
+        ([{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoSchedule"}],
+         [NOT_READY, UNREACHABLE]),
+    ],
+)
+def test_default_tolerations_not_added_when_already_tolerated(tolerations, added):
+    p = the_pod(admitted(pod(tolerations=[dict(t) for t in tolerations])))
+    assert p["spec"]["tolerations"] == tolerations + added
+
+
+# --- nodes ----------------------------------------------------------------------
+
+
+def test_node_allocatable_from_capacity():
+    n = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"cpu": "4", "pods": "110"}}}
+    c = admitted(n)
+    assert c.nodes[0]["status"]["allocatable"] == {"cpu": "4", "pods": "110"}
+
+
+def test_node_allocatable_kept_when_given():
+    n = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+         "status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "3500m"}}}
+    assert admitted(n).nodes[0]["status"]["allocatable"] == {"cpu": "3500m"}
+
+
+def test_node_without_status():
+    c = admitted({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}})
+    assert c.nodes[0]["status"] == {}
+
+
+# --- RuntimeClass ---------------------------------------------------------------
+
+
+def rc(name, overhead=None, node_selector=None, tolerations=None):
+    o = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": name}, "handler": "h"}
+    if overhead:
+        o["overhead"] = {"podFixed": overhead}
+    if node_selector or tolerations:
+        o["scheduling"] = {}
+        if node_selector:
+            o["scheduling"]["nodeSelector"] = node_selector
+        if tolerations:
+            o["scheduling"]["tolerations"] = tolerations
+    return o
+
+
+def test_runtime_class_overhead_and_scheduling():
+    c = admitted(pod(runtimeClassName="kata", nodeSelector={"zone": "a"}),
+                 rc("kata", {"cpu": "250m", "memory": "120Mi"}, {"sandbox": "true"},
+                    [{"key": "sandbox", "operator": "Exists", "effect": "NoSchedule"}]))
+    p = the_pod(c)
+    assert p["spec"]["overhead"] == {"cpu": "250m", "memory": "120Mi"}
+    assert p["spec"]["nodeSelector"] == {"sandbox": "true", "zone": "a"}
+    assert {"key": "sandbox", "operator": "Exists", "effect": "NoSchedule"} in p["spec"]["tolerations"]
+
+
+def test_pod_overhead_is_kept():
+    p = the_pod(admitted(pod(runtimeClassName="kata", overhead={"cpu": "1"}), rc("kata", {"cpu": "250m"})))
+    assert p["spec"]["overhead"] == {"cpu": "1"}
+
+
+def test_missing_runtime_class_leaves_the_pod_alone():
+    p = the_pod(admitted(pod(runtimeClassName="gone")))
+    assert "overhead" not in p["spec"]
+
+
+# --- cluster assembly -----------------------------------------------------------
+
+
+def test_terminal_pods_are_ignored_and_other_kinds_noted():
+    done = pod("done", nodeName="n")
+    done["status"] = {"phase": "Succeeded"}
+    failed = pod("failed")
+    failed["status"] = {"phase": "Failed"}
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+    c = admitted(done, failed, pod("live"), cm, dict(cm, metadata={"name": "y"}))
+    assert [p["metadata"]["name"] for p in c.pods] == ["live"]
+    assert c.notes == ["ignored 2 ConfigMap object(s): the scheduler does not read them"]
+
+
+def test_bound_and_pending_pods():
+    c = admitted(pod("a", nodeName="n1"), pod("b"))
+    assert [p["metadata"]["name"] for p in c.bound_pods()] == ["a"]
+    assert [p["metadata"]["name"] for p in c.pending_pods()] == ["b"]
+
+
+# --- invalid objects ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "obj, field",
+    [
+        (pod(containers=[{"name": "c", "resources": {"requests": {"cpu": "1x"}}}]), "spec.containers[0].resources.requests.cpu"),
+        (pod(containers=[{"name": "c", "resources": {"limits": {"memory": "lots"}}}]), "spec.containers[0].resources.limits.memory"),
+        (pod(initContainers=[{"name": "i", "resources": {"requests": {"cpu": "--1"}}}]),
+         "spec.initContainers[0].resources.requests.cpu"),
+        (pod(overhead={"cpu": "x"}), "spec.overhead.cpu"),
+        (pod(resources={"requests": {"memory": "1.5.5"}}), "spec.resources.requests.memory"),
+        ({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"cpu": "abc"}}},
+         "status.capacity.cpu"),
+        ({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"pods": True}}},
+         "status.allocatable.pods"),
+        ({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
+          "spec": {"resources": {"requests": {"storage": "10 Gi"}}}}, "spec.resources.requests.storage"),
+    ],
+)
+def test_invalid_quantity_names_file_object_and_field(obj, field):
+    err, msg = input_error(obj, path="f.yaml")
+    assert err.field == field
+    assert f"field {field}: invalid quantity" in msg
+    assert msg.startswith("f.yaml: ")
+
+
+def test_invalid_quantity_message():
+    _, msg = input_error(pod("web", "shop", containers=[{"name": "c", "resources": {"requests": {"cpu": "1x"}}}]))
+    assert msg.startswith("test.yaml: Pod/shop/web: field spec.containers[0].resources.requests.cpu: invalid quantity '1x'")
+
+
+def test_duplicate_objects():
+    objs = [(pod("a", "ns"), Origin("one.yaml", 1)), (pod("a", "ns"), Origin("two.yaml", 3))]
+    with pytest.raises(InputError) as ei:
+        build_cluster(objs)
+    assert str(ei.value) == ("two.yaml (document 3): Pod/ns/a: duplicate object: Pod/ns/a is also defined in one.yaml")
+
+
+def test_same_name_in_different_namespaces_is_not_a_duplicate():
+    c = admitted(pod("a", "ns1"), pod("a", "ns2"))
+    assert len(c.pods) == 2
+
+
+def test_duplicate_priority_class():
+    err, msg = input_error(pc("x", 1), pc("x", 2))
+    assert "duplicate object: PriorityClass x is defined twice" in msg
+
+
+@pytest.mark.parametrize(
+    "obj, fragment",
+    [
+        ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}, "field spec: pod has no spec"),
+        (pod(containers=[]), "field spec.containers: pod has no containers"),
+        ({"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": {}}, "field metadata.name: object has no metadata.name"),
+        (pc("x", "high"), "PriorityClass/x: field value: must be an integer"),
+        (pod(priority="high"), "field spec.priority: must be an integer"),
+        (pod(containers=["c"]), "field spec.containers[0]: container must be a mapping"),
+        ({"apiVersion": "v1", "kind": "Node", "metadata": "n"}, "field metadata: metadata must be a mapping"),
+    ],
+)
+def test_invalid_objects(obj, fragment):
+    _, msg = input_error(obj)
+    assert fragment in msg
+
+
+@pytest.mark.parametrize(
+    "obj, ref",
+    [
+        (pod(tolerations=["x"]), "Pod/default/p"),
+        (pod(priorityClassName=["a"]), "Pod/default/p"),
+        ({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": "Ready"}, "Node/n"),
+        ({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n", "labels": ["a"]}}, "Namespace/n"),
+    ],
+)
+def test_fields_of_the_wrong_shape_are_input_errors(obj, ref):
+    _, msg = input_error(obj)
+    assert msg.startswith(f"test.yaml: {ref}: malformed object: a field has the wrong type")

@@ -1,0 +1,268 @@
+"""Pod resource arithmetic: component-helpers resource.PodRequests (upstream
+helpers_test.go: TestPodRequestsAndLimits, TestPodResourceRequests,
+TestPodLevelResourceRequests, ...) with kube-scheduler v1.35's options, and
+the scheduler's non-zero defaults (framework types.go CalculateResource).
+
+Options not used by the scheduler (ExcludeOverhead, Reuse, the alpha
+InPlacePodLevelResourcesVerticalScaling and DRA node-allocatable claims) are
+not ported; rows whose only difference is ExcludeOverhead are ported without
+the overhead.
+"""
+
+import pytest
+from builders import container, make_pod, sidecar
+
+from kschedx.resources import (
+    DEFAULT_MEMORY_REQUEST,
+    non_missing_container_requests,
+    pod_level_requests_set,
+    pod_requests,
+    to_milli_list,
+)
+from kschedx.snapshot import PodInfo
+
+INFEASIBLE = [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]
+
+
+def m(rl):
+    """Expected requests as milli-units."""
+    return to_milli_list(rl)
+
+
+def pod(containers=(), init=(), overhead=None, pod_level=None, statuses=None, init_statuses=None, conditions=None):
+    status = {}
+    if statuses:
+        status["containerStatuses"] = statuses
+    if init_statuses:
+        status["initContainerStatuses"] = init_statuses
+    if conditions:
+        status["conditions"] = conditions
+    return make_pod(containers=list(containers), init_containers=list(init) or None, overhead=overhead,
+                    pod_resources=pod_level, status=status or None)
+
+
+def cs(name, requests=None, allocated=None, has_resources=True):
+    s = {"name": name}
+    if allocated is not None:
+        s["allocatedResources"] = allocated
+    if has_resources:
+        s["resources"] = {"requests": requests or {}}
+    return s
+
+
+def c(name="c", **requests):
+    return container(name, requests=requests or None)
+
+
+def sc(name="s", **requests):
+    return sidecar(name, requests=requests or None)
+
+
+# TestPodRequestsAndLimits (requests half)
+@pytest.mark.parametrize(
+    "name, the_pod, expected",
+    [
+        ("just-limit-no-overhead", pod([container("foo", limits={"cpu": "9"})]), {}),
+        ("just-overhead", pod([container("foo")], overhead={"cpu": "5", "memory": "5"}), {"cpu": "5", "memory": "5"}),
+        ("req-and-overhead", pod([c("foo", cpu="1", memory="10")], overhead={"cpu": "5", "memory": "5"}),
+         {"cpu": "6", "memory": "15"}),
+        ("two containers sum", pod([c("foobar", cpu="1", memory="5"), c("foobar2", cpu="4", memory="12")]),
+         {"cpu": "5", "memory": "17"}),
+        ("massive init container is the largest",
+         pod([c("foobar", cpu="1", memory="5"), c("foobar2", cpu="4", memory="12")],
+             init=[c("small-init", cpu="1", memory="5"), c("big-init", cpu="40", memory="120")]),
+         {"cpu": "40", "memory": "120"}),
+    ],
+)
+def test_pod_requests_and_overhead(name, the_pod, expected):
+    assert pod_requests(the_pod, use_status=False) == m(expected)
+
+
+# TestPodResourceRequests
+RESOURCE_REQUESTS = [
+    ("larger init container", pod([c(cpu="1")], init=[c("i", cpu="4")]), False, {"cpu": "4"}),
+    ("larger containers", pod([c("a", cpu="2"), c("b", cpu="3")], init=[c("i", cpu="2")]), False, {"cpu": "5"}),
+    ("pod overhead included", pod([c("a", cpu="2"), c("b", cpu="3")], init=[c("i", cpu="2")],
+                                  overhead={"cpu": "1", "memory": "1Gi"}), False, {"cpu": "6", "memory": "1Gi"}),
+    ("resized, infeasible", pod([c("container-1", cpu="4")], statuses=[cs("container-1", {"cpu": "2"})],
+                                conditions=INFEASIBLE), True, {"cpu": "2"}),
+    ("resized, infeasible & in-progress",
+     pod([c("container-1", cpu="6")], statuses=[cs("container-1", {"cpu": "2"}, allocated={"cpu": "4"})],
+         conditions=INFEASIBLE), True, {"cpu": "4"}),
+    ("resized, no resize status", pod([c("container-1", cpu="4")], statuses=[cs("container-1", {"cpu": "2"})]), True,
+     {"cpu": "4"}),
+    ("resized: per-resource 3-way maximum",
+     pod([c("container-1", cpu="30m", memory="20M", **{"ephemeral-storage": "10G"})],
+         statuses=[cs("container-1", {"cpu": "10m", "memory": "30M", "ephemeral-storage": "20G"},
+                      allocated={"cpu": "20m", "memory": "10M", "ephemeral-storage": "30G"})]),
+     True, {"cpu": "30m", "memory": "30M", "ephemeral-storage": "30G"}),
+    ("resized, infeasible, but don't use status",
+     pod([c("container-1", cpu="4")], statuses=[cs("container-1", {"cpu": "2"})], conditions=INFEASIBLE), False,
+     {"cpu": "4"}),
+    ("resized, restartable init container, infeasible",
+     pod([], init=[sc("restartable-init-1", cpu="4")], init_statuses=[cs("restartable-init-1", {"cpu": "2"})],
+         conditions=INFEASIBLE), True, {"cpu": "2"}),
+    ("resized, restartable init container, no resize status",
+     pod([], init=[sc("restartable-init-1", cpu="4")], init_statuses=[cs("restartable-init-1", {"cpu": "2"})]), True,
+     {"cpu": "4"}),
+    ("resized, restartable init container, infeasible, but don't use status",
+     pod([], init=[sc("restartable-init-1", cpu="4")], init_statuses=[cs("restartable-init-1", {"cpu": "2"})],
+         conditions=INFEASIBLE), False, {"cpu": "4"}),
+    ("regular init container status is never used",
+     pod([c("c1", cpu="1")], init=[c("init-1", cpu="4")], init_statuses=[cs("init-1", {"cpu": "8"})]), True,
+     {"cpu": "4"}),
+    ("restartable init container", pod([c("container-1", cpu="1")], init=[sc("restartable-init-1", cpu="1")]), False,
+     {"cpu": "2"}),
+    ("multiple restartable init containers",
+     pod([c("container-1", cpu="1")], init=[c("init-1", cpu="5"), sc("restartable-init-1", cpu="1"),
+                                            sc("restartable-init-2", cpu="2"), sc("restartable-init-3", cpu="3")]),
+     False, {"cpu": "7"}),
+    ("multiple restartable and regular init containers",
+     pod([c("container-1", cpu="1")], init=[c("init-1", cpu="5"), sc("restartable-init-1", cpu="1"),
+                                            sc("restartable-init-2", cpu="2"), c("init-2", cpu="5"),
+                                            sc("restartable-init-3", cpu="3")]),
+     False, {"cpu": "8"}),
+    ("restartable-init, init and regular",
+     pod([c("container-1", cpu="100")], init=[sc("restartable-init-1", cpu="10"), c("init-1", cpu="200")]), False,
+     {"cpu": "210"}),
+    ("aggregate request resolves max of sums, not sum of maxes",
+     pod([c("c1", cpu="1"), c("c2", cpu="2")], statuses=[cs("c1", allocated={"cpu": "2"}, has_resources=False),
+                                                          cs("c2", allocated={"cpu": "1"}, has_resources=False)]),
+     True, {"cpu": "3"}),
+    ("a status with resources counts at its maximum per container",
+     pod([c("c1", cpu="1"), c("c2", cpu="2")], statuses=[cs("c1", {"cpu": "1"}, allocated={"cpu": "2"}),
+                                                          cs("c2", {"cpu": "2"}, allocated={"cpu": "1"})]),
+     True, {"cpu": "4"}),
+]
+
+
+@pytest.mark.parametrize("name, the_pod, use_status, expected", RESOURCE_REQUESTS, ids=[r[0] for r in RESOURCE_REQUESTS])
+def test_pod_resource_requests(name, the_pod, use_status, expected):
+    assert pod_requests(the_pod, use_status=use_status) == m(expected)
+
+
+# TestPodLevelResourceRequests (SkipPodLevelResources as given; PodLevelResources is on in v1.35)
+POD_LEVEL = [
+    ("nil", pod([]), False, {}),
+    ("pod-level memory, SkipPodLevelResources", pod([], pod_level={"requests": {"memory": "2Mi"}}), True, {}),
+    ("pod-level memory", pod([], pod_level={"requests": {"memory": "2Mi"}}), False, {"memory": "2Mi"}),
+    ("pod-level memory and container-level cpu", pod([c(cpu="2m")], pod_level={"requests": {"memory": "2Mi"}}), False,
+     {"memory": "2Mi", "cpu": "2m"}),
+    ("unsupported resource at both levels", pod([c(storage="3Mi")], pod_level={"requests": {"storage": "2Mi"}}), False,
+     {"storage": "3Mi"}),
+    ("unsupported resource at pod level only", pod([c(memory="3Mi")], pod_level={"requests": {"storage": "2Mi"}}),
+     False, {"memory": "3Mi"}),
+    ("only container-level", pod([c(memory="3Mi", cpu="2m")]), False, {"memory": "3Mi", "cpu": "2m"}),
+    ("both levels: pod level wins", pod([c(memory="3Mi", cpu="2m")], pod_level={"requests": {"memory": "6Mi", "cpu": "8m"}}),
+     False, {"memory": "6Mi", "cpu": "8m"}),
+    ("container-level and init container", pod([c(memory="3Mi", cpu="2m")], init=[c("i", memory="5Mi", cpu="4m")]), False,
+     {"memory": "5Mi", "cpu": "4m"}),
+    ("container-level and init container, skip pod level", pod([c(memory="3Mi", cpu="2m")],
+                                                              init=[c("i", memory="5Mi", cpu="4m")]), True,
+     {"memory": "5Mi", "cpu": "4m"}),
+    ("container-level and sidecar", pod([c(memory="3Mi", cpu="2m")], init=[sc("s", memory="5Mi", cpu="4m")]), False,
+     {"memory": "8Mi", "cpu": "6m"}),
+    ("container-level, init and sidecar",
+     pod([c(memory="3Mi", cpu="2m")], init=[sc("s", memory="5Mi", cpu="4m"), c("i", memory="6Mi", cpu="8m")]), False,
+     {"memory": "11Mi", "cpu": "12m"}),
+    ("pod-level, container-level, init and sidecar",
+     pod([c(memory="3Mi", cpu="2m")], init=[sc("s", memory="5Mi", cpu="4m"), c("i", memory="6Mi", cpu="8m")],
+         pod_level={"requests": {"memory": "15Mi", "cpu": "18m"}}), False, {"memory": "15Mi", "cpu": "18m"}),
+    ("pod-level hugepages single page size",
+     pod([], pod_level={"limits": {"hugepages-2Mi": "2Mi"}, "requests": {"memory": "10Mi", "hugepages-2Mi": "2Mi"}}), False,
+     {"memory": "10Mi", "hugepages-2Mi": "2Mi"}),
+    ("pod-level hugepages multiple page sizes",
+     pod([], pod_level={"requests": {"cpu": "1", "hugepages-2Mi": "2Mi", "hugepages-1Gi": "1Gi"}}), False,
+     {"cpu": "1", "hugepages-2Mi": "2Mi", "hugepages-1Gi": "1Gi"}),
+    ("pod-level and container-level hugepages, single size",
+     pod([c(**{"hugepages-2Mi": "6Mi"})], pod_level={"requests": {"cpu": "1", "hugepages-2Mi": "10Mi"}}), False,
+     {"cpu": "1", "hugepages-2Mi": "10Mi"}),
+    ("pod-level and container-level hugepages, multiple sizes",
+     pod([c(cpu="1", **{"hugepages-1Gi": "2Gi"})],
+         pod_level={"requests": {"cpu": "1", "hugepages-2Mi": "10Mi", "hugepages-1Gi": "2Gi"}}), False,
+     {"cpu": "1", "hugepages-2Mi": "10Mi", "hugepages-1Gi": "2Gi"}),
+    ("hugepage sizes split between levels",
+     pod([c(memory="4Mi", **{"hugepages-1Gi": "1Gi"})], pod_level={"requests": {"cpu": "1", "hugepages-2Mi": "10Mi"}}),
+     False, {"cpu": "1", "memory": "4Mi", "hugepages-2Mi": "10Mi", "hugepages-1Gi": "1Gi"}),
+    ("pod-level requests plus overhead", pod([], pod_level={"requests": {"cpu": "1", "memory": "100Mi"}},
+                                             overhead={"cpu": "100m", "memory": "10Mi"}), False,
+     {"cpu": "1100m", "memory": "110Mi"}),
+]
+
+
+@pytest.mark.parametrize("name, the_pod, skip, expected", POD_LEVEL, ids=[r[0] for r in POD_LEVEL])
+def test_pod_level_resource_requests(name, the_pod, skip, expected):
+    assert pod_requests(the_pod, skip_pod_level=skip) == m(expected)
+
+
+def test_pod_level_status_is_ignored_by_default():
+    # InPlacePodLevelResourcesVerticalScaling is alpha (off) in v1.35.
+    p = pod([c(cpu="1")], pod_level={"requests": {"cpu": "2"}})
+    p["status"] = {"allocatedResources": {"cpu": "3"}, "resources": {"requests": {"cpu": "3500m"}}}
+    assert pod_requests(p) == m({"cpu": "2"})
+
+
+@pytest.mark.parametrize(
+    "resources, expected",
+    [
+        (None, False),
+        ({}, False),
+        ({"requests": {"ephemeral-storage": "1Mi"}}, False),
+        ({"limits": {"cpu": "1m"}}, False),  # only requests count for PodRequests
+        ({"requests": {"ephemeral-storage": "1Mi", "cpu": "1m"}}, True),
+        ({"requests": {"hugepages-1Gi": "1Gi"}}, True),
+    ],
+)
+def test_is_pod_level_requests_set(resources, expected):
+    spec = {"containers": []}
+    if resources is not None:
+        spec["resources"] = resources
+    assert pod_level_requests_set(spec) is expected
+
+
+@pytest.mark.parametrize(
+    "the_pod, expected",
+    [
+        ("init", {"cpu": "1", "memory": "100Mi"}),
+        ("regular", {"cpu": "1", "memory": "100Mi"}),
+    ],
+)
+def test_non_missing_container_requests_apply_to_every_container(the_pod, expected):
+    p = pod([], init=[c("i1", cpu="1")]) if the_pod == "init" else pod([c("c1", cpu="1")])
+    assert pod_requests(p, non_missing=m({"memory": "100Mi"})) == m(expected)
+
+
+def test_non_missing_requests_without_pod_level_resources():
+    got = non_missing_container_requests(pod([c()]), {})
+    assert got == {"cpu": 100, "memory": DEFAULT_MEMORY_REQUEST * 1000}
+
+
+def test_non_missing_requests_with_pod_level_resources_fill_only_absent_ones():
+    p = pod([c()], pod_level={"requests": {"cpu": "500m"}})
+    assert non_missing_container_requests(p, pod_requests(p)) == {"memory": DEFAULT_MEMORY_REQUEST * 1000}
+    p = pod([c()], pod_level={"requests": {"cpu": "500m", "memory": "1Gi"}})
+    assert non_missing_container_requests(p, pod_requests(p)) == {}
+
+
+@pytest.mark.parametrize(
+    "the_pod, cpu, mem, non0_cpu, non0_mem",
+    [
+        (pod([c()]), 0, 0, 100, 200 * 1024 * 1024),
+        (pod([c(cpu="250m")]), 250, 0, 250, 200 * 1024 * 1024),
+        (pod([c(cpu="250m"), c("d")]), 250, 0, 350, 400 * 1024 * 1024),
+        (pod([c(cpu="0", memory="0")]), 0, 0, 0, 0),  # explicit zero is not missing
+        (pod([c()], init=[c("i", cpu="2")]), 2000, 0, 2000, 200 * 1024 * 1024),
+        (pod([c()], pod_level={"requests": {"cpu": "1"}}), 1000, 0, 1000, 200 * 1024 * 1024),
+        (pod([c()], pod_level={"requests": {"cpu": "1", "memory": "1Gi"}}), 1000, 1 << 30, 1000, 1 << 30),
+        (pod([], overhead={"cpu": "10m"}), 10, 0, 10, 0),
+    ],
+)
+def test_pod_info_requested_and_non_zero(the_pod, cpu, mem, non0_cpu, non0_mem):
+    pi = PodInfo(the_pod)
+    assert (pi.resource.milli_cpu, pi.resource.memory) == (cpu, mem)
+    assert (pi.non0_cpu, pi.non0_mem) == (non0_cpu, non0_mem)
+
+
+def test_pod_info_uses_status_resources_of_a_resized_pod():
+    p = pod([c("c1", cpu="1")], statuses=[cs("c1", {"cpu": "3"})])
+    assert PodInfo(p).resource.milli_cpu == 3000
