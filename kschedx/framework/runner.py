@@ -26,6 +26,7 @@ ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without s
 class FilterVerdict:
     plugin: str
     status: Status | None  # None = Success
+    details: object = None  # a passing plugin's explanation (domain counts...)
 
     @property
     def code(self) -> Code:
@@ -177,14 +178,16 @@ class Framework:
                 verdicts.append(FilterVerdict(pl.name, Status(Code.SKIP, plugin=pl.name)))
                 continue
             st = pl.filter(state, pod, node)
+            details = None
             if st is not None:
                 if st.is_success():
+                    details = st.details
                     st = None
                 elif not st.is_rejected():
                     raise PluginError(f'running "{pl.name}" filter plugin: {st.message()}')
                 else:
                     st.plugin = pl.name
-            verdicts.append(FilterVerdict(pl.name, st))
+            verdicts.append(FilterVerdict(pl.name, st, details))
         return verdicts
 
     def _record_node(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> NodeResult:
