@@ -172,21 +172,59 @@ def pod_matches_all_terms(terms, pod_info) -> bool:
 
 
 # -- label signatures -----------------------------------------------------------
+# (namespace, labels, terminating) -> small int, and back.
 _SIGNATURES: dict = {}
+SIGNATURE_INFO: list = []
 
 
 def _signature(pod_info) -> int:
     meta = pod_info.pod["metadata"]
-    key = (pod_info.namespace, frozenset(pod_info.labels.items()), meta.get("deletionTimestamp") is not None)
+    terminating = meta.get("deletionTimestamp") is not None
+    key = (pod_info.namespace, frozenset(pod_info.labels.items()), terminating)
     sig = _SIGNATURES.get(key)
     if sig is None:
-        sig = _SIGNATURES[key] = len(_SIGNATURES)
+        sig = _SIGNATURES[key] = len(SIGNATURE_INFO)
+        SIGNATURE_INFO.append((pod_info.namespace, dict(pod_info.labels), terminating))
     return sig
 
 
 def label_signature(pod_info) -> int:
     """Pods with equal namespace, labels and terminating state share one id."""
     return pod_info.cached("LabelSignature", _signature)
+
+
+# NodeInfo.generation changes whenever a node's pods change, and a clone keeps
+# its original's generation and content: so a generation identifies the
+# content, and the per-node signature counts can be kept by generation.
+_NODE_COUNTS: dict[int, dict[int, int]] = {}
+_NODE_COUNTS_LIMIT = 200_000
+
+
+def node_signature_counts(node_info) -> dict[int, int]:
+    """{label signature: number of pods} of the pods on a node."""
+    counts = _NODE_COUNTS.get(node_info.generation)
+    if counts is None:
+        counts = {}
+        for p in node_info.pods:
+            sig = label_signature(p)
+            counts[sig] = counts.get(sig, 0) + 1
+        if len(_NODE_COUNTS) >= _NODE_COUNTS_LIMIT:
+            _NODE_COUNTS.clear()
+        _NODE_COUNTS[node_info.generation] = counts
+    return counts
+
+
+def pods_with_signature(node_info, sig: int) -> list:
+    return [p for p in node_info.pods if label_signature(p) == sig]
+
+
+class SignaturePod:
+    """What a term or selector needs of a pod, for a whole signature."""
+
+    __slots__ = ("namespace", "labels", "terminating")
+
+    def __init__(self, sig: int):
+        self.namespace, self.labels, self.terminating = SIGNATURE_INFO[sig]
 
 
 def is_terminating(pod_info) -> bool:
@@ -223,6 +261,9 @@ __all__ = [
     "affinity_terms",
     "pod_matches_all_terms",
     "label_signature",
+    "node_signature_counts",
+    "pods_with_signature",
+    "SignaturePod",
     "is_terminating",
     "selector_string",
     "EVERYTHING",

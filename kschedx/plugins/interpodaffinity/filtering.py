@@ -15,7 +15,13 @@ changes in a small overlay, so cloning stays cheap for preemption dry runs.
 from __future__ import annotations
 
 from ...framework.status import Code, Status
-from ...podaffinity import affinity_terms, label_signature, pod_matches_all_terms
+from ...podaffinity import (
+    SignaturePod,
+    affinity_terms,
+    node_signature_counts,
+    pod_matches_all_terms,
+    pods_with_signature,
+)
 
 PRE_FILTER_STATE_KEY = "PreFilterInterPodAffinity"
 
@@ -90,9 +96,17 @@ class PreFilterState:
         self.overlay.append((kind, pair, pi, node_name, value))
 
     # -- explanation ------------------------------------------------------------------
-    def pods_for(self, kind: str, pair) -> list:
-        """The (PodInfo, node) pairs behind a count, AddPod/RemovePod applied."""
-        pods = list(self.witnesses[kind].get(pair, ()))
+    def pods_for(self, kind: str, pair, limit: int | None = None) -> list:
+        """The (PodInfo, node) pairs behind a count, AddPod/RemovePod applied
+        (witnesses are kept per pod, or per label signature and node)."""
+        pods = []
+        for a, b in self.witnesses[kind].get(pair, ()):
+            if isinstance(a, int):
+                pods.extend((p, b.name) for p in pods_with_signature(b, a))
+            else:
+                pods.append((a, b))
+            if limit is not None and len(pods) >= limit + len(self.overlay):
+                break
         for k, p, pi, node, delta in self.overlay:
             if k != kind or p != pair:
                 continue
@@ -137,7 +151,8 @@ def existing_anti_affinity_counts(state: PreFilterState, nodes) -> None:
 
 def incoming_affinity_counts(state: PreFilterState, nodes) -> None:
     """getIncomingAffinityAntiAffinityCounts: existing pods matching all the
-    required affinity terms / each required anti-affinity term."""
+    required affinity terms / each required anti-affinity term. Pods are
+    taken per label signature (same namespace and labels: same answer)."""
     req = state.required_affinity
     anti = state.required_anti_affinity
     if not req and not anti:
@@ -146,15 +161,16 @@ def incoming_affinity_counts(state: PreFilterState, nodes) -> None:
     aff_w, anti_w = state.witnesses[AFFINITY], state.witnesses[ANTI]
     memo: dict = {}  # label signature -> (matches all affinity terms, matching anti-affinity term indexes)
     for ni in nodes:
-        if not ni.pods:
+        sig_counts = node_signature_counts(ni)
+        if not sig_counts:
             continue
         labels = ni.labels
         aff_pairs = None
         anti_pairs = None
-        for p in ni.pods:
-            sig = label_signature(p)
+        for sig, n in sig_counts.items():
             m = memo.get(sig)
             if m is None:
+                p = SignaturePod(sig)
                 m = memo[sig] = (
                     pod_matches_all_terms(req, p),
                     tuple(i for i, t in enumerate(anti) if t.matches(p, None)),
@@ -164,14 +180,23 @@ def incoming_affinity_counts(state: PreFilterState, nodes) -> None:
                     aff_pairs = [(t.topology_key, labels.get(t.topology_key)) for t in req]
                 for pair in aff_pairs:
                     if pair[1] is not None:
-                        _add(aff_counts, aff_w, pair, p, ni.name)
+                        _add_many(aff_counts, aff_w, pair, sig, ni, n)
             if m[1]:
                 if anti_pairs is None:
                     anti_pairs = [(t.topology_key, labels.get(t.topology_key)) for t in anti]
                 for i in m[1]:
                     pair = anti_pairs[i]
                     if pair[1] is not None:
-                        _add(anti_counts, anti_w, pair, p, ni.name)
+                        _add_many(anti_counts, anti_w, pair, sig, ni, n)
+
+
+def _add_many(counts: dict, witnesses: dict, pair, sig: int, ni, n: int) -> None:
+    counts[pair] = counts.get(pair, 0) + n
+    lst = witnesses.get(pair)
+    if lst is None:
+        witnesses[pair] = [(sig, ni)]
+    else:
+        lst.append((sig, ni))
 
 
 def satisfy_existing_pods_anti_affinity(state: PreFilterState, node_info) -> bool:
@@ -245,10 +270,9 @@ def pod_ref(pi, node_name: str, topology_value: str | None = None) -> dict:
     return d
 
 
-def _pods_list(state, kind, pair) -> tuple[list, int]:
-    pods = state.pods_for(kind, pair)
-    shown = [pod_ref(pi, node, pair[1]) for pi, node in pods[:MAX_PODS_SHOWN]]
-    return shown, len(pods)
+def _pods_list(state, kind, pair) -> list:
+    pods = state.pods_for(kind, pair, MAX_PODS_SHOWN)
+    return [pod_ref(pi, node, pair[1]) for pi, node in pods[:MAX_PODS_SHOWN]]
 
 
 def affinity_details(state: PreFilterState, node_info, passed: bool) -> dict:
@@ -265,7 +289,7 @@ def affinity_details(state: PreFilterState, node_info, passed: bool) -> dict:
             pair = (t.topology_key, tv)
             d["matchingPods"] = state.affinity_counts.get(pair, 0)
             if not passed:
-                d["pods"], _ = _pods_list(state, AFFINITY, pair)
+                d["pods"] = _pods_list(state, AFFINITY, pair)
         terms.append(d)
     out = {"requiredAffinityTerms": terms}
     if passed and all(d["matchingPods"] <= 0 for d in terms):
@@ -291,7 +315,7 @@ def anti_affinity_details(state: PreFilterState, node_info) -> dict:
             n = state.anti_affinity_counts.get(pair, 0)
             d["matchingPods"] = n
             if n > 0:
-                d["pods"], _ = _pods_list(state, ANTI, pair)
+                d["pods"] = _pods_list(state, ANTI, pair)
         else:
             d["matchingPods"] = 0
         terms.append(d)
@@ -306,7 +330,7 @@ def existing_anti_affinity_details(state: PreFilterState, node_info) -> dict:
         if n <= 0 or labels.get(pair[0]) != pair[1]:
             continue
         total += n
-        for pi, node in state.pods_for(EXISTING_ANTI, pair):
+        for pi, node in state.pods_for(EXISTING_ANTI, pair, MAX_PODS_SHOWN):
             if len(pods) < MAX_PODS_SHOWN:
                 ref = pod_ref(pi, node, pair[1])
                 ref["topologyKey"] = pair[0]

@@ -10,7 +10,7 @@ range min..max onto 0..100 with float64 arithmetic, like upstream.
 from __future__ import annotations
 
 from ...framework.interface import MAX_NODE_SCORE
-from ...podaffinity import affinity_terms, label_signature
+from ...podaffinity import SignaturePod, affinity_terms, node_signature_counts, pods_with_signature
 
 PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
 
@@ -24,7 +24,7 @@ EXISTING_PREFERRED_ANTI = "existingPodPreferredAntiAffinity"
 
 
 class PreScoreState:
-    __slots__ = ("topology_score", "pod_info", "namespace_labels", "contributions")
+    __slots__ = ("topology_score", "pod_info", "namespace_labels", "contributions", "details_cache")
 
     def __init__(self, pod_info, namespace_labels):
         self.pod_info = pod_info
@@ -33,6 +33,7 @@ class PreScoreState:
         self.topology_score: dict[str, dict[str, int]] = {}
         # (topologyKey, value) -> [(PodInfo, node, source, signed weight)]
         self.contributions: dict = {}
+        self.details_cache: dict = {}
 
     def clone(self):
         # Read-only after PreScore, as upstream's.
@@ -48,12 +49,14 @@ class _NodeScores:
         self.scores: dict[str, dict[str, int]] = {}
         self.contributions: list = []
 
-    def add(self, key, value, amount, pi, node_name, source) -> None:
+    def add(self, key, value, amount, who, node_name, source, per_pod, pods=1) -> None:
+        """`who` is a PodInfo, or (label signature, NodeInfo) for all the
+        pods of that signature on the node."""
         by_value = self.scores.get(key)
         if by_value is None:
             by_value = self.scores[key] = {}
         by_value[value] = by_value.get(value, 0) + amount
-        self.contributions.append(((key, value), pi, node_name, source, amount))
+        self.contributions.append(((key, value), who, node_name, source, per_pod, pods))
 
 
 def compute_pre_score(plugin, state: PreScoreState, pod_info, preferred_affinity, preferred_anti,
@@ -66,40 +69,43 @@ def compute_pre_score(plugin, state: PreScoreState, pod_info, preferred_affinity
     any_node = False
     for ni in nodes:
         labels = ni.labels
-        pods = ni.pods if has_constraints else ni.pods_with_affinity
-        if not pods or not labels:
+        if not labels:
             # processExistingPod does nothing for a node without labels.
             continue
         node_scores = _NodeScores()
-        for ep in pods:
-            if has_constraints:
-                sig = label_signature(ep)
+        if has_constraints:
+            # The incoming pod's terms against every pod, per label signature.
+            for sig, n in node_signature_counts(ni).items():
                 matched = incoming_memo.get(sig)
                 if matched is None:
-                    matched = incoming_memo[sig] = _incoming_matches(preferred_affinity, preferred_anti, ep)
+                    matched = incoming_memo[sig] = _incoming_matches(preferred_affinity, preferred_anti,
+                                                                     SignaturePod(sig))
                 for key, amount, source in matched:
                     tv = labels.get(key)
                     if tv is not None:
-                        node_scores.add(key, tv, amount, ep, ni.name, source)
-            if not ep.has_affinity:
-                continue
+                        node_scores.add(key, tv, amount * n, (sig, ni), ni.name, source, amount, n)
+        # The existing pods' own terms: only pods with affinity have any.
+        for ep in ni.pods_with_affinity:
             terms = affinity_terms(ep)
             if hard_weight > 0:
                 for t in terms.required_affinity:
                     if _existing_term_matches(existing_memo, t, pod_info, ns_labels):
                         tv = labels.get(t.topology_key)
                         if tv is not None:
-                            node_scores.add(t.topology_key, tv, hard_weight, ep, ni.name, EXISTING_REQUIRED_AFFINITY)
+                            node_scores.add(t.topology_key, tv, hard_weight, ep, ni.name,
+                                            EXISTING_REQUIRED_AFFINITY, hard_weight)
             for wt in terms.preferred_affinity:
                 if _existing_term_matches(existing_memo, wt.term, pod_info, ns_labels):
                     tv = labels.get(wt.term.topology_key)
                     if tv is not None:
-                        node_scores.add(wt.term.topology_key, tv, wt.weight, ep, ni.name, EXISTING_PREFERRED_AFFINITY)
+                        node_scores.add(wt.term.topology_key, tv, wt.weight, ep, ni.name,
+                                        EXISTING_PREFERRED_AFFINITY, wt.weight)
             for wt in terms.preferred_anti_affinity:
                 if _existing_term_matches(existing_memo, wt.term, pod_info, ns_labels):
                     tv = labels.get(wt.term.topology_key)
                     if tv is not None:
-                        node_scores.add(wt.term.topology_key, tv, -wt.weight, ep, ni.name, EXISTING_PREFERRED_ANTI)
+                        node_scores.add(wt.term.topology_key, tv, -wt.weight, ep, ni.name,
+                                        EXISTING_PREFERRED_ANTI, -wt.weight)
         if node_scores.scores:
             any_node = True
             _merge(state, node_scores)
@@ -136,12 +142,12 @@ def _merge(state: PreScoreState, node_scores: _NodeScores) -> None:
         for v, s in values.items():
             into[v] = into.get(v, 0) + s
     contributions = state.contributions
-    for pair, pi, node_name, source, amount in node_scores.contributions:
+    for pair, who, node_name, source, amount, pods in node_scores.contributions:
         lst = contributions.get(pair)
         if lst is None:
-            contributions[pair] = [(pi, node_name, source, amount)]
+            contributions[pair] = [(who, node_name, source, amount, pods)]
         else:
-            lst.append((pi, node_name, source, amount))
+            lst.append((who, node_name, source, amount, pods))
 
 
 def score_node(state: PreScoreState, node_info) -> int:
@@ -181,19 +187,37 @@ def score_details(state: PreScoreState, node_info) -> dict | None:
         v = labels.get(key)
         if v is None:
             continue
-        contributions = state.contributions.get((key, v), ())
-        if not contributions:
-            continue
-        pods = []
-        for pi, node_name, source, amount in contributions[:MAX_PODS_SHOWN]:
-            pods.append({"pod": pi.key, "node": node_name, "term": source, "weight": amount})
-        domains.append({
-            "topologyKey": key,
-            "topologyValue": v,
-            "score": state.topology_score[key].get(v, 0),
-            "pods": pods,
-            "podTerms": len(contributions),
-        })
+        d = _domain_details(state, (key, v))
+        if d is not None:
+            domains.append(d)
     if not domains:
         return None
     return {"domains": domains}
+
+
+def _domain_details(state: PreScoreState, pair) -> dict | None:
+    """The pods behind one (topologyKey, value): built once per domain."""
+    cache = state.details_cache
+    if pair in cache:
+        return cache[pair]
+    contributions = state.contributions.get(pair, ())
+    out = None
+    if contributions:
+        pods = []
+        total = 0
+        for who, node_name, source, amount, n in contributions:
+            total += n
+            if len(pods) >= MAX_PODS_SHOWN:
+                continue
+            matched = pods_with_signature(who[1], who[0]) if isinstance(who, tuple) else [who]
+            for pi in matched[: MAX_PODS_SHOWN - len(pods)]:
+                pods.append({"pod": pi.key, "node": node_name, "term": source, "weight": amount})
+        out = {
+            "topologyKey": pair[0],
+            "topologyValue": pair[1],
+            "score": state.topology_score[pair[0]].get(pair[1], 0),
+            "pods": pods,
+            "podTerms": total,
+        }
+    cache[pair] = out
+    return out

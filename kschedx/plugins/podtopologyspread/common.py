@@ -9,7 +9,7 @@ or own it.
 from __future__ import annotations
 
 from ...labels import NOTHING, Requirement, Selector, SelectorError, label_selector
-from ...podaffinity import HOSTNAME_KEY, ZONE_KEY, label_signature, selector_string
+from ...podaffinity import HOSTNAME_KEY, SIGNATURE_INFO, ZONE_KEY, node_signature_counts, selector_string
 from ..helper.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint
 
 DO_NOT_SCHEDULE_ACTION = "DoNotSchedule"
@@ -202,23 +202,20 @@ def node_has_all_keys(labels: dict, constraints) -> bool:
     return True
 
 
-def count_pods_match_selector(pods, selector: Selector, namespace: str, memo: dict) -> int:
-    """countPodsMatchSelector: pods of the namespace, not terminating, whose
-    labels match; an empty selector counts nothing (upstream's shortcut)."""
+def count_pods_match_selector(node_info, selector: Selector, namespace: str, memo: dict) -> int:
+    """countPodsMatchSelector over a node's pods: pods of the namespace, not
+    terminating, whose labels match; an empty selector counts nothing
+    (upstream's shortcut). Evaluated once per label signature."""
     if selector.is_empty():
         return 0
     count = 0
-    for p in pods:
-        sig = label_signature(p)
+    for sig, n in node_signature_counts(node_info).items():
         m = memo.get(sig)
         if m is None:
-            m = memo[sig] = (
-                p.namespace == namespace
-                and p.pod["metadata"].get("deletionTimestamp") is None
-                and selector.matches(p.labels)
-            )
+            ns, labels, terminating = SIGNATURE_INFO[sig]
+            m = memo[sig] = ns == namespace and not terminating and selector.matches(labels)
         if m:
-            count += 1
+            count += n
     return count
 
 

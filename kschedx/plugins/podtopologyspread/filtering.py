@@ -95,7 +95,7 @@ def compute_pre_filter_state(constraints, pod_info, nodes) -> PreFilterState:
             if not c.match_node_inclusion_policies(pod_info, ni, required):
                 continue
             value = labels[c.topology_key]
-            count = count_pods_match_selector(ni.pods, c.selector, namespace, memos[i])
+            count = count_pods_match_selector(ni, c.selector, namespace, memos[i])
             m = s.tp_value_to_match_num[i]
             m[value] = m.get(value, 0) + count
     # Upstream fills the critical paths in map order; only paths[0] (the

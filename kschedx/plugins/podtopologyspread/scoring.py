@@ -22,7 +22,7 @@ INVALID_SCORE = -1
 
 class PreScoreState:
     __slots__ = ("constraints", "ignored_nodes", "topology_value_to_pod_counts", "topology_normalizing_weight",
-                 "memos", "namespace")
+                 "memos", "namespace", "host_counts")
 
     def __init__(self):
         self.constraints = []
@@ -31,6 +31,8 @@ class PreScoreState:
         self.topology_normalizing_weight: list[float] = []
         self.memos: list[dict] = []
         self.namespace = ""
+        # (constraint index, node name) -> matching pods, for hostname keys.
+        self.host_counts: dict = {}
 
     def clone(self):
         # Read-only after PreScore, as upstream's.
@@ -101,12 +103,16 @@ def count_all_nodes(s: PreScoreState, pod_info, all_nodes, require_all_topologie
             # are counted per node at Score.
             if value not in counts:
                 continue
-            counts[value] += count_pods_match_selector(ni.pods, c.selector, namespace, memos[i])
+            counts[value] += count_pods_match_selector(ni, c.selector, namespace, memos[i])
 
 
 def _constraint_count(s: PreScoreState, i: int, c, node_info, tp_val: str) -> int:
     if c.topology_key == HOSTNAME_KEY:
-        return count_pods_match_selector(node_info.pods, c.selector, s.namespace, s.memos[i])
+        key = (i, node_info.name)
+        n = s.host_counts.get(key)
+        if n is None:
+            n = s.host_counts[key] = count_pods_match_selector(node_info, c.selector, s.namespace, s.memos[i])
+        return n
     return s.topology_value_to_pod_counts[i][tp_val]
 
 
