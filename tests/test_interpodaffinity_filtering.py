@@ -419,3 +419,27 @@ def test_mismatch_label_keys_merge_is_idempotent():
     exprs = env.pod_info.spec["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0][
         "labelSelector"]["matchExpressions"]
     assert exprs == [{"key": "tenant", "operator": "NotIn", "values": ["a"]}]
+
+
+def test_nominated_pods_count_through_add_pod():
+    """A higher-priority pod nominated to node A counts there (AddPod on a
+    cloned state) for the incoming pod's anti-affinity, and nowhere else."""
+    from kschedx import app
+    from kschedx.cluster import build_cluster
+    from kschedx.sources.fixtures import Origin
+
+    nominated = P("nominated").label("app", "web").obj()
+    nominated["spec"]["priority"] = 100
+    nominated["status"] = {"nominatedNodeName": "nodeA"}
+    incoming = P("incoming").label("app", "web").pod_anti_affinity_in("app", "hostname", ["web"]).obj()
+    objs = [(o, Origin("t")) for o in abc_nodes("z1", "z1") + [nominated, incoming]]
+    cluster = build_cluster(objs)
+    from kschedx.snapshot import PodInfo
+
+    fw = app.new_framework(cluster, tie_break="name", seed=None)
+    pi = PodInfo(next(p for p in cluster.pods if p["metadata"]["name"] == "incoming"))
+    r = fw.schedule(pi)
+    by_node = {n.name: n for n in r.nodes}
+    assert by_node["nodeA"].first_failure == IPA
+    assert by_node["nodeB"].feasible
+    assert r.selected_node == "nodeB"
