@@ -3,6 +3,7 @@ these and never computes anything itself."""
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 
 from .cluster import ClusterState, build_cluster
@@ -63,6 +64,9 @@ def load_workload(snapshot_paths, pod_paths=()) -> Workload:
 
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
     snapshot = build_snapshot(cluster)
+    # The snapshot (millions of objects for a large cluster) lives as long as
+    # the run: keep the cyclic GC from walking it again and again.
+    gc.freeze()
     fw = Framework(snapshot, tie_break=tie_break, seed=seed)
     for pod in cluster.pending_pods():
         nominated = (pod.get("status") or {}).get("nominatedNodeName")

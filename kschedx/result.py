@@ -21,7 +21,10 @@ def node_dict(nr: NodeResult) -> dict:
     filters = []
     for v in nr.filters:
         if v.status is None:
-            filters.append({"plugin": v.plugin, "code": "Success", "reasons": []})
+            fd = {"plugin": v.plugin, "code": "Success", "reasons": []}
+            if v.details:
+                fd["details"] = v.details
+            filters.append(fd)
         else:
             filters.append(status_dict(v.status, v.plugin))
     d = {

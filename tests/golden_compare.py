@@ -104,8 +104,12 @@ def _compare_pod(ep: dict, ap: dict, skip: set[str], simulate: bool) -> list[str
     en = {n["name"]: n for n in ep["nodes"]}
     an = {n["name"]: n for n in ap["nodes"]}
     diff("node names", sorted(en), sorted(an))
+    # Scores depend on the feasible set (PreScore and NormalizeScore see only
+    # feasible nodes): when a not-evaluated plugin changed that set, scores
+    # cannot be compared.
+    same_feasible = {n for n, v in en.items() if v.get("feasible")} == {n for n, v in an.items() if v.get("feasible")}
     for node_name in sorted(set(en) & set(an)):
-        out.extend(_compare_node(name, en[node_name], an[node_name], skip, decided))
+        out.extend(_compare_node(name, en[node_name], an[node_name], skip, decided, decided or same_feasible))
     return out
 
 
@@ -115,7 +119,7 @@ def _strip(st):
     return {k: v for k, v in st.items() if k != "details"}
 
 
-def _compare_node(pod: str, en: dict, an: dict, skip: set[str], decided: bool) -> list[str]:
+def _compare_node(pod: str, en: dict, an: dict, skip: set[str], decided: bool, scores_comparable: bool = True) -> list[str]:
     out = []
     where = f"pod {pod} node {en['name']}"
     ef = {f["plugin"]: f for f in en.get("filters") or ()}
@@ -145,7 +149,7 @@ def _compare_node(pod: str, en: dict, an: dict, skip: set[str], decided: bool) -
     if decided and (en.get("scores") is None) != (an.get("scores") is None):
         out.append(f"{where} scores: expected {'none' if en.get('scores') is None else 'scores'}, "
                    f"got {'none' if an.get('scores') is None else 'scores'}")
-    if en.get("scores") is not None and an.get("scores") is not None:
+    if scores_comparable and en.get("scores") is not None and an.get("scores") is not None:
         for plugin, s in e_scores.items():
             if plugin in skip:
                 continue

@@ -278,5 +278,5 @@ def test_details_of_rejection():
     _, _, r = run(pod(), claim(), other)
     nr = next(n for n in r.nodes if n.name == "worker")
     v = next(v for v in nr.filters if v.plugin == "DynamicResources")
-    cand = v.status.details["claims"][0]["requests"][0]["candidates"]
+    cand = (v.details or v.status.details)["claims"][0]["requests"][0]["candidates"]
     assert cand == [{"device": "some-driver/worker/instance-1", "reason": "already allocated to claim default/other"}]

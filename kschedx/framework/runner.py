@@ -26,6 +26,7 @@ ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without s
 class FilterVerdict:
     plugin: str
     status: Status | None  # None = Success
+    details: object = None  # a passing plugin's explanation (domain counts...)
 
     @property
     def code(self) -> Code:
@@ -190,10 +191,13 @@ class Framework:
                 if strict and not rejected:
                     raise
                 st = Status.as_error(str(exc))
+            details = None
             if st is not None:
                 if st.is_success():
-                    # A Success may carry an explanation (details); keep it.
-                    st = st.with_plugin(pl.name) if st.details else None
+                    # A Success may carry an explanation (domain counts, the
+                    # devices allocated): kept apart from the verdict.
+                    details = st.details
+                    st = None
                 elif not st.is_rejected():
                     if strict and not rejected:
                         raise PluginError(f'running "{pl.name}" filter plugin: {st.message()}')
@@ -204,7 +208,7 @@ class Framework:
                 else:
                     st.plugin = pl.name
                     rejected = True
-            verdicts.append(FilterVerdict(pl.name, st))
+            verdicts.append(FilterVerdict(pl.name, st, details))
         return verdicts
 
     @staticmethod

@@ -119,6 +119,9 @@ class Admission:
             check_resource_list(spec["overhead"], origin, ref, "spec.overhead")
         self._priority(spec, origin, ref)
         self._default_tolerations(spec)
+        labels = (pod.get("metadata") or {}).get("labels") or {}
+        _merge_pod_affinity_label_keys(spec, labels)
+        _merge_spread_label_keys(spec, labels)
 
     def _container(self, c: dict, origin, ref: str, path: str, host_network) -> None:
         res = c.get("resources")
@@ -264,6 +267,58 @@ class Admission:
         self.metadata(pc, origin)
         if not isinstance(pc.get("value", 0), int):
             raise InputError("must be an integer", source=origin, obj=object_ref(pc), field="value")
+
+
+def _merge_label_keys(selector: dict, keys, operator: str, labels: dict) -> None:
+    """Append `key <operator> (value)` for each key the pod has a label for.
+
+    A pod read back from a cluster already carries the expressions the API
+    server appended at creation; appending only missing ones keeps such pods
+    unchanged, while hand-written pods get what the API server would add.
+    """
+    exprs = selector.get("matchExpressions")
+    for key in keys or ():
+        if key not in labels:
+            continue
+        expr = {"key": key, "operator": operator, "values": [labels[key]]}
+        if exprs is None:
+            exprs = selector["matchExpressions"] = []
+        if not any(e.get("key") == key and e.get("operator") == operator and e.get("values") == [labels[key]]
+                   for e in exprs if isinstance(e, dict)):
+            exprs.append(expr)
+
+
+def _merge_pod_affinity_label_keys(spec: dict, labels: dict) -> None:
+    """The pod strategy's PrepareForCreate (MatchLabelKeysInPodAffinity, GA):
+    matchLabelKeys become `key in (value)` and mismatchLabelKeys `key notin
+    (value)` in the term's labelSelector, unless that selector is absent
+    (it matches nothing either way). The scheduler reads only the selector."""
+    affinity = spec.get("affinity")
+    if not isinstance(affinity, dict):
+        return
+    for kind in ("podAffinity", "podAntiAffinity"):
+        a = affinity.get(kind)
+        if not isinstance(a, dict):
+            continue
+        terms = [t.get("podAffinityTerm") for t in a.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
+                 if isinstance(t, dict)]
+        terms += list(a.get("requiredDuringSchedulingIgnoredDuringExecution") or ())
+        for term in terms:
+            if not isinstance(term, dict) or not isinstance(term.get("labelSelector"), dict):
+                continue
+            if not term.get("matchLabelKeys") and not term.get("mismatchLabelKeys"):
+                continue
+            _merge_label_keys(term["labelSelector"], term.get("matchLabelKeys"), "In", labels)
+            _merge_label_keys(term["labelSelector"], term.get("mismatchLabelKeys"), "NotIn", labels)
+
+
+def _merge_spread_label_keys(spec: dict, labels: dict) -> None:
+    """PrepareForCreate with MatchLabelKeysInPodTopologySpreadSelectorMerge
+    (beta, on): a constraint's matchLabelKeys become `key in (value)` in its
+    labelSelector. PodTopologySpread merges them again itself (harmless)."""
+    for c in spec.get("topologySpreadConstraints") or ():
+        if isinstance(c, dict) and c.get("matchLabelKeys") and isinstance(c.get("labelSelector"), dict):
+            _merge_label_keys(c["labelSelector"], c["matchLabelKeys"], "In", labels)
 
 
 def check_resource_list(rl, origin, ref: str, path: str) -> None:

@@ -1,0 +1,8 @@
+"""InterPodAffinity: required pod affinity / anti-affinity (of the incoming
+pod and of existing pods) at Filter, preferred terms at Score."""
+
+from .plugin import InterPodAffinity
+
+PLUGIN = InterPodAffinity
+
+__all__ = ["InterPodAffinity", "PLUGIN"]

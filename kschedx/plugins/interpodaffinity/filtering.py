@@ -1,0 +1,338 @@
+"""InterPodAffinity PreFilter/Filter: counts per topology pair, built once.
+
+PreFilter walks the cluster once and keeps three maps of
+(topologyKey, value) -> number of pods, exactly as upstream:
+- existing pods whose required anti-affinity matches the incoming pod;
+- existing pods matching all of the incoming pod's required affinity terms;
+- existing pods matching each of its required anti-affinity terms.
+Filter then looks up the node's own pairs: O(terms) per node.
+
+Next to the counts, the state keeps which pods made them (the explanation);
+those lists are shared between clones and AddPod/RemovePod record their
+changes in a small overlay, so cloning stays cheap for preemption dry runs.
+"""
+
+from __future__ import annotations
+
+from ...framework.status import Code, Status
+from ...podaffinity import (
+    SignaturePod,
+    affinity_terms,
+    node_signature_counts,
+    pod_matches_all_terms,
+    pods_with_signature,
+)
+
+PRE_FILTER_STATE_KEY = "PreFilterInterPodAffinity"
+
+ERR_REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+
+# How many pods an explanation names per topology domain.
+MAX_PODS_SHOWN = 10
+
+EXISTING_ANTI = "existingAntiAffinity"
+AFFINITY = "affinity"
+ANTI = "antiAffinity"
+
+
+class PreFilterState:
+    __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
+                 "pod_info", "required_affinity", "required_anti_affinity", "namespace_labels",
+                 "witnesses", "overlay")
+
+    def __init__(self, pod_info, required_affinity, required_anti_affinity, namespace_labels):
+        self.pod_info = pod_info
+        self.required_affinity = required_affinity
+        self.required_anti_affinity = required_anti_affinity
+        self.namespace_labels = namespace_labels
+        self.existing_anti_affinity_counts: dict = {}
+        self.affinity_counts: dict = {}
+        self.anti_affinity_counts: dict = {}
+        # kind -> {pair: [(PodInfo, node name)]}: never mutated after PreFilter.
+        self.witnesses = {EXISTING_ANTI: {}, AFFINITY: {}, ANTI: {}}
+        # [(kind, pair, PodInfo, node name, +1|-1)] from AddPod / RemovePod.
+        self.overlay: list = []
+
+    def clone(self) -> "PreFilterState":
+        c = PreFilterState.__new__(PreFilterState)
+        c.pod_info = self.pod_info
+        c.required_affinity = self.required_affinity
+        c.required_anti_affinity = self.required_anti_affinity
+        c.namespace_labels = self.namespace_labels
+        c.existing_anti_affinity_counts = dict(self.existing_anti_affinity_counts)
+        c.affinity_counts = dict(self.affinity_counts)
+        c.anti_affinity_counts = dict(self.anti_affinity_counts)
+        c.witnesses = self.witnesses
+        c.overlay = list(self.overlay)
+        return c
+
+    # -- AddPod / RemovePod -------------------------------------------------------
+    def update_with_pod(self, pi, node_info, multiplier: int) -> None:
+        labels = node_info.labels
+        for t in affinity_terms(pi).required_anti_affinity:
+            if t.matches(self.pod_info, self.namespace_labels):
+                self._update(EXISTING_ANTI, self.existing_anti_affinity_counts, labels, t.topology_key, multiplier,
+                             pi, node_info.name)
+        if pod_matches_all_terms(self.required_affinity, pi):
+            for t in self.required_affinity:
+                self._update(AFFINITY, self.affinity_counts, labels, t.topology_key, multiplier, pi, node_info.name)
+        for t in self.required_anti_affinity:
+            if t.matches(pi, None):
+                self._update(ANTI, self.anti_affinity_counts, labels, t.topology_key, multiplier, pi, node_info.name)
+
+    def _update(self, kind, counts, labels, key, value, pi, node_name) -> None:
+        tv = labels.get(key)
+        if tv is None:
+            return
+        pair = (key, tv)
+        n = counts.get(pair, 0) + value
+        # The value can go negative and back; a pair at zero is removed.
+        if n == 0:
+            counts.pop(pair, None)
+        else:
+            counts[pair] = n
+        self.overlay.append((kind, pair, pi, node_name, value))
+
+    # -- explanation ------------------------------------------------------------------
+    def pods_for(self, kind: str, pair, limit: int | None = None) -> list:
+        """The (PodInfo, node) pairs behind a count, AddPod/RemovePod applied
+        (witnesses are kept per pod, or per label signature and node)."""
+        pods = []
+        for a, b in self.witnesses[kind].get(pair, ()):
+            if isinstance(a, int):
+                pods.extend((p, b.name) for p in pods_with_signature(b, a))
+            else:
+                pods.append((a, b))
+            if limit is not None and len(pods) >= limit + len(self.overlay):
+                break
+        for k, p, pi, node, delta in self.overlay:
+            if k != kind or p != pair:
+                continue
+            if delta > 0:
+                pods.append((pi, node))
+            else:
+                for i, (q, _) in enumerate(pods):
+                    if q.uid == pi.uid:
+                        del pods[i]
+                        break
+        return pods
+
+
+def _add(counts: dict, witnesses: dict, pair, pi, node_name) -> None:
+    counts[pair] = counts.get(pair, 0) + 1
+    lst = witnesses.get(pair)
+    if lst is None:
+        witnesses[pair] = [(pi, node_name)]
+    else:
+        lst.append((pi, node_name))
+
+
+def existing_anti_affinity_counts(state: PreFilterState, nodes) -> None:
+    """getExistingAntiAffinityCounts over nodes holding pods with required anti-affinity."""
+    incoming = state.pod_info
+    ns_labels = state.namespace_labels
+    counts = state.existing_anti_affinity_counts
+    witnesses = state.witnesses[EXISTING_ANTI]
+    memo: dict = {}  # id(term) -> matches the incoming pod
+    for ni in nodes:
+        labels = ni.labels
+        for ep in ni.pods_with_required_anti_affinity:
+            for t in affinity_terms(ep).required_anti_affinity:
+                m = memo.get(id(t))
+                if m is None:
+                    m = memo[id(t)] = t.matches(incoming, ns_labels)
+                if m:
+                    tv = labels.get(t.topology_key)
+                    if tv is not None:
+                        _add(counts, witnesses, (t.topology_key, tv), ep, ni.name)
+
+
+def incoming_affinity_counts(state: PreFilterState, nodes) -> None:
+    """getIncomingAffinityAntiAffinityCounts: existing pods matching all the
+    required affinity terms / each required anti-affinity term. Pods are
+    taken per label signature (same namespace and labels: same answer)."""
+    req = state.required_affinity
+    anti = state.required_anti_affinity
+    if not req and not anti:
+        return
+    aff_counts, anti_counts = state.affinity_counts, state.anti_affinity_counts
+    aff_w, anti_w = state.witnesses[AFFINITY], state.witnesses[ANTI]
+    memo: dict = {}  # label signature -> (matches all affinity terms, matching anti-affinity term indexes)
+    for ni in nodes:
+        sig_counts = node_signature_counts(ni)
+        if not sig_counts:
+            continue
+        labels = ni.labels
+        aff_pairs = None
+        anti_pairs = None
+        for sig, n in sig_counts.items():
+            m = memo.get(sig)
+            if m is None:
+                p = SignaturePod(sig)
+                m = memo[sig] = (
+                    pod_matches_all_terms(req, p),
+                    tuple(i for i, t in enumerate(anti) if t.matches(p, None)),
+                )
+            if m[0]:
+                if aff_pairs is None:
+                    aff_pairs = [(t.topology_key, labels.get(t.topology_key)) for t in req]
+                for pair in aff_pairs:
+                    if pair[1] is not None:
+                        _add_many(aff_counts, aff_w, pair, sig, ni, n)
+            if m[1]:
+                if anti_pairs is None:
+                    anti_pairs = [(t.topology_key, labels.get(t.topology_key)) for t in anti]
+                for i in m[1]:
+                    pair = anti_pairs[i]
+                    if pair[1] is not None:
+                        _add_many(anti_counts, anti_w, pair, sig, ni, n)
+
+
+def _add_many(counts: dict, witnesses: dict, pair, sig: int, ni, n: int) -> None:
+    counts[pair] = counts.get(pair, 0) + n
+    lst = witnesses.get(pair)
+    if lst is None:
+        witnesses[pair] = [(sig, ni)]
+    else:
+        lst.append((sig, ni))
+
+
+def satisfy_existing_pods_anti_affinity(state: PreFilterState, node_info) -> bool:
+    counts = state.existing_anti_affinity_counts
+    if counts:
+        labels = node_info.labels
+        if len(counts) < len(labels):
+            for (k, v), n in counts.items():
+                if n > 0 and labels.get(k) == v:
+                    return False
+        else:
+            for k, v in labels.items():
+                if counts.get((k, v), 0) > 0:
+                    return False
+    return True
+
+
+def satisfy_pod_anti_affinity(state: PreFilterState, node_info) -> bool:
+    counts = state.anti_affinity_counts
+    if counts:
+        labels = node_info.labels
+        for t in state.required_anti_affinity:
+            tv = labels.get(t.topology_key)
+            if tv is not None and counts.get((t.topology_key, tv), 0) > 0:
+                return False
+    return True
+
+
+def satisfy_pod_affinity(state: PreFilterState, node_info) -> bool:
+    pods_exist = True
+    labels = node_info.labels
+    counts = state.affinity_counts
+    for t in state.required_affinity:
+        tv = labels.get(t.topology_key)
+        if tv is None:
+            # Every topology key of the terms must be on the node.
+            return False
+        if counts.get((t.topology_key, tv), 0) <= 0:
+            pods_exist = False
+    if not pods_exist:
+        # The first pod of a group whose affinity points at itself: when no
+        # pod in the cluster matches and the pod matches its own terms, it
+        # may go anywhere that has the topology keys.
+        return not counts and first_of_group(state)
+    return True
+
+
+def first_of_group(state: PreFilterState) -> bool:
+    return pod_matches_all_terms(state.required_affinity, state.pod_info)
+
+
+def filter_node(state: PreFilterState, node_info) -> Status | None:
+    if not satisfy_pod_affinity(state, node_info):
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY,
+                      details=affinity_details(state, node_info, False))
+    if not satisfy_pod_anti_affinity(state, node_info):
+        return Status(Code.UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY, details=anti_affinity_details(state, node_info))
+    if not satisfy_existing_pods_anti_affinity(state, node_info):
+        return Status(Code.UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY,
+                      details=existing_anti_affinity_details(state, node_info))
+    if state.required_affinity:
+        return Status(Code.SUCCESS, details=affinity_details(state, node_info, True))
+    return None
+
+
+# -- explanations ------------------------------------------------------------------------
+def pod_ref(pi, node_name: str, topology_value: str | None = None) -> dict:
+    d = {"pod": pi.key, "node": node_name}
+    if topology_value is not None:
+        d["topologyValue"] = topology_value
+    return d
+
+
+def _pods_list(state, kind, pair) -> list:
+    pods = state.pods_for(kind, pair, MAX_PODS_SHOWN)
+    return [pod_ref(pi, node, pair[1]) for pi, node in pods[:MAX_PODS_SHOWN]]
+
+
+def affinity_details(state: PreFilterState, node_info, passed: bool) -> dict:
+    labels = node_info.labels
+    terms = []
+    for t in state.required_affinity:
+        d = t.describe()
+        tv = labels.get(t.topology_key)
+        d["nodeValue"] = tv
+        if tv is None:
+            d["missingTopologyKey"] = True
+            d["matchingPods"] = 0
+        else:
+            pair = (t.topology_key, tv)
+            d["matchingPods"] = state.affinity_counts.get(pair, 0)
+            if not passed:
+                d["pods"] = _pods_list(state, AFFINITY, pair)
+        terms.append(d)
+    out = {"requiredAffinityTerms": terms}
+    if passed and all(d["matchingPods"] <= 0 for d in terms):
+        out["firstOfGroup"] = True
+        out["note"] = ("no pod in the cluster matches the pod's affinity terms and the pod matches them itself: "
+                       "it may be placed as the first of its group")
+    elif not passed:
+        out["matchingPodsInCluster"] = sum(n for n in state.affinity_counts.values() if n > 0)
+        if not state.affinity_counts and not first_of_group(state):
+            out["note"] = "no pod matches the affinity terms, and the pod does not match them itself"
+    return out
+
+
+def anti_affinity_details(state: PreFilterState, node_info) -> dict:
+    labels = node_info.labels
+    terms = []
+    for t in state.required_anti_affinity:
+        d = t.describe()
+        tv = labels.get(t.topology_key)
+        d["nodeValue"] = tv
+        if tv is not None:
+            pair = (t.topology_key, tv)
+            n = state.anti_affinity_counts.get(pair, 0)
+            d["matchingPods"] = n
+            if n > 0:
+                d["pods"] = _pods_list(state, ANTI, pair)
+        else:
+            d["matchingPods"] = 0
+        terms.append(d)
+    return {"requiredAntiAffinityTerms": terms}
+
+
+def existing_anti_affinity_details(state: PreFilterState, node_info) -> dict:
+    labels = node_info.labels
+    pods = []
+    total = 0
+    for pair, n in sorted(state.existing_anti_affinity_counts.items()):
+        if n <= 0 or labels.get(pair[0]) != pair[1]:
+            continue
+        total += n
+        for pi, node in state.pods_for(EXISTING_ANTI, pair, MAX_PODS_SHOWN):
+            if len(pods) < MAX_PODS_SHOWN:
+                ref = pod_ref(pi, node, pair[1])
+                ref["topologyKey"] = pair[0]
+                pods.append(ref)
+    return {"existingPods": pods, "matchingPods": total}

@@ -1,0 +1,122 @@
+"""The InterPodAffinity plugin (interpodaffinity/plugin.go): wiring, args and
+namespace handling; the work is in filtering.py and scoring.py."""
+
+from __future__ import annotations
+
+from ...framework.interface import Plugin, PluginError
+from ...framework.status import Code, Status
+from ...podaffinity import affinity_terms
+from ...podaffinity import WeightedAffinityTerm
+from . import filtering, scoring
+
+DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
+
+
+def namespace_labels(cluster, namespace: str) -> dict:
+    """GetNamespaceLabelsSnapshot: a namespace that the lister does not have
+    has no labels (upstream logs and goes on with an empty set)."""
+    ns = cluster.namespaces.get(namespace)
+    if ns is None:
+        return {}
+    return dict(ns["metadata"].get("labels") or {})
+
+
+class _Extensions:
+    def __init__(self, plugin):
+        self.plugin = plugin
+
+    def add_pod(self, state, pod_info, pod_info_to_add, node_info):
+        s = _read(state, filtering.PRE_FILTER_STATE_KEY)
+        s.update_with_pod(pod_info_to_add, node_info, 1)
+        return None
+
+    def remove_pod(self, state, pod_info, pod_info_to_remove, node_info):
+        s = _read(state, filtering.PRE_FILTER_STATE_KEY)
+        s.update_with_pod(pod_info_to_remove, node_info, -1)
+        return None
+
+
+def _read(state, key):
+    s = state.read(key)
+    if s is None:
+        raise PluginError(f'error reading "{key}" from cycleState: not found')
+    return s
+
+
+class InterPodAffinity(Plugin):
+    name = "InterPodAffinity"
+
+    def __init__(self, handle, args=None):
+        super().__init__(handle, args)
+        weight = self.args.get("hardPodAffinityWeight", DEFAULT_HARD_POD_AFFINITY_WEIGHT)
+        if not isinstance(weight, int) or isinstance(weight, bool) or weight < 0 or weight > 100:
+            raise ValueError("hardPodAffinityWeight: must be in the range [0, 100]")
+        self.hard_pod_affinity_weight = weight
+        self.ignore_preferred_terms_of_existing_pods = bool(self.args.get("ignorePreferredTermsOfExistingPods", False))
+        self._extensions = _Extensions(self)
+
+    # -- PreFilter / Filter ----------------------------------------------------------
+    def pre_filter(self, state, pod_info, nodes):
+        snapshot = self.handle.snapshot
+        terms = affinity_terms(pod_info)
+        err = terms.error_message()
+        if err is not None:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"parsing pod: {err}")
+        cluster = snapshot.cluster
+        required = [t.with_namespaces_merged(cluster) for t in terms.required_affinity]
+        required_anti = [t.with_namespaces_merged(cluster) for t in terms.required_anti_affinity]
+        s = filtering.PreFilterState(pod_info, required, required_anti, namespace_labels(cluster, pod_info.namespace))
+        filtering.existing_anti_affinity_counts(s, snapshot.have_pods_with_required_anti_affinity())
+        filtering.incoming_affinity_counts(s, nodes)
+        if not s.existing_anti_affinity_counts and not required and not required_anti:
+            return None, Status(Code.SKIP)
+        state.write(filtering.PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def pre_filter_extensions(self):
+        return self._extensions
+
+    def filter(self, state, pod_info, node_info):
+        s = _read(state, filtering.PRE_FILTER_STATE_KEY)
+        return filtering.filter_node(s, node_info)
+
+    # -- PreScore / Score ---------------------------------------------------------------
+    def pre_score(self, state, pod_info, nodes):
+        affinity = pod_info.spec.get("affinity") or {}
+        has_constraints = bool(
+            ((affinity.get("podAffinity") or {}).get("preferredDuringSchedulingIgnoredDuringExecution"))
+            or ((affinity.get("podAntiAffinity") or {}).get("preferredDuringSchedulingIgnoredDuringExecution"))
+        )
+        if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status(Code.SKIP)
+        snapshot = self.handle.snapshot
+        # Unless the pod has preferred terms, only nodes holding pods with
+        # affinity can contribute. Either way every node of the cluster is
+        # looked at, not only the feasible ones.
+        all_nodes = snapshot.node_infos if has_constraints else snapshot.have_pods_with_affinity()
+        terms = affinity_terms(pod_info)
+        if terms.error_message() is not None:
+            return Status.as_error(f"failed to parse pod: {terms.error_message()}")
+        cluster = snapshot.cluster
+        preferred = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster), wt.weight)
+                     for wt in terms.preferred_affinity]
+        preferred_anti = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster), wt.weight)
+                          for wt in terms.preferred_anti_affinity]
+        s = scoring.PreScoreState(pod_info, namespace_labels(cluster, pod_info.namespace))
+        if not scoring.compute_pre_score(self, s, pod_info, preferred, preferred_anti, all_nodes, has_constraints):
+            return Status(Code.SKIP)
+        state.write(scoring.PRE_SCORE_STATE_KEY, s)
+        return None
+
+    def score(self, state, pod_info, node_info) -> int:
+        return scoring.score_node(_read(state, scoring.PRE_SCORE_STATE_KEY), node_info)
+
+    def normalize_score(self, state, pod_info, scores):
+        scoring.normalize(_read(state, scoring.PRE_SCORE_STATE_KEY), scores)
+        return None
+
+    def score_details(self, state, pod_info, node_info):
+        s = state.read(scoring.PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None
+        return scoring.score_details(s, node_info)

@@ -1,0 +1,223 @@
+"""InterPodAffinity PreScore/Score/NormalizeScore.
+
+PreScore sums, per (topologyKey, value), the weights of every preferred term
+that an existing pod and the incoming pod satisfy towards each other (and the
+hardPodAffinityWeight for existing pods' required affinity terms the incoming
+pod matches). Score adds up the node's own pairs; NormalizeScore maps the
+range min..max onto 0..100 with float64 arithmetic, like upstream.
+"""
+
+from __future__ import annotations
+
+from ...framework.interface import MAX_NODE_SCORE
+from ...podaffinity import SignaturePod, affinity_terms, node_signature_counts, pods_with_signature
+
+PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
+
+MAX_PODS_SHOWN = 10
+
+INCOMING_PREFERRED_AFFINITY = "preferredAffinity"
+INCOMING_PREFERRED_ANTI = "preferredAntiAffinity"
+EXISTING_REQUIRED_AFFINITY = "existingPodRequiredAffinity"
+EXISTING_PREFERRED_AFFINITY = "existingPodPreferredAffinity"
+EXISTING_PREFERRED_ANTI = "existingPodPreferredAntiAffinity"
+
+
+class PreScoreState:
+    __slots__ = ("topology_score", "pod_info", "namespace_labels", "contributions", "details_cache")
+
+    def __init__(self, pod_info, namespace_labels):
+        self.pod_info = pod_info
+        self.namespace_labels = namespace_labels
+        # topologyKey -> {value: score}
+        self.topology_score: dict[str, dict[str, int]] = {}
+        # (topologyKey, value) -> [(PodInfo, node, source, signed weight)]
+        self.contributions: dict = {}
+        self.details_cache: dict = {}
+
+    def clone(self):
+        # Read-only after PreScore, as upstream's.
+        return self
+
+
+class _NodeScores:
+    """One node's scoreMap before it is merged (upstream's per-node topoScore)."""
+
+    __slots__ = ("scores", "contributions")
+
+    def __init__(self):
+        self.scores: dict[str, dict[str, int]] = {}
+        self.contributions: list = []
+
+    def add(self, key, value, amount, who, node_name, source, per_pod, pods=1) -> None:
+        """`who` is a PodInfo, or (label signature, NodeInfo) for all the
+        pods of that signature on the node."""
+        by_value = self.scores.get(key)
+        if by_value is None:
+            by_value = self.scores[key] = {}
+        by_value[value] = by_value.get(value, 0) + amount
+        self.contributions.append(((key, value), who, node_name, source, per_pod, pods))
+
+
+def compute_pre_score(plugin, state: PreScoreState, pod_info, preferred_affinity, preferred_anti,
+                      nodes, has_constraints: bool) -> bool:
+    """Fill state.topology_score; False when no node contributed (Skip)."""
+    hard_weight = plugin.hard_pod_affinity_weight
+    ns_labels = state.namespace_labels
+    incoming_memo: dict = {}  # label signature -> [(key, signed weight, source)]
+    existing_memo: dict = {}  # id(term) -> incoming pod matches it
+    any_node = False
+    for ni in nodes:
+        labels = ni.labels
+        if not labels:
+            # processExistingPod does nothing for a node without labels.
+            continue
+        node_scores = _NodeScores()
+        if has_constraints:
+            # The incoming pod's terms against every pod, per label signature.
+            for sig, n in node_signature_counts(ni).items():
+                matched = incoming_memo.get(sig)
+                if matched is None:
+                    matched = incoming_memo[sig] = _incoming_matches(preferred_affinity, preferred_anti,
+                                                                     SignaturePod(sig))
+                for key, amount, source in matched:
+                    tv = labels.get(key)
+                    if tv is not None:
+                        node_scores.add(key, tv, amount * n, (sig, ni), ni.name, source, amount, n)
+        # The existing pods' own terms: only pods with affinity have any.
+        for ep in ni.pods_with_affinity:
+            terms = affinity_terms(ep)
+            if hard_weight > 0:
+                for t in terms.required_affinity:
+                    if _existing_term_matches(existing_memo, t, pod_info, ns_labels):
+                        tv = labels.get(t.topology_key)
+                        if tv is not None:
+                            node_scores.add(t.topology_key, tv, hard_weight, ep, ni.name,
+                                            EXISTING_REQUIRED_AFFINITY, hard_weight)
+            for wt in terms.preferred_affinity:
+                if _existing_term_matches(existing_memo, wt.term, pod_info, ns_labels):
+                    tv = labels.get(wt.term.topology_key)
+                    if tv is not None:
+                        node_scores.add(wt.term.topology_key, tv, wt.weight, ep, ni.name,
+                                        EXISTING_PREFERRED_AFFINITY, wt.weight)
+            for wt in terms.preferred_anti_affinity:
+                if _existing_term_matches(existing_memo, wt.term, pod_info, ns_labels):
+                    tv = labels.get(wt.term.topology_key)
+                    if tv is not None:
+                        node_scores.add(wt.term.topology_key, tv, -wt.weight, ep, ni.name,
+                                        EXISTING_PREFERRED_ANTI, -wt.weight)
+        if node_scores.scores:
+            any_node = True
+            _merge(state, node_scores)
+    return any_node
+
+
+def _incoming_matches(preferred_affinity, preferred_anti, ep) -> list:
+    out = []
+    # The incoming pod's namespace selectors were merged into names: existing
+    # pods' namespace labels are not looked up (nil, as upstream passes).
+    for wt in preferred_affinity:
+        if wt.term.matches(ep, None):
+            out.append((wt.term.topology_key, wt.weight, INCOMING_PREFERRED_AFFINITY))
+    for wt in preferred_anti:
+        if wt.term.matches(ep, None):
+            out.append((wt.term.topology_key, -wt.weight, INCOMING_PREFERRED_ANTI))
+    return out
+
+
+def _existing_term_matches(memo, term, pod_info, ns_labels) -> bool:
+    m = memo.get(id(term))
+    if m is None:
+        m = memo[id(term)] = term.matches(pod_info, ns_labels)
+    return m
+
+
+def _merge(state: PreScoreState, node_scores: _NodeScores) -> None:
+    total = state.topology_score
+    for key, values in node_scores.scores.items():
+        into = total.get(key)
+        if into is None:
+            total[key] = dict(values)
+            continue
+        for v, s in values.items():
+            into[v] = into.get(v, 0) + s
+    contributions = state.contributions
+    for pair, who, node_name, source, amount, pods in node_scores.contributions:
+        lst = contributions.get(pair)
+        if lst is None:
+            contributions[pair] = [(who, node_name, source, amount, pods)]
+        else:
+            lst.append((who, node_name, source, amount, pods))
+
+
+def score_node(state: PreScoreState, node_info) -> int:
+    labels = node_info.labels
+    score = 0
+    for key, values in state.topology_score.items():
+        v = labels.get(key)
+        if v is not None:
+            score += values.get(v, 0)
+    return score
+
+
+def normalize(state: PreScoreState, scores) -> None:
+    if not state.topology_score:
+        return
+    min_count = None
+    max_count = None
+    for s in scores:
+        if max_count is None or s.score > max_count:
+            max_count = s.score
+        if min_count is None or s.score < min_count:
+            min_count = s.score
+    if min_count is None:
+        return
+    diff = max_count - min_count
+    for s in scores:
+        f = 0.0
+        if diff > 0:
+            f = float(MAX_NODE_SCORE) * (float(s.score - min_count) / float(diff))
+        s.score = int(f)
+
+
+def score_details(state: PreScoreState, node_info) -> dict | None:
+    labels = node_info.labels
+    domains = []
+    for key in sorted(state.topology_score):
+        v = labels.get(key)
+        if v is None:
+            continue
+        d = _domain_details(state, (key, v))
+        if d is not None:
+            domains.append(d)
+    if not domains:
+        return None
+    return {"domains": domains}
+
+
+def _domain_details(state: PreScoreState, pair) -> dict | None:
+    """The pods behind one (topologyKey, value): built once per domain."""
+    cache = state.details_cache
+    if pair in cache:
+        return cache[pair]
+    contributions = state.contributions.get(pair, ())
+    out = None
+    if contributions:
+        pods = []
+        total = 0
+        for who, node_name, source, amount, n in contributions:
+            total += n
+            if len(pods) >= MAX_PODS_SHOWN:
+                continue
+            matched = pods_with_signature(who[1], who[0]) if isinstance(who, tuple) else [who]
+            for pi in matched[: MAX_PODS_SHOWN - len(pods)]:
+                pods.append({"pod": pi.key, "node": node_name, "term": source, "weight": amount})
+        out = {
+            "topologyKey": pair[0],
+            "topologyValue": pair[1],
+            "score": state.topology_score[pair[0]].get(pair[1], 0),
+            "pods": pods,
+            "podTerms": total,
+        }
+    cache[pair] = out
+    return out

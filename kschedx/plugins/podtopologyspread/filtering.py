@@ -1,0 +1,174 @@
+"""PodTopologySpread PreFilter/Filter (podtopologyspread/filtering.go).
+
+PreFilter counts, per DoNotSchedule constraint, the matching pods of every
+eligible domain and keeps the two smallest counts ("critical paths"); Filter
+checks `matching in the node's domain + self match - global minimum <=
+maxSkew` in O(constraints) per node.
+"""
+
+from __future__ import annotations
+
+from ...framework.status import Code, Status
+from ..nodeaffinity import required_node_affinity
+from .common import count_pods_match_selector, node_has_all_keys
+
+PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
+
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+MAX_INT32 = 2**31 - 1
+
+# Domain counts are listed in an explanation when there are at most this
+# many domains (zones, racks); hostname-like keys give the size only.
+MAX_DOMAINS_SHOWN = 20
+
+
+class CriticalPaths:
+    """Two (topology value, match number) entries; [0] holds the minimum."""
+
+    __slots__ = ("paths",)
+
+    def __init__(self, paths=None):
+        self.paths = paths if paths is not None else [["", MAX_INT32], ["", MAX_INT32]]
+
+    def update(self, tp_val: str, num: int) -> None:
+        p = self.paths
+        i = -1
+        if tp_val == p[0][0]:
+            i = 0
+        elif tp_val == p[1][0]:
+            i = 1
+        if i >= 0:
+            p[i][1] = num
+            if p[0][1] > p[1][1]:
+                p[0], p[1] = p[1], p[0]
+        else:
+            if num < p[0][1]:
+                p[1] = p[0]
+                p[0] = [tp_val, num]
+            elif num < p[1][1]:
+                p[1] = [tp_val, num]
+
+    def clone(self) -> "CriticalPaths":
+        return CriticalPaths([list(self.paths[0]), list(self.paths[1])])
+
+    def __repr__(self):
+        return f"CriticalPaths({self.paths})"
+
+
+class PreFilterState:
+    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num")
+
+    def __init__(self, constraints, critical_paths=None, tp_value_to_match_num=None):
+        self.constraints = constraints
+        self.critical_paths: list[CriticalPaths] = critical_paths or []
+        self.tp_value_to_match_num: list[dict[str, int]] = tp_value_to_match_num or []
+
+    def min_match_num(self, i: int, min_domains: int) -> int:
+        """The global minimum, 0 while fewer domains than minDomains exist."""
+        if len(self.tp_value_to_match_num[i]) < min_domains:
+            return 0
+        return self.critical_paths[i].paths[0][1]
+
+    def clone(self) -> "PreFilterState":
+        # Constraints never change: shared.
+        return PreFilterState(
+            self.constraints,
+            [p.clone() for p in self.critical_paths],
+            [dict(m) for m in self.tp_value_to_match_num],
+        )
+
+
+def compute_pre_filter_state(constraints, pod_info, nodes) -> PreFilterState:
+    """calPreFilterState over all nodes."""
+    s = PreFilterState(constraints)
+    s.tp_value_to_match_num = [{} for _ in constraints]
+    required = required_node_affinity(pod_info)
+    namespace = pod_info.namespace
+    memos = [{} for _ in constraints]
+    for ni in nodes:
+        labels = ni.labels
+        if not node_has_all_keys(labels, constraints):
+            continue
+        for i, c in enumerate(constraints):
+            if not c.match_node_inclusion_policies(pod_info, ni, required):
+                continue
+            value = labels[c.topology_key]
+            count = count_pods_match_selector(ni, c.selector, namespace, memos[i])
+            m = s.tp_value_to_match_num[i]
+            m[value] = m.get(value, 0) + count
+    # Upstream fills the critical paths in map order; only paths[0] (the
+    # minimum) is ever read, and it does not depend on the order.
+    for i in range(len(constraints)):
+        paths = CriticalPaths()
+        for value, num in s.tp_value_to_match_num[i].items():
+            paths.update(value, num)
+        s.critical_paths.append(paths)
+    return s
+
+
+def update_with_pod(s: PreFilterState, updated_pi, preemptor_pi, node_info, delta: int) -> None:
+    """AddPod / RemovePod."""
+    if s is None or updated_pi.namespace != preemptor_pi.namespace or node_info.node is None:
+        return
+    labels = node_info.labels
+    if not node_has_all_keys(labels, s.constraints):
+        return
+    required = required_node_affinity(preemptor_pi)
+    for i, c in enumerate(s.constraints):
+        if not c.selector.matches(updated_pi.labels):
+            continue
+        if not c.match_node_inclusion_policies(preemptor_pi, node_info, required):
+            continue
+        v = labels[c.topology_key]
+        m = s.tp_value_to_match_num[i]
+        m[v] = m.get(v, 0) + delta
+        s.critical_paths[i].update(v, m[v])
+
+
+def filter_node(s: PreFilterState, pod_info, node_info) -> Status | None:
+    if not s.constraints:
+        return None
+    labels = node_info.labels
+    pod_labels = pod_info.labels
+    evaluated = []
+    for i, c in enumerate(s.constraints):
+        tp_val = labels.get(c.topology_key)
+        if tp_val is None:
+            evaluated.append(_constraint_details(s, i, c, None, None, None, None))
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH,
+                          details={"constraints": evaluated})
+        min_match = s.min_match_num(i, c.min_domains)
+        self_match = 1 if c.selector.matches(pod_labels) else 0
+        match_num = s.tp_value_to_match_num[i].get(tp_val, 0)
+        skew = match_num + self_match - min_match
+        evaluated.append(_constraint_details(s, i, c, tp_val, match_num, self_match, min_match))
+        if skew > c.max_skew:
+            return Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH, details={"constraints": evaluated})
+    return Status(Code.SUCCESS, details={"constraints": evaluated})
+
+
+def _constraint_details(s, i, c, tp_val, match_num, self_match, min_match) -> dict:
+    d = c.describe()
+    domains = s.tp_value_to_match_num[i]
+    d["domain"] = tp_val
+    if tp_val is None:
+        d["missingTopologyKey"] = True
+        return d
+    in_domain = tp_val in domains
+    d["matchingPods"] = match_num
+    d["selfMatch"] = bool(self_match)
+    d["globalMinimum"] = min_match
+    d["eligibleDomains"] = len(domains)
+    if len(domains) < c.min_domains:
+        d["belowMinDomains"] = True
+    d["skew"] = match_num + self_match - min_match
+    d["satisfied"] = d["skew"] <= c.max_skew
+    if not in_domain:
+        # The node is not an eligible domain itself (e.g. excluded by
+        # nodeAffinityPolicy / nodeTaintsPolicy): counted as 0 matching pods.
+        d["domainEligible"] = False
+    if len(domains) <= MAX_DOMAINS_SHOWN:
+        d["domainCounts"] = {k: domains[k] for k in sorted(domains)}
+    return d

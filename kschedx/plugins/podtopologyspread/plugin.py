@@ -1,0 +1,101 @@
+"""The PodTopologySpread plugin (podtopologyspread/plugin.go): args, the
+system default constraints, and the extension points."""
+
+from __future__ import annotations
+
+from ...framework.interface import Plugin, PluginError
+from ...framework.status import Code, Status
+from . import filtering, scoring
+from .common import DO_NOT_SCHEDULE_ACTION, SCHEDULE_ANYWAY, SYSTEM_DEFAULT_CONSTRAINTS, SpreadError, get_constraints
+
+
+def _read(state, key):
+    s = state.read(key)
+    if s is None:
+        raise PluginError(f'reading "{key}" from cycleState: not found')
+    return s
+
+
+class _Extensions:
+    def add_pod(self, state, pod_info, pod_info_to_add, node_info):
+        filtering.update_with_pod(_read(state, filtering.PRE_FILTER_STATE_KEY), pod_info_to_add, pod_info,
+                                  node_info, 1)
+        return None
+
+    def remove_pod(self, state, pod_info, pod_info_to_remove, node_info):
+        filtering.update_with_pod(_read(state, filtering.PRE_FILTER_STATE_KEY), pod_info_to_remove, pod_info,
+                                  node_info, -1)
+        return None
+
+
+class PodTopologySpread(Plugin):
+    name = "PodTopologySpread"
+
+    def __init__(self, handle, args=None):
+        super().__init__(handle, args)
+        defaulting = self.args.get("defaultingType", "System")
+        if defaulting == "System":
+            self.default_constraints = list(SYSTEM_DEFAULT_CONSTRAINTS)
+            self.system_defaulted = True
+        elif defaulting == "List":
+            self.default_constraints = list(self.args.get("defaultConstraints") or ())
+            self.system_defaulted = False
+        else:
+            raise ValueError(f"defaultingType: unsupported value {defaulting!r}")
+        self._extensions = _Extensions()
+
+    # -- PreFilter / Filter ----------------------------------------------------------------
+    def pre_filter(self, state, pod_info, nodes):
+        try:
+            constraints = get_constraints(self, pod_info, DO_NOT_SCHEDULE_ACTION)
+        except SpreadError as exc:
+            return None, Status.as_error(
+                f"get constraints from pod: obtaining pod's hard topology spread constraints: {exc}")
+        if not constraints:
+            return None, Status(Code.SKIP)
+        state.write(filtering.PRE_FILTER_STATE_KEY, filtering.compute_pre_filter_state(constraints, pod_info, nodes))
+        return None, None
+
+    def pre_filter_extensions(self):
+        return self._extensions
+
+    def filter(self, state, pod_info, node_info):
+        return filtering.filter_node(_read(state, filtering.PRE_FILTER_STATE_KEY), pod_info, node_info)
+
+    # -- PreScore / Score ------------------------------------------------------------------------
+    def pre_score(self, state, pod_info, filtered_nodes):
+        all_nodes = self.handle.snapshot.node_infos
+        if not all_nodes:
+            return Status(Code.SKIP)
+        own = bool(pod_info.spec.get("topologySpreadConstraints"))
+        # Only the pod's own constraints (or configured defaults) require every
+        # topology key on a node: with the system defaults a node without a
+        # zone label still spreads by hostname.
+        require_all = own or not self.system_defaulted
+        s = scoring.PreScoreState()
+        try:
+            s.constraints = get_constraints(self, pod_info, SCHEDULE_ANYWAY)
+        except SpreadError as exc:
+            return Status.as_error(
+                f"calculating preScoreState: obtaining pod's soft topology spread constraints: {exc}")
+        if not s.constraints:
+            return Status(Code.SKIP)
+        s.namespace = pod_info.namespace
+        s.memos = [{} for _ in s.constraints]
+        scoring.init_pre_score_state(s, filtered_nodes, require_all)
+        scoring.count_all_nodes(s, pod_info, all_nodes, require_all)
+        state.write(scoring.PRE_SCORE_STATE_KEY, s)
+        return None
+
+    def score(self, state, pod_info, node_info) -> int:
+        return scoring.score_node(_read(state, scoring.PRE_SCORE_STATE_KEY), node_info)
+
+    def normalize_score(self, state, pod_info, scores):
+        scoring.normalize(_read(state, scoring.PRE_SCORE_STATE_KEY), scores)
+        return None
+
+    def score_details(self, state, pod_info, node_info):
+        s = state.read(scoring.PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None
+        return scoring.score_details(s, node_info)

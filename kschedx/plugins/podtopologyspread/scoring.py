@@ -1,0 +1,176 @@
+"""PodTopologySpread PreScore/Score/NormalizeScore (podtopologyspread/scoring.go).
+
+ScheduleAnyway constraints (the pod's, or the system defaults): a node scores
+the sum over constraints of `matching pods in its domain * log(domains + 2) +
+maxSkew - 1` (float64, rounded half away from zero), and NormalizeScore turns
+fewer matching pods into a higher score with integer arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...framework.interface import MAX_NODE_SCORE
+from ...podaffinity import HOSTNAME_KEY
+from ..helper.normalize_score import go_div
+from ..nodeaffinity import required_node_affinity
+from .common import count_pods_match_selector, node_has_all_keys
+
+PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
+INVALID_SCORE = -1
+
+
+class PreScoreState:
+    __slots__ = ("constraints", "ignored_nodes", "topology_value_to_pod_counts", "topology_normalizing_weight",
+                 "memos", "namespace", "host_counts")
+
+    def __init__(self):
+        self.constraints = []
+        self.ignored_nodes: set[str] = set()
+        self.topology_value_to_pod_counts: list[dict[str, int]] = []
+        self.topology_normalizing_weight: list[float] = []
+        self.memos: list[dict] = []
+        self.namespace = ""
+        # (constraint index, node name) -> matching pods, for hostname keys.
+        self.host_counts: dict = {}
+
+    def clone(self):
+        # Read-only after PreScore, as upstream's.
+        return self
+
+
+def topology_normalizing_weight(size: int) -> float:
+    return math.log(float(size + 2))
+
+
+def score_for_count(cnt: int, max_skew: int, tp_weight: float) -> float:
+    return float(cnt) * tp_weight + float(max_skew - 1)
+
+
+def go_round(x: float) -> int:
+    """math.Round: half away from zero (x - floor(x) is exact in float64)."""
+    if x < 0:
+        return -go_round(-x)
+    f = math.floor(x)
+    return int(f) + (1 if x - f >= 0.5 else 0)
+
+
+def init_pre_score_state(s: PreScoreState, filtered_nodes, require_all_topologies: bool) -> None:
+    n = len(s.constraints)
+    s.topology_value_to_pod_counts = [{} for _ in range(n)]
+    topo_size = [0] * n
+    for ni in filtered_nodes:
+        labels = ni.labels
+        if require_all_topologies and not node_has_all_keys(labels, s.constraints):
+            # Nodes missing a topology key are not scored.
+            s.ignored_nodes.add(ni.name)
+            continue
+        for i, c in enumerate(s.constraints):
+            # Per-node counts are computed at Score.
+            if c.topology_key == HOSTNAME_KEY:
+                continue
+            # A node without the key counts in the "" domain, like Go's
+            # zero value for a missing map entry.
+            value = labels.get(c.topology_key, "")
+            counts = s.topology_value_to_pod_counts[i]
+            if value not in counts:
+                counts[value] = 0
+                topo_size[i] += 1
+    s.topology_normalizing_weight = []
+    for i, c in enumerate(s.constraints):
+        size = topo_size[i]
+        if c.topology_key == HOSTNAME_KEY:
+            size = len(filtered_nodes) - len(s.ignored_nodes)
+        s.topology_normalizing_weight.append(topology_normalizing_weight(size))
+
+
+def count_all_nodes(s: PreScoreState, pod_info, all_nodes, require_all_topologies: bool) -> None:
+    required = required_node_affinity(pod_info)
+    namespace = pod_info.namespace
+    constraints = s.constraints
+    counts_by_constraint = s.topology_value_to_pod_counts
+    memos = s.memos
+    for ni in all_nodes:
+        labels = ni.labels
+        if require_all_topologies and not node_has_all_keys(labels, constraints):
+            continue
+        for i, c in enumerate(constraints):
+            if not c.match_node_inclusion_policies(pod_info, ni, required):
+                continue
+            counts = counts_by_constraint[i]
+            value = labels.get(c.topology_key, "")
+            # Only domains of candidate nodes are counted; hostname domains
+            # are counted per node at Score.
+            if value not in counts:
+                continue
+            counts[value] += count_pods_match_selector(ni, c.selector, namespace, memos[i])
+
+
+def _constraint_count(s: PreScoreState, i: int, c, node_info, tp_val: str) -> int:
+    if c.topology_key == HOSTNAME_KEY:
+        key = (i, node_info.name)
+        n = s.host_counts.get(key)
+        if n is None:
+            n = s.host_counts[key] = count_pods_match_selector(node_info, c.selector, s.namespace, s.memos[i])
+        return n
+    return s.topology_value_to_pod_counts[i][tp_val]
+
+
+def score_node(s: PreScoreState, node_info) -> int:
+    if node_info.name in s.ignored_nodes:
+        return 0
+    labels = node_info.labels
+    score = 0.0
+    for i, c in enumerate(s.constraints):
+        tp_val = labels.get(c.topology_key)
+        if tp_val is not None:
+            cnt = _constraint_count(s, i, c, node_info, tp_val)
+            score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i])
+    return go_round(score)
+
+
+def normalize(s: PreScoreState, scores) -> None:
+    min_score = 2**63 - 1
+    max_score = 0
+    for ns in scores:
+        if ns.name in s.ignored_nodes:
+            ns.score = INVALID_SCORE
+            continue
+        if ns.score < min_score:
+            min_score = ns.score
+        if ns.score > max_score:
+            max_score = ns.score
+    for ns in scores:
+        if ns.score == INVALID_SCORE:
+            ns.score = 0
+            continue
+        if max_score == 0:
+            ns.score = MAX_NODE_SCORE
+            continue
+        ns.score = go_div(MAX_NODE_SCORE * (max_score + min_score - ns.score), max_score)
+
+
+def score_details(s: PreScoreState, node_info) -> dict:
+    if node_info.name in s.ignored_nodes:
+        return {"ignored": True, "note": "the node lacks a topology key of the constraints: scored 0"}
+    labels = node_info.labels
+    out = []
+    for i, c in enumerate(s.constraints):
+        d = c.describe()
+        tp_val = labels.get(c.topology_key)
+        d["domain"] = tp_val
+        if tp_val is None:
+            d["missingTopologyKey"] = True
+            out.append(d)
+            continue
+        cnt = _constraint_count(s, i, c, node_info, tp_val)
+        weight = s.topology_normalizing_weight[i]
+        d["matchingPods"] = cnt
+        d["topologyWeight"] = round(weight, 6)
+        d["score"] = round(score_for_count(cnt, c.max_skew, weight), 6)
+        if c.topology_key != HOSTNAME_KEY:
+            domains = s.topology_value_to_pod_counts[i]
+            if len(domains) <= 20:
+                d["domainCounts"] = {k: domains[k] for k in sorted(domains)}
+        out.append(d)
+    return {"constraints": out}
