@@ -77,9 +77,7 @@ class ClusterState:
     def namespace_labels(self, name: str) -> dict:
         ns = self.namespaces.get(name)
         if ns is None:
-            # Namespaces used but absent exist implicitly, with only the label
-            # the API server always sets.
-            return {"kubernetes.io/metadata.name": name}
+            return {}
         return ns["metadata"].get("labels") or {}
 
     def pending_pods(self) -> list[dict]:
@@ -165,7 +163,23 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
         with _malformed(pod, origin):
             admission.pod(pod, origin)
         state.pods.append(pod)
+    synthesize_namespaces(state)
     return state
+
+
+def synthesize_namespaces(state: ClusterState) -> None:
+    """Namespaces that objects use but the input lacks exist implicitly, as
+    the API server would have them: with only the kubernetes.io/metadata.name
+    label it sets on every namespace, so namespaceSelectors can select them."""
+    used = {p["metadata"].get("namespace", "default") for p in state.pods}
+    for store in (state.persistent_volume_claims, state.resource_claims, state.services):
+        used.update(o["metadata"].get("namespace", "default") for o in store.values())
+    for name in sorted(used - set(state.namespaces)):
+        state.namespaces[name] = {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
+        }
 
 
 @contextmanager

@@ -90,8 +90,11 @@ def test_namespace_gets_its_name_label():
 
 def test_implicit_namespace_has_only_its_name_label():
     c = admitted(pod("p", "ghost"))
-    assert "ghost" not in c.namespaces
+    # Synthesized like the API server would have it, so a namespaceSelector
+    # on kubernetes.io/metadata.name selects it (golden case hand-misc).
+    assert c.namespaces["ghost"]["metadata"]["labels"] == {"kubernetes.io/metadata.name": "ghost"}
     assert c.namespace_labels("ghost") == {"kubernetes.io/metadata.name": "ghost"}
+    assert c.namespace_labels("never-used") == {}
 
 
 # --- pod defaults ---------------------------------------------------------------
