@@ -10,6 +10,7 @@ from .errors import InputError
 from .framework.runner import Framework, queue_order
 from .result import build_document
 from .snapshot import PodInfo, build_snapshot
+from .sources.admission import object_ref
 from .sources.fixtures import read_objects
 
 
@@ -39,7 +40,7 @@ def load_workload(snapshot_paths, pod_paths=()) -> Workload:
             if isinstance(spec, dict) and spec.get("nodeName"):
                 # A pod that names its node never reaches the scheduler; the
                 # user asks "where would this go", so ask it without the name.
-                warnings.append(f"{origin}: pod {obj.get('metadata', {}).get('name')} has spec.nodeName set; "
+                warnings.append(f"{origin}: {object_ref(obj)} has spec.nodeName set; "
                                 "evaluating it as if it were pending")
                 obj["spec"] = {k: v for k, v in spec.items() if k != "nodeName"}
     cluster = build_cluster(cluster_objects + pod_objects)

@@ -232,6 +232,8 @@ BAD_INPUTS = {
                               "field spec.priorityClassName: no PriorityClass with name high"),
     "duplicate objects": (POD + "---\n" + POD, "duplicate object: Pod/default/web"),
     "not an object": ("- just\n- a list\n", "expected a Kubernetes object"),
+    "wrong type": (POD.replace("metadata: {name: web}", "metadata: {name: web, labels: {gpu: true}}"),
+                   "Pod/default/web: field metadata.labels[gpu]: must be a string, not bool True"),
 }
 
 
