@@ -103,8 +103,8 @@ def _cell(*parts) -> Cell:
     return _line(*parts).spans
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
+def plural(n: int, word: str) -> str:
+    return f"{n} {word if n == 1 else word + 's'}"
 
 
 def _names(names, limit: int | None, sym: Symbols) -> str:
@@ -165,20 +165,13 @@ class Report:
         """Every block of the report, in reading order."""
         doc = self.doc
         if doc.get("notEvaluated"):
-            self.add(
-                _line(
-                    (f"{self.sym.warn} incomplete: kschedx cannot evaluate yet: {', '.join(doc['notEvaluated'])}.", WARN),
-                )
-            )
-            self.add(
-                _line(
-                    ("  Verdicts that depend on these plugins may differ from kube-scheduler.", WARN),
-                )
-            )
+            missing = ", ".join(doc["notEvaluated"])
+            self.add(_line((f"{self.sym.warn} incomplete: kschedx cannot evaluate yet: {missing}.", WARN)))
+            self.add(_line(("  Verdicts that depend on these plugins may differ from kube-scheduler.", WARN)))
             self.add(Blank())
         pods = doc.get("pods") or []
         if not pods:
-            self.add(_line("No pods to evaluate: the snapshot has no pending pods (name POD_FILEs to evaluate).", indent=0))
+            self.add(_line("No pods to evaluate: the snapshot has no pending pods (name POD_FILEs to evaluate)."))
         for i, pod in enumerate(pods):
             if i:
                 self.add(Blank())
@@ -196,8 +189,7 @@ class Report:
         self.header(pod)
         self.outcome(pod)
         if pod["status"] in ("Gated", "Error"):
-            self.preemption(pod)
-            return
+            return  # no node was considered
         if self.node is not None:
             self.node_story(pod, self.node)
             return
