@@ -296,3 +296,18 @@ def test_ascii_fallback_for_outputs_that_cannot_carry_unicode():
     render(doc(SCHEDULED), out=out, color=False)
     out.flush()
     assert "ok Scheduled -> node-b" in raw.getvalue().decode("ascii")
+
+
+def test_long_details_go_below_the_table_and_plugins_may_word_their_own(monkeypatch):
+    from kschedx.render import layout
+
+    many = {f"k{i}": i for i in range(6)}
+    n = node("a", [ok("NodeName"), {**ok("DeviceThing"), "details": {"claims": ["c1"]}},
+                   fail("LongFilter", "no", details=many)])
+    monkeypatch.setitem(layout.DETAILS_FORMATTERS, "DeviceThing", lambda d: [f"claim {c}: fine" for c in d["claims"]])
+    out = text(doc(pod([n], status="Unschedulable", message="m")), node="a")
+    row = next(line for line in out.splitlines() if line.strip().startswith("LongFilter"))
+    assert row.rstrip().endswith("(below)")
+    assert "claim c1: fine" in next(line for line in out.splitlines() if line.strip().startswith("DeviceThing"))
+    tail = out[out.index("LongFilter details"):].splitlines()
+    assert [line.strip() for line in tail[1:7]] == [f"k{i}: {i}" for i in range(6)]

@@ -150,6 +150,23 @@ def details_text(details) -> str:
     return compact(details)
 
 
+# Plugin name -> function(details) -> list of lines: a plugin's own wording
+# of its details (e.g. DynamicResources' per-device story). Details of any
+# other plugin, including plugins added later, are shown generically.
+DETAILS_FORMATTERS: dict = {}
+# Details longer than this go below the --node tables instead of in a cell.
+INLINE_DETAIL_LINES = 3
+
+
+def details_lines(plugin: str, details) -> list[str]:
+    if details is None or details == {} or details == []:
+        return []
+    formatter = DETAILS_FORMATTERS.get(plugin)
+    if formatter is not None:
+        return [line.rstrip() for line in formatter(details)]
+    return details_text(details).splitlines()
+
+
 # -- the report ---------------------------------------------------------------
 class Report:
     """Builds the blocks for one document."""
@@ -508,6 +525,15 @@ class Report:
                            f"({', '.join(pfr.get('plugins') or [])}) left; the Filter verdicts below were "
                            "evaluated for the explanation only", indent=4))
 
+        below: list[tuple[str, list[str]]] = []  # (plugin, lines) too long for a cell
+
+        def details_cell(plugin, details) -> Cell:
+            lines = details_lines(plugin, details)
+            if len(lines) > INLINE_DETAIL_LINES:
+                below.append((plugin, lines))
+                return _cell(("(below)", MUTED))
+            return _cell(("\n".join(lines), MUTED))
+
         filters = node.get("filters") or []
         if filters:
             table = Table(["Filter", "verdict", "details"], align=["left", "left", "left"])
@@ -516,25 +542,35 @@ class Report:
                 cell = self.verdict_cell(f, reported)
                 if f["code"] not in ("Success", "Skip"):
                     cell = cell + [Span(f"  [{f['code']}]", MUTED)]
-                table.rows.append([_cell(f["plugin"]), cell, _cell((details_text(f.get("details")), MUTED))])
+                table.rows.append([_cell(f["plugin"]), cell, details_cell(f["plugin"], f.get("details"))])
             self.add(Blank())
             self.add(table)
         elif st:
             self.add(_line(f"no Filter plugin ran: PreFilter {st.get('plugin') or ''} rejected the pod", indent=4))
 
         scores = node.get("scores")
-        if scores is None:
-            return
+        if scores is not None:
+            self.score_story(pod, node, scores, details_cell)
+        for plugin, lines in below:
+            self.add(Blank())
+            self.add(_line((f"{plugin} details", STRONG), indent=2))
+            for line in lines:
+                self.add(_line((line, MUTED), indent=4))
+
+    def score_story(self, pod: dict, node: dict, scores: list[dict], details_cell) -> None:
+        sym = self.sym
+        name = node["name"]
         table = Table(["Score", "raw", sym.arrow + " normalized", sym.times + " weight", "= weighted", "details"],
                       align=["left", "right", "right", "right", "right", "left"])
         for s in scores:
             if s.get("skipped"):
-                table.rows.append([_cell(s["plugin"]), _cell(("skip", MUTED)), _cell(""), _cell(f"{sym.times}{s['weight']}"),
-                                   _cell("0"), _cell(("PreScore returned Skip", MUTED))])
+                table.rows.append([_cell(s["plugin"]), _cell(("skip", MUTED)), _cell(""),
+                                   _cell(f"{sym.times}{s['weight']}"), _cell("0"),
+                                   _cell(("PreScore returned Skip", MUTED))])
                 continue
             table.rows.append([_cell(s["plugin"]), _cell(str(s["raw"])), _cell(str(s["normalized"])),
                                _cell(f"{sym.times}{s['weight']}"), _cell(str(s["weighted"])),
-                               _cell((details_text(s.get("details")), MUTED))])
+                               details_cell(s["plugin"], s.get("details"))])
         scored = sorted((n for n in pod.get("nodes") or () if n.get("scores") is not None),
                         key=lambda n: (-(n.get("totalScore") or 0), n["name"]))
         rank = next(i for i, n in enumerate(scored, 1) if n["name"] == name)
