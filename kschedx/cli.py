@@ -70,10 +70,10 @@ def _complete_node(ctx, _param, incomplete):
         from .sources.fixtures import read_objects
 
         objects = read_objects(ctx.params.get("snapshot_paths") or ())
-    except Exception:  # completion must never fail loudly
+        names = sorted({o["metadata"]["name"] for o, _ in objects if o.get("kind") == "Node"})
+        return [n for n in names if n.startswith(incomplete)]
+    except Exception:  # a half-typed command line: complete nothing rather than fail
         return []
-    names = sorted({o.get("metadata", {}).get("name") or "" for o, _ in objects if o.get("kind") == "Node"})
-    return [n for n in names if n and n.startswith(incomplete)]
 
 
 node_option = click.option(
