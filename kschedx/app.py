@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from .cluster import ClusterState, build_cluster
 from .errors import InputError
 from .framework.runner import Framework, queue_order
-from .plugins.dynamicresources.controller import instantiate_pod_claims
 from .result import build_document
 from .snapshot import PodInfo, build_snapshot
+from .sources.admission import object_ref
 from .sources.fixtures import read_objects
 
 
@@ -41,7 +41,7 @@ def load_workload(snapshot_paths, pod_paths=()) -> Workload:
             if isinstance(spec, dict) and spec.get("nodeName"):
                 # A pod that names its node never reaches the scheduler; the
                 # user asks "where would this go", so ask it without the name.
-                warnings.append(f"{origin}: pod {obj.get('metadata', {}).get('name')} has spec.nodeName set; "
+                warnings.append(f"{origin}: {object_ref(obj)} has spec.nodeName set; "
                                 "evaluating it as if it were pending")
                 obj["spec"] = {k: v for k, v in spec.items() if k != "nodeName"}
     cluster = build_cluster(cluster_objects + pod_objects)
@@ -54,6 +54,8 @@ def load_workload(snapshot_paths, pod_paths=()) -> Workload:
             raise InputError("no pods found in the given POD_FILE(s)", source=", ".join(pod_paths))
         # Pods asked about never met the resourceclaim controller: create
         # their template claims as it would (snapshot pods stay as they are).
+        from .plugins.dynamicresources.controller import instantiate_pod_claims
+
         for pod in pods:
             warnings.extend(instantiate_pod_claims(pod, cluster.resource_claim_templates, cluster.resource_claims))
     else:

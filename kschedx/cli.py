@@ -1,7 +1,13 @@
 """kschedx command line: parse, call one function, render, exit.
 
-Heavy modules (the kubernetes client, Rich) are imported inside the commands
-that need them, so `kschedx explain` on a small fixture starts fast.
+Heavy modules (the kubernetes client, Rich, tabulate) are imported inside the
+commands that need them, so `kschedx explain` on a small fixture starts fast.
+
+Errors: a KschedxError ends the command with one line on stderr and its exit
+code (InputError 3, ClusterError 4, UsageError 2); Click's usage errors exit
+2; anything else is a bug, reported in one line (exit 70) unless --debug asks
+for the traceback. All of it lives in KschedxGroup.invoke, so every command
+gets the same handling.
 """
 
 from __future__ import annotations
@@ -15,14 +21,118 @@ from . import __version__
 from .errors import KschedxError
 
 OUTPUT_FORMATS = ("human", "wide", "json", "yaml")
+EXIT_INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: distinct from every documented outcome
 
 
-def _fail(exc: KschedxError) -> None:
-    click.echo(f"kschedx: error: {exc}", err=True)
-    sys.exit(exc.exit_code)
+# -- options shared by commands (other commands reuse these decorators) --------
+def _set_debug(ctx, _param, value):
+    if value:
+        ctx.find_root().meta["kschedx.debug"] = True
+    return value
 
 
-def _emit(doc: dict, output: str, node: str | None) -> None:
+debug_option = click.option(
+    "--debug",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_set_debug,
+    help="Show the full traceback of an internal error.",
+)
+snapshot_option = click.option(
+    "--snapshot",
+    "snapshot_paths",
+    multiple=True,
+    type=click.Path(allow_dash=True),
+    help="Cluster fixture: a file, a directory, or - for stdin. Repeatable.",
+)
+output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="human",
+    show_default=True,
+    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document.",
+)
+tie_break_option = click.option(
+    "--tie-break",
+    type=click.Choice(("random", "name")),
+    default="random",
+    show_default=True,
+    help="How one node is chosen among equal top scores: random like kube-scheduler, or the smallest name.",
+)
+seed_option = click.option("--seed", type=int, default=None, help="Seed for --tie-break random (reproducible runs).")
+
+
+def _complete_node(ctx, _param, incomplete):
+    """Node names from the --snapshot given so far (shell completion)."""
+    try:
+        from .sources.fixtures import read_objects
+
+        objects = read_objects(ctx.params.get("snapshot_paths") or ())
+        names = sorted({o["metadata"]["name"] for o, _ in objects if o.get("kind") == "Node"})
+        return [n for n in names if n.startswith(incomplete)]
+    except Exception:  # a half-typed command line: complete nothing rather than fail
+        return []
+
+
+node_option = click.option(
+    "--node",
+    "node",
+    default=None,
+    metavar="NAME",
+    shell_complete=_complete_node,
+    help="Show one node's whole story: every filter verdict with details, every score raw → normalized × weight.",
+)
+
+
+# -- the group: one place for error handling -----------------------------------
+class KschedxGroup(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KschedxError as exc:
+            click.echo(f"kschedx: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except BrokenPipeError:
+            # `kschedx explain ... | head`: the reader left; stop quietly.
+            _silence_stdout()
+            ctx.exit(1)
+        except Exception as exc:
+            if ctx.meta.get("kschedx.debug"):
+                raise
+            click.echo(f"kschedx: internal error: {type(exc).__name__}: {exc}", err=True)
+            click.echo("kschedx: this is a bug in kschedx; rerun with --debug to see the traceback, "
+                       "and please report it", err=True)
+            ctx.exit(EXIT_INTERNAL_ERROR)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+@click.group(cls=KschedxGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kschedx")
+@debug_option
+def main():
+    """Dry-run and explain the Kubernetes scheduler (kube-scheduler v1.35).
+
+    Exit codes: 0 every pod schedulable, 1 some pod unschedulable or gated,
+    2 usage error, 3 input error, 4 cluster error, 70 internal error.
+    """
+
+
+# -- output ---------------------------------------------------------------------
+def emit(doc: dict, output: str, node: str | None = None) -> None:
+    """The document on stdout in the chosen format; warnings on stderr."""
+    for w in doc.get("warnings") or ():
+        click.echo(f"kschedx: warning: {w}", err=True)
     if output == "json":
         from .render.machine import to_json
 
@@ -35,73 +145,48 @@ def _emit(doc: dict, output: str, node: str | None) -> None:
         from .render.human import render
 
         render(doc, wide=(output == "wide"), node=node)
+    sys.stdout.flush()
 
 
-def _warn(doc: dict) -> None:
-    for w in doc.get("warnings") or ():
-        click.echo(f"kschedx: warning: {w}", err=True)
+def require_snapshot(snapshot_paths) -> None:
+    if not snapshot_paths:
+        raise click.UsageError("--snapshot is required (a cluster fixture file or directory, or - for stdin)")
 
 
-output_option = click.option(
-    "-o",
-    "--output",
-    type=click.Choice(OUTPUT_FORMATS),
-    default="human",
-    show_default=True,
-    help="human: tables for people; wide: every column; json/yaml: the SchedulingResult document.",
-)
-tie_break_option = click.option(
-    "--tie-break",
-    type=click.Choice(("random", "name")),
-    default="random",
-    show_default=True,
-    help="How one node is chosen among equal top scores: random like kube-scheduler, or the smallest name.",
-)
-seed_option = click.option("--seed", type=int, default=None, help="Seed for --tie-break random (reproducible runs).")
+def check_node_name(node: str | None, cluster) -> None:
+    if node is not None and not any(n["metadata"]["name"] == node for n in cluster.nodes):
+        raise click.BadParameter(f"no node named {node!r} in the snapshot", param_hint="'--node'")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kschedx")
-def main():
-    """Dry-run and explain the Kubernetes scheduler (kube-scheduler v1.35).
-
-    Exit codes: 0 every pod schedulable, 1 some pod unschedulable or gated,
-    2 usage error, 3 input error, 4 cluster error.
-    """
-
-
+# -- commands -------------------------------------------------------------------
 @main.command()
-@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True))
-@click.option("--snapshot", "snapshot_paths", multiple=True, type=click.Path(allow_dash=True),
-              help="Cluster fixture: a file, a directory, or - for stdin. Repeatable.")
+@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True), metavar="[POD_FILE]...")
+@snapshot_option
 @output_option
 @tie_break_option
 @seed_option
-@click.option("--node", "node", default=None, help="Show one node's whole story: every filter, every score.")
+@node_option
+@debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
     evaluated against the same cluster state.
+
+    \b
+    Examples:
+      kschedx explain fixtures/pods/web.yaml --snapshot fixtures/cluster/
+      kschedx explain pod.yaml --snapshot cluster/ --node worker-a1
+      kschedx explain --snapshot cluster/ -o json
     """
     from . import app
-
-    if not snapshot_paths:
-        raise click.UsageError("--snapshot is required (a cluster fixture file or directory)")
-    try:
-        workload = app.load_workload(snapshot_paths, pod_files)
-        doc = app.explain(workload, tie_break=tie_break, seed=seed)
-    except KschedxError as exc:
-        _fail(exc)
-    if node is not None and not any(n["name"] == node for p in doc["pods"] for n in p["nodes"]):
-        if not any(p["nodes"] for p in doc["pods"]) or True:
-            names = {n["name"] for p in doc["pods"] for n in p["nodes"]}
-            if names and node not in names:
-                raise click.BadParameter(f"no node named {node!r} in the snapshot", param_hint="--node")
-    _warn(doc)
-    _emit(doc, output, node)
     from .result import exit_code
 
+    require_snapshot(snapshot_paths)
+    workload = app.load_workload(snapshot_paths, pod_files)
+    check_node_name(node, workload.cluster)
+    doc = app.explain(workload, tie_break=tie_break, seed=seed)
+    emit(doc, output, node)
     sys.exit(exit_code(doc))
 
 

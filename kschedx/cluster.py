@@ -158,7 +158,8 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
         state.notes.append(f"ignored {count} {kind} object(s): the scheduler does not read them")
 
     for pod, origin in pods:
-        if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+        status = pod.get("status")
+        if isinstance(status, dict) and status.get("phase") in TERMINAL_PHASES:
             continue
         with _malformed(pod, origin):
             admission.pod(pod, origin)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from . import KUBERNETES_REFERENCE
 from .framework.runner import NodeResult, PodResult
 from .framework.status import Status
+from .quantity import BINARY_SI, Quantity
+from .resources import CPU, pod_requests
 
 API_VERSION = "kschedx/v1"
 
@@ -55,12 +57,27 @@ def node_dict(nr: NodeResult) -> dict:
     return d
 
 
+def quantity_text(resource: str, milli: int) -> str:
+    """A milli-unit amount the way a person writes it: 250m, 2, 512Mi, 1G."""
+    if resource == CPU or milli % 1000:
+        return str(Quantity.from_milli(milli))
+    value = milli // 1000
+    return min(str(Quantity.from_int(value, BINARY_SI)), str(Quantity.from_int(value)), key=len)
+
+
+def requests_dict(pi) -> dict:
+    """The pod's effective requests (PodRequests: init containers, sidecars,
+    pod-level resources, overhead), which is what NodeResourcesFit compares."""
+    return {name: quantity_text(name, m) for name, m in pod_requests(pi.pod).items() if m}
+
+
 def pod_dict(r: PodResult, mode: str) -> dict:
     pi = r.pod_info
     d = {
         "pod": pi.key,
         "uid": pi.uid,
         "priority": pi.priority,
+        "requests": requests_dict(pi),
         "schedulerName": pi.spec.get("schedulerName"),
         "status": r.status,
         "selectedNode": r.selected_node,

@@ -1,26 +1,76 @@
-"""Placeholder human renderer: replaced by the Rich / plain renderers."""
+"""Human output: Rich on a terminal, plain text (tabulate) everywhere else.
+
+Both draw the same blocks (render/layout.py), built from the result
+document alone. Rich and tabulate are imported only here, when a human
+report is actually printed.
+"""
 
 from __future__ import annotations
 
-import json
+import os
 import sys
 
-from .dra import dra_lines
+from .layout import HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, Table, build, symbols_for
+
+STYLES = {
+    PASS: "green",
+    FAIL: "bold red",
+    LATER: "dim",
+    WARN: "yellow",
+    MUTED: "dim",
+    STRONG: "bold",
+    HEADER: "bold",
+}
 
 
-def render(doc, wide=False, node=None):
-    for p in doc["pods"]:
-        sys.stdout.write(f"{p['pod']}: {p['status']} {p.get('selectedNode') or ''} {p.get('message') or ''}\n")
-        if node is None:
-            continue
-        for n in p["nodes"]:
-            if n["name"] != node:
-                continue
-            for f in n["filters"]:
-                reasons = ", ".join(f["reasons"])
-                sys.stdout.write(f"  {f['plugin']:<32} {f['code']}{': ' + reasons if reasons else ''}\n")
-                if f["plugin"] == "DynamicResources" and f.get("details"):
-                    for line in dra_lines(f["details"]):
-                        sys.stdout.write(line + "\n")
-            for s in n.get("scores") or ():
-                sys.stdout.write(f"  score {s['plugin']:<26} {s['raw']} -> {s['normalized']} x{s['weight']} = {s['weighted']}\n")
+def use_color(out) -> bool:
+    """Colour only for a terminal, and never when NO_COLOR is set (no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(out, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def render(doc: dict, *, wide: bool = False, node: str | None = None, out=None, color: bool | None = None) -> None:
+    out = out if out is not None else sys.stdout
+    if color is None:
+        color = use_color(out)
+    blocks = build(doc, wide=wide, node=node, sym=symbols_for(getattr(out, "encoding", None) or "utf-8"))
+    if color:
+        render_rich(blocks, out)
+    else:
+        from .plain import render_blocks
+
+        render_blocks(blocks, out)
+
+
+def _text(spans):
+    from rich.text import Text
+
+    text = Text()
+    for span in spans:
+        text.append(span.text, style=STYLES.get(span.style) if span.style else None)
+    return text
+
+
+def render_rich(blocks, out) -> None:
+    from rich.console import Console
+    from rich.padding import Padding
+    from rich.table import Table as RichTable
+
+    console = Console(file=out, force_terminal=True, highlight=False, markup=False, emoji=False)
+    for block in blocks:
+        if isinstance(block, Blank):
+            console.print()
+        elif isinstance(block, Line):
+            console.print(Padding(_text(block.spans), (0, 0, 0, block.indent), expand=False))
+        elif isinstance(block, Table):
+            table = RichTable(box=None, show_header=True, header_style=STYLES[HEADER], pad_edge=False,
+                              padding=(0, 2, 0, 0))
+            for i, header in enumerate(block.headers):
+                align = block.align[i] if i < len(block.align) else "left"
+                # Names stay whole (copy-pasteable); reasons wrap.
+                table.add_column(header, justify=align, overflow="fold", no_wrap=(i == 0))
+            for row in block.rows:
+                table.add_row(*[_text(cell) for cell in row])
+            console.print(Padding(table, (0, 0, 0, block.indent), expand=False))

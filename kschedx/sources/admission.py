@@ -13,6 +13,7 @@ import hashlib
 
 from ..errors import InputError
 from ..quantity import QuantityError, parse_quantity
+from .shape import check_shape
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 SYSTEM_PRIORITY_CLASSES = {
@@ -48,8 +49,7 @@ def object_ref(obj: dict) -> str:
     """kind/namespace/name (or kind/name), the way errors name an object."""
     kind = obj.get("kind", "?")
     meta = obj.get("metadata")
-    if not isinstance(meta, dict):
-        meta = {}
+    meta = meta if isinstance(meta, dict) else {}
     name = meta.get("name") or meta.get("generateName") or "?"
     ns = meta.get("namespace")
     return f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"
@@ -93,6 +93,8 @@ class Admission:
             raise InputError("object has no metadata.name", source=origin, obj=object_ref(obj), field="metadata.name")
         if obj["kind"] in NAMESPACED_KINDS and not meta.get("namespace"):
             meta["namespace"] = "default"
+        if obj["kind"] not in ("Pod", "Node"):  # those get their whole shape checked below
+            check_shape(obj, origin, object_ref(obj))
         if not meta.get("uid"):
             meta["uid"] = stable_uid(obj["kind"], meta.get("namespace"), meta["name"])
         return meta
@@ -106,6 +108,7 @@ class Admission:
             raise InputError("pod has no spec", source=origin, obj=ref, field="spec")
         if not isinstance(spec.get("containers"), list) or not spec["containers"]:
             raise InputError("pod has no containers", source=origin, obj=ref, field="spec.containers")
+        check_shape(pod, origin, ref)
         spec.setdefault("schedulerName", DEFAULT_SCHEDULER_NAME)
         for group in ("initContainers", "containers"):
             for i, c in enumerate(spec.get(group) or []):
@@ -134,6 +137,7 @@ class Admission:
                 requests = res.get("requests")
                 if requests is None:
                     requests = res["requests"] = {}
+                check_resource_list(requests, origin, ref, f"{path}.resources.requests")
                 for k, v in limits.items():
                     requests.setdefault(k, v)
             if res.get("requests"):
@@ -245,6 +249,7 @@ class Admission:
     def node(self, node: dict, origin) -> None:
         self.metadata(node, origin)
         ref = object_ref(node)
+        check_shape(node, origin, ref)
         status = node.get("status")
         if status is None:
             status = node["status"] = {}

@@ -19,7 +19,6 @@ several equally valid devices gets picked may differ.
 
 from __future__ import annotations
 
-from .cel_env import CelRuntimeError, compile_selector
 from .claims import Pool, SliceDevice, claim_key
 
 ALLOCATION_RESULTS_MAX_SIZE = 32
@@ -364,6 +363,10 @@ class _Run:
         return m
 
     def _selectors_match(self, key, dev: SliceDevice, cls, selectors) -> bool:
+        if not selectors:
+            return True
+        from .cel_env import CelRuntimeError, compile_selector  # celpy costs ~150 ms to import
+
         for i, sel in enumerate(selectors):
             expr = (sel.get("cel") or {}).get("expression", "")
             compiled = compile_selector(expr)
@@ -541,6 +544,8 @@ def _device_reason(run: "_Run", key, rd: RequestData, dev: SliceDevice, chosen: 
     if not DEVICE_BINDING_AND_STATUS and dev.device.get("bindingConditions"):
         return "has binding conditions, which need DRADeviceBindingConditions (off in v1.35)"
     cls = rd.device_class
+    from .cel_env import CelRuntimeError, compile_selector  # celpy costs ~150 ms to import
+
     for where, selectors in (("DeviceClass " + cls["metadata"]["name"], (cls.get("spec") or {}).get("selectors") or []),
                              ("request", request.selectors)):
         for i, sel in enumerate(selectors):

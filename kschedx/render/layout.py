@@ -1,0 +1,616 @@
+"""The human report of a SchedulingResult, as blocks both renderers draw.
+
+Built from the document alone (the dict `-o json` prints), so it serves every
+mode and plugins added later: verdicts, reasons and `details` are shown
+generically, never looked up by plugin name.
+
+The report answers, in order: where does the pod go (or why nowhere)? which
+nodes lost, and to which plugin? why did the winner win? Styles name a
+meaning (pass, fail, later, ...), never a colour; every distinction a style
+makes is also made by a symbol or by the words, so the plain renderer
+(no colour) says the same thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Meanings a span can carry; the Rich renderer maps them to colours.
+PASS = "pass"  # a filter passed, the pod is scheduled
+FAIL = "fail"  # the failure kube-scheduler reports
+LATER = "later"  # also failing, but kube-scheduler stopped before it
+WARN = "warn"  # the result is incomplete, or needs attention
+MUTED = "muted"  # context: skipped plugins, hints
+STRONG = "strong"  # names the reader looks for: pod, selected node
+HEADER = "header"
+
+# More nodes than this and the filter matrix becomes a grouped list.
+MATRIX_MAX_NODES = 8
+# Score rows shown without -o wide.
+SCORE_ROWS = 10
+# Node names shown per group of the grouped list without -o wide.
+GROUP_NAMES = 3
+
+
+@dataclass(frozen=True)
+class Symbols:
+    ok: str
+    fail: str
+    star: str
+    tie: str
+    gated: str
+    error: str
+    warn: str
+    arrow: str
+    times: str
+    dot: str
+    ellipsis: str
+    minus: str
+
+
+UNICODE = Symbols("✓", "✗", "★", "=", "⏸", "!", "⚠", "→", "×", "·", "…", "−")
+ASCII = Symbols("ok", "x", "*", "=", "||", "!", "!", "->", "x", "-", "...", "-")
+
+
+def symbols_for(encoding: str | None) -> Symbols:
+    """Unicode marks when the output can carry them, else ASCII ones."""
+    try:
+        "".join(v for v in UNICODE.__dict__.values()).encode(encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return ASCII
+    return UNICODE
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    style: str | None = None
+
+
+Cell = list  # list[Span]; a cell's text may hold newlines
+
+
+@dataclass
+class Line:
+    spans: list[Span]
+    indent: int = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text for s in self.spans)
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[Cell]] = field(default_factory=list)
+    align: list[str] = field(default_factory=list)  # "left" | "right" per column
+    indent: int = 2
+
+
+@dataclass
+class Blank:
+    pass
+
+
+def _line(*parts, indent: int = 0) -> Line:
+    """Line("text", ("text", STYLE), ...)"""
+    spans = [p if isinstance(p, Span) else Span(p) if isinstance(p, str) else Span(*p) for p in parts]
+    return Line(spans, indent)
+
+
+def _cell(*parts) -> Cell:
+    return _line(*parts).spans
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word if n == 1 else word + 's'}"
+
+
+def _names(names, limit: int | None, sym: Symbols) -> str:
+    names = list(names)
+    if limit is None or len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:limit]) + f", {sym.ellipsis} (+{len(names) - limit})"
+
+
+# -- details: shown generically, whatever plugin produced them -----------------
+def compact(value) -> str:
+    """One value in one short line: dicts as k=v, lists comma-joined."""
+    if isinstance(value, dict):
+        return " ".join(f"{k}={_inner(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        sep = "; " if any(isinstance(v, (dict, list)) for v in value) else ", "
+        return sep.join(compact(v) for v in value)
+    return _scalar(value)
+
+
+def _inner(value) -> str:
+    if isinstance(value, dict):
+        return "{" + compact(value) + "}"
+    if isinstance(value, list):
+        return "[" + compact(value) + "]"
+    return _scalar(value)
+
+
+def _scalar(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def details_text(details) -> str:
+    """`details` as lines "key: value" (one per top-level key)."""
+    if details is None or details == {} or details == []:
+        return ""
+    if isinstance(details, dict):
+        return "\n".join(f"{k}: {compact(v)}" for k, v in details.items())
+    return compact(details)
+
+
+# Plugin name -> function(details) -> list of lines: a plugin's own wording
+# of its details (e.g. DynamicResources' per-device story). Details of any
+# other plugin, including plugins added later, are shown generically.
+def _dra_lines(details):
+    from .dra import dra_lines
+
+    return dra_lines(details, indent="")
+
+
+DETAILS_FORMATTERS: dict = {"DynamicResources": _dra_lines}
+# Details longer than this go below the --node tables instead of in a cell.
+INLINE_DETAIL_LINES = 3
+
+
+def details_lines(plugin: str, details) -> list[str]:
+    if details is None or details == {} or details == []:
+        return []
+    formatter = DETAILS_FORMATTERS.get(plugin)
+    if formatter is not None:
+        return [line.rstrip() for line in formatter(details)]
+    return details_text(details).splitlines()
+
+
+# -- the report ---------------------------------------------------------------
+class Report:
+    """Builds the blocks for one document."""
+
+    def __init__(self, doc: dict, *, wide: bool = False, node: str | None = None, sym: Symbols = UNICODE):
+        self.doc = doc
+        self.wide = wide
+        self.node = node
+        self.sym = sym
+        self.blocks: list = []
+
+    def build(self) -> list:
+        """Every block of the report, in reading order."""
+        doc = self.doc
+        if doc.get("notEvaluated"):
+            missing = ", ".join(doc["notEvaluated"])
+            self.add(_line((f"{self.sym.warn} incomplete: kschedx cannot evaluate yet: {missing}.", WARN)))
+            self.add(_line(("  Verdicts that depend on these plugins may differ from kube-scheduler.", WARN)))
+            self.add(Blank())
+        pods = doc.get("pods") or []
+        if not pods:
+            self.add(_line("No pods to evaluate: the snapshot has no pending pods (name POD_FILEs to evaluate)."))
+        for i, pod in enumerate(pods):
+            if i:
+                self.add(Blank())
+            self.pod(pod)
+        if len(pods) > 1:
+            self.add(Blank())
+            self.summary(pods)
+        return self.blocks
+
+    def add(self, block) -> None:
+        self.blocks.append(block)
+
+    # -- one pod ----------------------------------------------------------------
+    def pod(self, pod: dict) -> None:
+        self.header(pod)
+        self.outcome(pod)
+        if pod["status"] in ("Gated", "Error"):
+            return  # no node was considered
+        if self.node is not None:
+            self.node_story(pod, self.node)
+            return
+        self.pre_filter(pod)
+        self.filters(pod)
+        self.scores(pod)
+        self.preemption(pod)
+
+    def header(self, pod: dict) -> None:
+        sym = self.sym
+        context = [f"priority {pod.get('priority', 0)}"]
+        reqs = pod.get("requests")
+        if reqs:
+            context.append("requests " + ", ".join(f"{k} {v}" for k, v in reqs.items()))
+        elif reqs is not None:
+            context.append("no requests")
+        status = pod["status"]
+        pre = pod.get("preemption") or {}
+        if status == "Scheduled":
+            verdict = (f"{sym.ok} Scheduled {sym.arrow} {pod.get('selectedNode')}", PASS)
+        elif status == "Gated":
+            verdict = (f"{sym.gated} Gated", WARN)
+        elif status == "Error":
+            verdict = (f"{sym.error} Error", FAIL)
+        elif pre.get("nominatedNode"):
+            verdict = (f"{sym.fail} Unschedulable now {sym.dot} preemption nominates {pre['nominatedNode']}", WARN)
+        else:
+            verdict = (f"{sym.fail} {status}", FAIL)
+        self.add(_line((pod["pod"], STRONG), "  ", verdict, ("   " + f" {sym.dot} ".join(context), MUTED)))
+
+    def outcome(self, pod: dict) -> None:
+        status = pod["status"]
+        if pod.get("message"):
+            self.add(_line(pod["message"], indent=2))
+        if status == "Gated" and pod.get("gate"):
+            gate = pod["gate"]
+            self.add(_line((f"held before scheduling by {gate['plugin']} (PreEnqueue): the scheduler does not "
+                            "consider the pod until its gates are removed", MUTED), indent=2))
+        if status == "Error":
+            self.add(_line(("the scheduling cycle stopped with an error: kube-scheduler would retry the pod later", MUTED),
+                           indent=2))
+
+    def pre_filter(self, pod: dict) -> None:
+        sym = self.sym
+        for st in pod.get("preFilter") or ():
+            if st["code"] in ("Success", "Skip"):
+                continue
+            self.add(_line(f"PreFilter {st['plugin']}: ", (f"{sym.fail} {st['code']}", FAIL),
+                           (": " + ", ".join(st["reasons"])) if st["reasons"] else "", indent=2))
+            if st.get("details"):
+                self.add(_line((details_text(st["details"]).replace("\n", "; "), MUTED), indent=4))
+        pfr = pod.get("preFilterResult")
+        if pfr is not None:
+            names = pfr.get("nodeNames") or []
+            who = ", ".join(pfr.get("plugins") or []) or "PreFilter"
+            limit = None if self.wide else GROUP_NAMES * 2
+            self.add(_line(f"PreFilter ({who}) narrowed the candidates to {plural(len(names), 'node')}"
+                           + (f": {_names(names, limit, sym)}" if names else ""), indent=2))
+
+    # -- filters ----------------------------------------------------------------
+    def filters(self, pod: dict) -> None:
+        nodes = pod.get("nodes") or []
+        if not nodes:
+            return
+        sym = self.sym
+        if all(not n.get("filters") for n in nodes):
+            # Rejected at PreFilter: no Filter plugin ran on any node.
+            st = nodes[0].get("status") or {}
+            self.add(_line(f"no Filter plugin ran: PreFilter {st.get('plugin') or ''} rejected the pod for all "
+                           f"{plural(len(nodes), 'node')}", indent=2))
+            return
+        plugins = _ordered(f["plugin"] for n in nodes for f in n.get("filters") or ())
+        codes = {p: set() for p in plugins}
+        for n in nodes:
+            for f in n.get("filters") or ():
+                codes[f["plugin"]].add(f["code"])
+        skipped = [p for p in plugins if codes[p] == {"Skip"}]
+        failing = [p for p in plugins if codes[p] - {"Success", "Skip"}]
+        passing = [p for p in plugins if p not in skipped and p not in failing]
+
+        self.add(Blank())
+        if len(nodes) > MATRIX_MAX_NODES:
+            self.grouped(pod, nodes)
+        else:
+            self.matrix(pod, nodes, failing if not self.wide else [p for p in plugins if p not in skipped])
+        if passing and not self.wide:
+            if failing:
+                self.add(_line((f"({plural(len(passing), 'more plugin')}: {sym.ok} on every node: "
+                                f"{', '.join(passing)})", MUTED), indent=2))
+            else:
+                self.add(_line((f"{sym.ok} every node passes all {plural(len(passing), 'Filter plugin')}: "
+                                f"{', '.join(passing)}", PASS), indent=2))
+        if skipped:
+            self.add(_line((f"skipped for this pod (PreFilter returned Skip, nothing to check): {', '.join(skipped)}",
+                            MUTED), indent=2))
+
+    def _reported_by_pre_filter(self, pod: dict, node: dict) -> bool:
+        pfr = pod.get("preFilterResult")
+        return pfr is not None and not node.get("feasible") and node["name"] not in (pfr.get("nodeNames") or ())
+
+    def matrix(self, pod: dict, nodes: list[dict], columns: list[str]) -> None:
+        """One row per node, one column per Filter plugin worth showing."""
+        sym = self.sym
+        pfr = pod.get("preFilterResult")
+        if not columns and pfr is None:
+            return
+        headers = ["Filter"] + (["PreFilterResult"] if pfr is not None else []) + columns
+        table = Table(headers, align=["left"] * len(headers))
+        any_later = False
+        for n in nodes:
+            row = [_cell((n["name"], STRONG if n["name"] == pod.get("selectedNode") else None))]
+            if pfr is not None:
+                if self._reported_by_pre_filter(pod, n):
+                    row.append(_cell((f"{sym.fail} not a candidate", FAIL)))
+                else:
+                    row.append(_cell((sym.ok, PASS)))
+            verdicts = {f["plugin"]: f for f in n.get("filters") or ()}
+            for plugin in columns:
+                f = verdicts.get(plugin)
+                reported = n.get("firstFailure") == plugin and not self._reported_by_pre_filter(pod, n)
+                any_later = any_later or (f is not None and not reported and f["code"] not in ("Success", "Skip"))
+                row.append(self.verdict_cell(f, reported))
+            table.rows.append(row)
+        self.add(table)
+        legend = f"{sym.fail} = the failure kube-scheduler reports for the node"
+        if any_later:
+            legend += f"; ({sym.fail} {sym.ellipsis}) = also failing, not reached"
+        self.add(_line((legend, MUTED), indent=2))
+
+    def verdict_cell(self, f: dict | None, reported: bool) -> Cell:
+        sym = self.sym
+        if f is None:
+            return _cell(("", None))
+        code = f["code"]
+        if code == "Success":
+            return _cell((sym.ok, PASS))
+        if code == "Skip":
+            return _cell(("skip", MUTED))
+        text = f"{sym.fail} " + (", ".join(f["reasons"]) or code)
+        if reported:
+            return _cell((text, FAIL))
+        return _cell((f"({text})", LATER))
+
+    def grouped(self, pod: dict, nodes: list[dict]) -> None:
+        """Wide clusters: nodes grouped by the failure kube-scheduler reports."""
+        sym = self.sym
+        groups: dict[tuple, list[str]] = {}
+        feasible: list[str] = []
+        for n in nodes:
+            if n.get("feasible"):
+                feasible.append(n["name"])
+                continue
+            st = n.get("status") or {}
+            plugin = n.get("firstFailure") or st.get("plugin") or "?"
+            reasons = st.get("reasons")
+            if reasons is None:
+                f = next((f for f in n.get("filters") or () if f["plugin"] == plugin), None)
+                reasons = f["reasons"] if f else []
+            groups.setdefault((plugin, ", ".join(reasons)), []).append(n["name"])
+        limit = None if self.wide else GROUP_NAMES
+        table = Table(["nodes", "filtered out by", "reason", "node names"], align=["right", "left", "left", "left"])
+        for (plugin, reason), names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            table.rows.append([_cell(str(len(names))), _cell(plugin), _cell((f"{sym.fail} {reason}", FAIL)),
+                               _cell((_names(names, limit, sym), MUTED))])
+        if feasible:
+            table.rows.append([_cell(str(len(feasible))), _cell(""), _cell((f"{sym.ok} feasible", PASS)),
+                               _cell(_names(feasible, limit, sym))])
+        self.add(_line(f"Filter: {plural(len(nodes), 'node')}, grouped by the failure kube-scheduler reports",
+                       indent=2))
+        self.add(table)
+        if not self.wide and (any(len(v) > GROUP_NAMES for v in groups.values()) or len(feasible) > GROUP_NAMES):
+            self.add(_line(("-o wide names every node; --node NAME shows one node's whole story", MUTED), indent=2))
+
+    # -- scores -----------------------------------------------------------------
+    def scores(self, pod: dict) -> None:
+        sym = self.sym
+        nodes = pod.get("nodes") or []
+        scored = [n for n in nodes if n.get("scores") is not None]
+        if not scored:
+            for note in pod.get("notes") or ():
+                self.add(_line(("note: " + note, MUTED), indent=2))
+            return
+        scored.sort(key=lambda n: (-(n.get("totalScore") or 0), n["name"]))
+        plugins = _ordered(s["plugin"] for n in scored for s in n["scores"])
+        weights = {}
+        skipped_everywhere = []
+        for p in plugins:
+            entries = [s for n in scored for s in n["scores"] if s["plugin"] == p]
+            weights[p] = entries[0].get("weight", 1)
+            if all(s.get("skipped") for s in entries):
+                skipped_everywhere.append(p)
+        columns = plugins if self.wide else [p for p in plugins if p not in skipped_everywhere]
+        top = pod.get("topNodes") or []
+        selected = pod.get("selectedNode")
+        table = Table(["Score", "", "total"] + [f"{p} {sym.times}{weights[p]}" for p in columns],
+                      align=["left", "left", "right"] + ["right"] * len(columns))
+        shown = scored if self.wide else scored[:SCORE_ROWS]
+        for n in shown:
+            mark = ""
+            if n["name"] == selected:
+                mark = sym.star
+            elif len(top) > 1 and n["name"] in top:
+                mark = sym.tie
+            by_plugin = {s["plugin"]: s for s in n["scores"]}
+            row = [_cell((n["name"], STRONG if n["name"] == selected else None)), _cell((mark, PASS)),
+                   _cell((str(n.get("totalScore")), STRONG if n["name"] == selected else None))]
+            for p in columns:
+                s = by_plugin.get(p)
+                if s is None or s.get("skipped"):
+                    row.append(_cell(("skip" if s is not None else "", MUTED)))
+                elif self.wide:
+                    row.append(_cell(f"{s['weighted']} ({s['raw']}{sym.arrow}{s['normalized']})"))
+                else:
+                    row.append(_cell(str(s["weighted"])))
+            table.rows.append(row)
+        self.add(Blank())
+        self.add(table)
+        if len(shown) < len(scored):
+            self.add(_line((f"{sym.ellipsis} {plural(len(scored) - len(shown), 'more scored node')} "
+                            "(-o wide shows all)", MUTED), indent=2))
+        legend = [f"{sym.star} selected"]
+        if len(top) > 1:
+            legend.append(f"{sym.tie} tied for the top score")
+        legend.append(f"cells: weighted score (normalized {sym.times} weight)")
+        if self.wide:
+            legend.append(f"(raw {sym.arrow} normalized)")
+        self.add(_line((f" {sym.dot} ".join(legend), MUTED), indent=2))
+        if skipped_everywhere and not self.wide:
+            self.add(_line((f"not scoring this pod (PreScore returned Skip): {', '.join(skipped_everywhere)}", MUTED),
+                           indent=2))
+
+        # ties, coverage, and why the winner won
+        best = scored[0].get("totalScore")
+        limit = None if self.wide else GROUP_NAMES
+        if len(top) > 1:
+            self.add(_line((f"tie: {plural(len(top), 'node')} share the top score {best} "
+                            f"({_names(top, limit, sym)}); tie-break {self.doc.get('tieBreak', 'random')} "
+                            f"chose {selected}", WARN), indent=2))
+            coverage = self.coverage(nodes, scored)
+        else:
+            coverage = f"ties: none {sym.dot} " + self.coverage(nodes, scored)
+        self.add(_line(coverage, indent=2))
+        if len(top) == 1 and len(scored) > 1 and selected == scored[0]["name"]:
+            self.add(_line(self.margin(scored[0], scored[1]), indent=2))
+        for note in pod.get("notes") or ():
+            self.add(_line(("note: " + note, MUTED), indent=2))
+
+    def coverage(self, nodes: list[dict], scored: list[dict]) -> str:
+        out = f"nodes scored: {len(scored)} of {len(nodes)}"
+        lost = [n for n in nodes if n.get("scores") is None]
+        if not lost:
+            return out
+        by_plugin: dict[str, list[str]] = {}
+        for n in lost:
+            reason = n.get("firstFailure") or ("feasible, not scored" if n.get("feasible") else "?")
+            by_plugin.setdefault(reason, []).append(n["name"])
+        parts = []
+        for plugin, names in sorted(by_plugin.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            if len(names) <= GROUP_NAMES or self.wide:
+                parts.append(f"{', '.join(names)} ({plugin})")
+            else:
+                parts.append(f"{len(names)} nodes ({plugin})")
+        return out + f" {self.sym.dot} filtered out: " + "; ".join(parts)
+
+    def margin(self, first: dict, second: dict) -> str:
+        """Why the winner won: its lead over the runner-up, plugin by plugin."""
+        sym = self.sym
+        a = {s["plugin"]: s["weighted"] for s in first["scores"]}
+        b = {s["plugin"]: s["weighted"] for s in second["scores"]}
+        diffs = [(p, a.get(p, 0) - b.get(p, 0)) for p in a]
+        diffs = sorted((d for d in diffs if d[1]), key=lambda d: -d[1])
+        lead = (first.get("totalScore") or 0) - (second.get("totalScore") or 0)
+        parts = ", ".join(f"{p} {'+' if d > 0 else sym.minus}{abs(d)}" for p, d in diffs)
+        return f"why {first['name']}: it leads {second['name']} by {lead}" + (f" ({parts})" if parts else "")
+
+    # -- preemption ---------------------------------------------------------------
+    def preemption(self, pod: dict) -> None:
+        pre = pod.get("preemption")
+        if not pre or not pre.get("nominatedNode"):
+            return
+        sym = self.sym
+        victims = pre.get("victims") or []
+        self.add(Blank())
+        text = f"preemption: nominated node {pre['nominatedNode']}, evicting {plural(len(victims), 'pod')}"
+        if pre.get("pdbViolations"):
+            text += f" ({plural(pre['pdbViolations'], 'PodDisruptionBudget violation')})"
+        self.add(_line((text, WARN), indent=2))
+        if victims:
+            table = Table(["victim", "priority", "node"], align=["left", "right", "left"])
+            for v in victims:
+                table.rows.append([_cell(v.get("pod", "?")), _cell(str(v.get("priority", ""))),
+                                   _cell(v.get("node") or pre["nominatedNode"])])
+            self.add(table)
+        if pre.get("message"):
+            self.add(_line((f"{sym.dot} " + pre["message"], MUTED), indent=2))
+
+    # -- --node -------------------------------------------------------------------
+    def node_story(self, pod: dict, name: str) -> None:
+        sym = self.sym
+        node = next((n for n in pod.get("nodes") or () if n["name"] == name), None)
+        self.add(Blank())
+        if node is None:
+            self.add(_line(f"node {name}: not evaluated for this pod", indent=2))
+            return
+        st = node.get("status") or {}
+        if node.get("feasible"):
+            verdict = (f"{sym.ok} feasible", PASS)
+        else:
+            reasons = ", ".join(st.get("reasons") or [])
+            verdict = (f"{sym.fail} filtered out by {node.get('firstFailure') or st.get('plugin') or '?'}"
+                       + (f": {reasons}" if reasons else ""), FAIL)
+        self.add(_line("node ", (name, STRONG), ": ", verdict, indent=2))
+        if self._reported_by_pre_filter(pod, node):
+            pfr = pod["preFilterResult"]
+            self.add(_line(f"not among the {plural(len(pfr.get('nodeNames') or []), 'candidate')} PreFilter "
+                           f"({', '.join(pfr.get('plugins') or [])}) left; the Filter verdicts below were "
+                           "evaluated for the explanation only", indent=4))
+
+        below: list[tuple[str, list[str]]] = []  # (plugin, lines) too long for a cell
+
+        def details_cell(plugin, details) -> Cell:
+            lines = details_lines(plugin, details)
+            if len(lines) > INLINE_DETAIL_LINES:
+                below.append((plugin, lines))
+                return _cell(("(below)", MUTED))
+            return _cell(("\n".join(lines), MUTED))
+
+        filters = node.get("filters") or []
+        if filters:
+            table = Table(["Filter", "verdict", "details"], align=["left", "left", "left"])
+            for f in filters:
+                reported = node.get("firstFailure") == f["plugin"] and not self._reported_by_pre_filter(pod, node)
+                cell = self.verdict_cell(f, reported)
+                if f["code"] not in ("Success", "Skip"):
+                    cell = cell + [Span(f"  [{f['code']}]", MUTED)]
+                table.rows.append([_cell(f["plugin"]), cell, details_cell(f["plugin"], f.get("details"))])
+            self.add(Blank())
+            self.add(table)
+        elif st:
+            self.add(_line(f"no Filter plugin ran: PreFilter {st.get('plugin') or ''} rejected the pod", indent=4))
+
+        scores = node.get("scores")
+        if scores is not None:
+            self.score_story(pod, node, scores, details_cell)
+        for plugin, lines in below:
+            self.add(Blank())
+            self.add(_line((f"{plugin} details", STRONG), indent=2))
+            for line in lines:
+                self.add(_line((line, MUTED), indent=4))
+
+    def score_story(self, pod: dict, node: dict, scores: list[dict], details_cell) -> None:
+        sym = self.sym
+        name = node["name"]
+        table = Table(["Score", "raw", sym.arrow + " normalized", sym.times + " weight", "= weighted", "details"],
+                      align=["left", "right", "right", "right", "right", "left"])
+        for s in scores:
+            if s.get("skipped"):
+                table.rows.append([_cell(s["plugin"]), _cell(("skip", MUTED)), _cell(""),
+                                   _cell(f"{sym.times}{s['weight']}"), _cell("0"),
+                                   _cell(("PreScore returned Skip", MUTED))])
+                continue
+            table.rows.append([_cell(s["plugin"]), _cell(str(s["raw"])), _cell(str(s["normalized"])),
+                               _cell(f"{sym.times}{s['weight']}"), _cell(str(s["weighted"])),
+                               details_cell(s["plugin"], s.get("details"))])
+        scored = sorted((n for n in pod.get("nodes") or () if n.get("scores") is not None),
+                        key=lambda n: (-(n.get("totalScore") or 0), n["name"]))
+        rank = next(i for i, n in enumerate(scored, 1) if n["name"] == name)
+        mark = ""
+        if pod.get("selectedNode") == name:
+            mark = f" {sym.star} selected"
+        elif name in (pod.get("topNodes") or ()):
+            mark = f" {sym.tie} tied for the top score"
+        table.rows.append([_cell(("total", STRONG)), _cell(""), _cell(""), _cell(""),
+                           _cell((str(node.get("totalScore")), STRONG)),
+                           _cell(f"rank {rank} of {len(scored)}{mark}")])
+        self.add(Blank())
+        self.add(table)
+
+    # -- several pods -------------------------------------------------------------
+    def summary(self, pods: list[dict]) -> None:
+        counts: dict[str, int] = {}
+        for p in pods:
+            key = p["status"]
+            if key == "Unschedulable" and (p.get("preemption") or {}).get("nominatedNode"):
+                key = "Unschedulable (preemption nominated a node)"
+            counts[key] = counts.get(key, 0) + 1
+        order = ["Scheduled", "Unschedulable (preemption nominated a node)", "Unschedulable", "Gated", "Error"]
+        parts = [f"{counts[k]} {k.lower()}" for k in order if k in counts]
+        parts += [f"{v} {k.lower()}" for k, v in counts.items() if k not in order]
+        self.add(_line((f"{plural(len(pods), 'pod')}: " + ", ".join(parts), STRONG)))
+
+
+def _ordered(items) -> list:
+    seen = {}
+    for it in items:
+        seen.setdefault(it, None)
+    return list(seen)
+
+
+def build(doc: dict, *, wide: bool = False, node: str | None = None, sym: Symbols = UNICODE) -> list:
+    return Report(doc, wide=wide, node=node, sym=sym).build()

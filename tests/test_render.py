@@ -1,0 +1,313 @@
+"""The human report, built from the result document alone.
+
+Documents here are written by hand (as a later plugin or another mode could
+produce them), so the renderer is checked against the schema, not against
+whatever the engine happens to produce today.
+"""
+
+from __future__ import annotations
+
+import io
+
+from kschedx.render.human import render
+from kschedx.render.layout import ASCII, UNICODE, details_text, symbols_for
+
+
+def ok(plugin):
+    return {"plugin": plugin, "code": "Success", "reasons": []}
+
+
+def skip(plugin):
+    return {"plugin": plugin, "code": "Skip", "reasons": []}
+
+
+def fail(plugin, *reasons, code="Unschedulable", details=None):
+    d = {"plugin": plugin, "code": code, "reasons": list(reasons)}
+    if details is not None:
+        d["details"] = details
+    return d
+
+
+def score(plugin, raw, normalized, weight=1, details=None, skipped=False):
+    d = {"plugin": plugin, "raw": raw, "normalized": normalized, "weight": weight, "weighted": normalized * weight}
+    if skipped:
+        d["skipped"] = True
+    if details is not None:
+        d["details"] = details
+    return d
+
+
+def node(name, filters, scores=None):
+    failed = next((f for f in filters if f["code"] not in ("Success", "Skip")), None)
+    n = {"name": name, "feasible": failed is None, "filters": filters,
+         "firstFailure": failed["plugin"] if failed else None}
+    if failed:
+        n["status"] = {"code": failed["code"], "plugin": failed["plugin"], "reasons": failed["reasons"]}
+    if scores is not None:
+        n["scores"] = scores
+        n["totalScore"] = sum(s["weighted"] for s in scores)
+    return n
+
+
+def pod(nodes, status="Scheduled", selected=None, top=None, message=None, **extra):
+    p = {"pod": "default/web", "uid": "u", "priority": 0, "requests": {"cpu": "1", "memory": "512Mi"},
+         "status": status, "selectedNode": selected, "topNodes": top or ([selected] if selected else []),
+         "message": message, "preFilter": [], "nodes": nodes, "preemption": None}
+    p.update(extra)
+    return p
+
+
+def doc(*pods, not_evaluated=(), tie_break="name"):
+    return {"apiVersion": "kschedx/v1", "kind": "SchedulingResult", "mode": "explain",
+            "profile": "default-scheduler", "tieBreak": tie_break, "notEvaluated": list(not_evaluated),
+            "pods": list(pods)}
+
+
+def text(d, **kw):
+    out = io.StringIO()
+    render(d, out=out, color=False, **kw)
+    return out.getvalue()
+
+
+def rich_text(d, **kw):
+    out = io.StringIO()
+    render(d, out=out, color=True, **kw)
+    return out.getvalue()
+
+
+SCHEDULED = pod(
+    [
+        node("node-a", [ok("NodeUnschedulable"), ok("TaintToleration"), fail("NodeResourcesFit", "Insufficient cpu")]),
+        node("node-b", [ok("NodeUnschedulable"), ok("TaintToleration"), ok("NodeResourcesFit")],
+             [score("TaintToleration", 0, 100, 3), score("NodeResourcesFit", 86, 86)]),
+        node("node-c", [ok("NodeUnschedulable"), fail("TaintToleration", "node(s) had untolerated taint(s)",
+                                                      code="UnschedulableAndUnresolvable"),
+                        fail("NodeResourcesFit", "Insufficient cpu")]),
+        node("node-d", [ok("NodeUnschedulable"), ok("TaintToleration"), ok("NodeResourcesFit")],
+             [score("TaintToleration", 1, 0, 3), score("NodeResourcesFit", 41, 41)]),
+    ],
+    selected="node-b",
+)
+
+
+def test_verdict_line_comes_first():
+    first = text(doc(SCHEDULED)).splitlines()[0]
+    assert first.startswith("default/web  ✓ Scheduled → node-b")
+    assert "priority 0 · requests cpu 1, memory 512Mi" in first
+
+
+def test_matrix_marks_the_reported_failure_and_later_ones():
+    out = text(doc(SCHEDULED))
+    row_c = next(line for line in out.splitlines() if line.strip().startswith("node-c"))
+    assert "✗ node(s) had untolerated taint(s)" in row_c
+    assert "(✗ Insufficient cpu)" in row_c  # not reached by kube-scheduler
+    assert "(1 more plugin: ✓ on every node: NodeUnschedulable)" in out
+
+
+def test_colours_carry_the_same_marks():
+    out = rich_text(doc(SCHEDULED))
+    assert "\x1b[1;31m✗ node(s) had untolerated taint(s)" in out  # bold red: the reported failure
+    assert "\x1b[2m(✗ Insufficient cpu)" in out  # dim: not reached
+
+
+def test_score_table_best_first_with_star_and_margin():
+    out = text(doc(SCHEDULED))
+    table = out[out.index("  Score"):].splitlines()
+    assert [line.split()[:3] for line in table[2:4]] == [["node-b", "★", "386"], ["node-d", "41", "0"]]
+    assert "TaintToleration ×3" in out
+    assert "ties: none · nodes scored: 2 of 4 · filtered out: node-a (NodeResourcesFit); node-c (TaintToleration)" in out
+    assert "why node-b: it leads node-d by 345 (TaintToleration +300, NodeResourcesFit +45)" in out
+
+
+def test_ties_are_marked_and_explained():
+    nodes = [
+        node(n, [ok("NodeResourcesFit")], [score("NodeResourcesFit", 50, 50)]) for n in ("n1", "n2", "n3")
+    ]
+    out = text(doc(pod(nodes, selected="n2", top=["n1", "n2", "n3"]), tie_break="random"))
+    assert "tie: 3 nodes share the top score 50 (n1, n2, n3); tie-break random chose n2" in out
+    assert next(line for line in out.splitlines() if line.strip().startswith("n1")).split()[1] == "="
+    assert next(line for line in out.splitlines() if line.strip().startswith("n2")).split()[1] == "★"
+
+
+def test_unschedulable_shows_the_message_and_no_score_table():
+    p = pod([node("node-a", [fail("NodeResourcesFit", "Insufficient cpu")])], status="Unschedulable",
+            message="0/1 nodes are available: 1 Insufficient cpu.")
+    out = text(doc(p))
+    assert "✗ Unschedulable" in out.splitlines()[0]
+    assert "  0/1 nodes are available: 1 Insufficient cpu." in out
+    assert "Score" not in out
+
+
+def test_not_evaluated_is_a_warning_that_the_result_is_incomplete():
+    out = text(doc(SCHEDULED, not_evaluated=["VolumeBinding", "InterPodAffinity"]))
+    assert out.splitlines()[0] == "⚠ incomplete: kschedx cannot evaluate yet: VolumeBinding, InterPodAffinity."
+
+
+def test_plugins_skipped_everywhere_are_one_line_not_columns():
+    nodes = [node(n, [ok("NodeName"), skip("NodePorts"), fail("NodeAffinity", "nope") if n == "b" else ok("NodeAffinity")],
+                  None if n == "b" else [score("ImageLocality", 0, 0), score("BalancedAllocation", 0, 0, skipped=True)])
+             for n in ("a", "b")]
+    out = text(doc(pod(nodes, selected="a")))
+    assert "skipped for this pod (PreFilter returned Skip, nothing to check): NodePorts" in out
+    assert "not scoring this pod (PreScore returned Skip): BalancedAllocation" in out
+    header = next(line for line in out.splitlines() if line.strip().startswith("Filter"))
+    assert "NodePorts" not in header
+    score_header = next(line for line in out.splitlines() if line.strip().startswith("Score"))
+    assert "BalancedAllocation" not in score_header
+
+
+def test_gated_pod():
+    p = pod([], status="Gated", message="waiting for scheduling gates: [example.com/gate]",
+            gate={"plugin": "SchedulingGates", "code": "UnschedulableAndUnresolvable",
+                  "reasons": ["waiting for scheduling gates: [example.com/gate]"]})
+    out = text(doc(p))
+    assert "⏸ Gated" in out.splitlines()[0]
+    assert "waiting for scheduling gates: [example.com/gate]" in out
+    assert "SchedulingGates" in out
+
+
+def test_error_status():
+    p = pod([], status="Error", message='running PreFilter plugin "Foo": boom')
+    out = text(doc(p))
+    assert "! Error" in out.splitlines()[0]
+    assert 'running PreFilter plugin "Foo": boom' in out
+
+
+def test_pre_filter_rejection_of_every_node():
+    st = {"code": "UnschedulableAndUnresolvable", "plugin": "VolumeBinding",
+          "reasons": ["pod has unbound immediate PersistentVolumeClaims"]}
+    nodes = [{"name": n, "feasible": False, "filters": [], "firstFailure": "VolumeBinding", "status": st}
+             for n in ("a", "b")]
+    p = pod(nodes, status="Unschedulable", message="0/2 nodes are available: pod has unbound immediate "
+            "PersistentVolumeClaims. not found",
+            preFilter=[{"plugin": "VolumeBinding", "code": "UnschedulableAndUnresolvable",
+                        "reasons": ["pod has unbound immediate PersistentVolumeClaims"]}])
+    out = text(doc(p))
+    assert "PreFilter VolumeBinding: ✗ UnschedulableAndUnresolvable: pod has unbound immediate" in out
+    assert "no Filter plugin ran: PreFilter VolumeBinding rejected the pod for all 2 nodes" in out
+
+
+def test_pre_filter_result_narrowing():
+    nodes = [
+        {**node("a", [ok("NodeAffinity")]), "feasible": False, "firstFailure": "NodeAffinity",
+         "status": {"code": "UnschedulableAndUnresolvable", "plugin": "",
+                    "reasons": ["node(s) didn't satisfy plugin(s) [NodeAffinity]"]}},
+        node("b", [ok("NodeAffinity")], [score("ImageLocality", 0, 0)]),
+    ]
+    p = pod(nodes, selected="b", preFilterResult={"nodeNames": ["b"], "plugins": ["NodeAffinity"]})
+    out = text(doc(p))
+    assert "PreFilter (NodeAffinity) narrowed the candidates to 1 node: b" in out
+    row_a = next(line for line in out.splitlines() if line.strip().startswith("a "))
+    assert "✗ not a candidate" in row_a
+
+
+def test_preemption_victims_table():
+    nodes = [node(n, [fail("NodeResourcesFit", "Insufficient cpu")]) for n in ("a", "b")]
+    p = pod(nodes, status="Unschedulable", selected="b",
+            message="0/2 nodes are available: 2 Insufficient cpu.",
+            preemption={"code": "Success", "message": None, "nominatedNode": "b", "pdbViolations": 1,
+                        "victims": [{"pod": "default/batch-7", "priority": 0},
+                                    {"pod": "default/batch-8", "priority": -5}]})
+    out = text(doc(p))
+    assert "✗ Unschedulable now · preemption nominates b" in out.splitlines()[0]
+    assert "preemption: nominated node b, evicting 2 pods (1 PodDisruptionBudget violation)" in out
+    rows = [line.split() for line in out.splitlines() if "default/batch" in line]
+    assert rows == [["default/batch-7", "0", "b"], ["default/batch-8", "-5", "b"]]
+
+
+def _wide_cluster(n=30):
+    nodes = []
+    for i in range(n):
+        name = f"node-{i:02d}"
+        if i < 20:
+            nodes.append(node(name, [fail("NodeResourcesFit", "Insufficient cpu")]))
+        elif i < 29:
+            nodes.append(node(name, [fail("TaintToleration", "node(s) had untolerated taint(s)")]))
+        else:
+            nodes.append(node(name, [ok("NodeResourcesFit")], [score("NodeResourcesFit", 10, 10)]))
+    return pod(nodes, selected="node-29")
+
+
+def test_wide_cluster_groups_nodes_by_failure():
+    out = text(doc(_wide_cluster()))
+    assert "Filter: 30 nodes, grouped by the failure kube-scheduler reports" in out
+    rows = [line.split() for line in out.splitlines()]
+    assert ["20", "NodeResourcesFit", "✗", "Insufficient", "cpu", "node-00,", "node-01,", "node-02,", "…", "(+17)"] in rows
+    assert ["1", "✓", "feasible", "node-29"] in rows
+    assert "node-15" not in out
+
+
+def test_wide_output_names_every_node():
+    out = text(doc(_wide_cluster()), wide=True)
+    assert all(f"node-{i:02d}" in out for i in range(30))
+
+
+def test_score_table_is_cut_to_the_best_ten_without_wide():
+    nodes = [node(f"n{i:02d}", [ok("NodeResourcesFit")], [score("NodeResourcesFit", i, i)]) for i in range(15)]
+    p = pod(nodes, selected="n14")
+    out = text(doc(p))
+    assert "… 5 more scored nodes (-o wide shows all)" in out
+    assert " n04 " not in out and " n05 " in out
+    assert " n00 " in text(doc(p), wide=True)
+
+
+def test_node_view_shows_unknown_plugins_and_details_generically():
+    n = node("a", [ok("NodeName"), fail("FancyNewFilter", "node(s) lack sparkle", details={"sparkle": {"have": 1, "want": 3}, "tags": ["x", "y"]})])
+    m = node("b", [ok("NodeName"), ok("FancyNewFilter")],
+             [score("FancyNewScore", 7, 70, 2, details={"because": [{"term": "t1", "matched": True}]})])
+    p = pod([n, m], selected="b")
+    out_a = text(doc(p), node="a")
+    assert "node a: ✗ filtered out by FancyNewFilter: node(s) lack sparkle" in out_a
+    assert "sparkle: have=1 want=3" in out_a and "tags: x, y" in out_a
+    out_b = text(doc(p), node="b")
+    row = next(line for line in out_b.splitlines() if line.strip().startswith("FancyNewScore"))
+    assert row.split()[:5] == ["FancyNewScore", "7", "70", "×2", "140"]
+    assert "because: term=t1 matched=true" in row
+    assert "rank 1 of 1 ★ selected" in out_b
+
+
+def test_node_view_for_a_pod_that_never_reached_the_nodes():
+    p = pod([], status="Gated", message="waiting for scheduling gates: [g]")
+    assert "Gated" in text(doc(p), node="a")
+
+
+def test_several_pods_end_with_a_summary():
+    unsched = pod([node("a", [fail("NodeResourcesFit", "Insufficient cpu")])], status="Unschedulable", message="m")
+    out = text(doc(SCHEDULED, unsched, pod([], status="Gated", message="g")))
+    assert out.splitlines()[-1] == "3 pods: 1 scheduled, 1 unschedulable, 1 gated"
+
+
+def test_no_pods():
+    assert "No pods to evaluate" in text(doc())
+
+
+def test_details_text():
+    assert details_text(None) == ""
+    assert details_text({"insufficient": [{"resource": "cpu", "requested": 2}]}) == "insufficient: resource=cpu requested=2"
+    assert details_text({"a": {"b": {"c": 1}}}) == "a: b={c=1}"
+    assert details_text({"ports": ["TCP/80", "TCP/443"]}) == "ports: TCP/80, TCP/443"
+
+
+def test_ascii_fallback_for_outputs_that_cannot_carry_unicode():
+    assert symbols_for("utf-8") is UNICODE
+    assert symbols_for("ascii") is ASCII
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii")
+    render(doc(SCHEDULED), out=out, color=False)
+    out.flush()
+    assert "ok Scheduled -> node-b" in raw.getvalue().decode("ascii")
+
+
+def test_long_details_go_below_the_table_and_plugins_may_word_their_own(monkeypatch):
+    from kschedx.render import layout
+
+    many = {f"k{i}": i for i in range(6)}
+    n = node("a", [ok("NodeName"), {**ok("DeviceThing"), "details": {"claims": ["c1"]}},
+                   fail("LongFilter", "no", details=many)])
+    monkeypatch.setitem(layout.DETAILS_FORMATTERS, "DeviceThing", lambda d: [f"claim {c}: fine" for c in d["claims"]])
+    out = text(doc(pod([n], status="Unschedulable", message="m")), node="a")
+    row = next(line for line in out.splitlines() if line.strip().startswith("LongFilter"))
+    assert row.rstrip().endswith("(below)")
+    assert "claim c1: fine" in next(line for line in out.splitlines() if line.strip().startswith("DeviceThing"))
+    tail = out[out.index("LongFilter details"):].splitlines()
+    assert [line.strip() for line in tail[1:7]] == [f"k{i}: {i}" for i in range(6)]
