@@ -21,6 +21,8 @@ _INDEXED_KINDS = {
     "StorageClass": "storage_classes",
     "CSINode": "csi_nodes",
     "CSIDriver": "csi_drivers",
+    "CSIStorageCapacity": "csi_storage_capacities",
+    "VolumeAttachment": "volume_attachments",
     "PodDisruptionBudget": "pod_disruption_budgets",
     "PriorityClass": "priority_classes",
     "RuntimeClass": "runtime_classes",
@@ -55,6 +57,8 @@ class ClusterState:
     storage_classes: dict[str, dict] = field(default_factory=dict)
     csi_nodes: dict[str, dict] = field(default_factory=dict)
     csi_drivers: dict[str, dict] = field(default_factory=dict)
+    csi_storage_capacities: dict[str, dict] = field(default_factory=dict)
+    volume_attachments: dict[str, dict] = field(default_factory=dict)
     pod_disruption_budgets: dict[str, dict] = field(default_factory=dict)
     priority_classes: dict[str, dict] = field(default_factory=dict)
     runtime_classes: dict[str, dict] = field(default_factory=dict)
@@ -130,7 +134,7 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
                 admission.namespace(obj, origin)
             else:
                 admission.metadata(obj, origin)
-            if kind in ("PersistentVolumeClaim", "PersistentVolume"):
+            if kind in ("PersistentVolumeClaim", "PersistentVolume", "CSIStorageCapacity"):
                 _check_storage_quantities(obj, origin)
             key = (kind, obj_key(obj))
             getattr(state, _INDEXED_KINDS[kind])[obj_key(obj)] = obj
@@ -161,6 +165,7 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
 
 
 def _check_storage_quantities(obj: dict, origin) -> None:
+    from .quantity import QuantityError, parse_quantity
     from .sources.admission import check_resource_list
 
     spec = obj.get("spec") or {}
@@ -171,3 +176,12 @@ def _check_storage_quantities(obj: dict, origin) -> None:
         res = spec.get("resources") or {}
         if res.get("requests"):
             check_resource_list(res["requests"], origin, ref, "spec.resources.requests")
+    if obj["kind"] == "CSIStorageCapacity":
+        # CSIStorageCapacity keeps its quantities at the top level, not in a spec.
+        for field_name in ("capacity", "maximumVolumeSize"):
+            if obj.get(field_name) is not None:
+                try:
+                    parse_quantity(obj[field_name])
+                except QuantityError as exc:
+                    raise InputError(f"invalid quantity {obj[field_name]!r}: {exc}", source=origin, obj=ref,
+                                     field=field_name) from None

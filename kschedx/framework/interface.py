@@ -24,6 +24,7 @@ EXTENSION_POINTS = (
     "pre_score",
     "score",
     "normalize_score",
+    "reserve",
     "bind",
 )
 

@@ -88,4 +88,5 @@ class Profile:
         self.post_filter = points("post_filter")
         self.pre_score = points("pre_score")
         self.score = points("score")
+        self.reserve = points("reserve")
         self.bind = points("bind")

@@ -73,6 +73,7 @@ class PodResult:
     # What simulate needs after the cycle (not part of the schema).
     nominated_node: str | None = None
     victims: list[PodInfo] = field(default_factory=list)
+    cycle_state: CycleState | None = None  # for Reserve after the cycle
 
 
 class Nominator:
@@ -131,6 +132,25 @@ class Framework:
             st = ext.remove_pod(state, pod, to_remove, node)
             if st is not None and not st.is_success():
                 raise PluginError(f'running RemovePod on PreFilter plugin "{pl.name}": {st.message()}')
+
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        """RunReservePluginsReserve: plugins remember the placement (VolumeBinding
+        assumes its PV/PVC choices) so the next cycles of `simulate` see it. On
+        failure every Reserve plugin is unreserved, as schedule_one does."""
+        for pl in self.profile.reserve:
+            st = pl.reserve(state, pod, node_name)
+            if st is not None and not st.is_success():
+                self.run_reserve_plugins_unreserve(state, pod, node_name)
+                if st.is_rejected():
+                    return st.with_plugin(pl.name)
+                return Status.as_error(f'running Reserve plugin "{pl.name}": {st.message()}', plugin=pl.name)
+        return None
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
+        for pl in reversed(self.profile.reserve):
+            unreserve = getattr(pl, "unreserve", None)
+            if unreserve is not None:
+                unreserve(state, pod, node_name)
 
     def run_filter_plugins(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         """RunFilterPlugins: stop at the first failure (what preemption uses)."""
@@ -222,6 +242,7 @@ class Framework:
             result.message = gate.message()
             return result
         state = CycleState()
+        result.cycle_state = state
         try:
             self._schedule(state, pod, result)
         except PluginError as exc:

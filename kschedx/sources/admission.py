@@ -29,6 +29,7 @@ NAMESPACED_KINDS = frozenset(
     {
         "Pod",
         "PersistentVolumeClaim",
+        "CSIStorageCapacity",
         "PodDisruptionBudget",
         "Service",
         "ReplicaSet",
