@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from .errors import InputError
 from .sources.admission import Admission, object_ref
+from .storage.validation import check_pod_volumes, check_storage_object
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 
@@ -35,6 +36,12 @@ _INDEXED_KINDS = {
     "ResourceClaim": "resource_claims",
     "ResourceClaimTemplate": "resource_claim_templates",
 }
+
+# Kinds the volume plugins read, shape-checked on the way in.
+_STORAGE_KINDS = frozenset(
+    {"PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity",
+     "VolumeAttachment"}
+)
 
 # Workload kinds are not cluster state for the scheduler, but `simulate`
 # expands them into the pods their controllers would create.
@@ -134,6 +141,8 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
                 admission.namespace(obj, origin)
             else:
                 admission.metadata(obj, origin)
+            if kind in _STORAGE_KINDS:
+                check_storage_object(obj, origin)
             if kind in ("PersistentVolumeClaim", "PersistentVolume", "CSIStorageCapacity"):
                 _check_storage_quantities(obj, origin)
             key = (kind, obj_key(obj))
@@ -160,6 +169,7 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
         if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
             continue
         admission.pod(pod, origin)
+        check_pod_volumes(pod, origin)
         state.pods.append(pod)
     return state
 

@@ -156,13 +156,14 @@ class CSILimits(Plugin):
             unique = f"{driver}/{handle}"
             result[unique] = driver
             if described is not None:
-                described[unique] = {
-                    "volume": vol.name,
-                    "claim": f"{pod_info.namespace}/{name}",
-                    "persistentVolume": pv_name,
-                    "driver": driver,
-                    "volumeHandle": handle if pv_name else None,
-                }
+                entry = {"volume": vol.name, "claim": f"{pod_info.namespace}/{name}", "persistentVolume": pv_name,
+                         "driver": driver}
+                if pv_name:
+                    entry["volumeHandle"] = handle
+                else:
+                    # Not provisioned yet: counted once under its class's driver.
+                    entry["storageClass"] = claim_class(pvc)
+                described[unique] = entry
 
     def _inline_volume(self, vol, csi_node, result, described):
         plugin = tr.plugin_for_inline(vol.source)
