@@ -20,6 +20,7 @@ LABEL_REGION = "topology.kubernetes.io/region"
 LABEL_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 LABEL_BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 MULTI_ZONE_DELIMITER = "__"
+MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 
 GCE_PD = "kubernetes.io/gce-pd"
 AWS_EBS = "kubernetes.io/aws-ebs"
@@ -83,7 +84,7 @@ def migrated_plugins(csi_node: dict | None) -> frozenset:
     """The in-tree plugins the CSINode says were migrated to CSI drivers."""
     if csi_node is None:
         return frozenset()
-    value = (meta(csi_node).get("annotations") or {}).get("storage.alpha.kubernetes.io/migrated-plugins")
+    value = (meta(csi_node).get("annotations") or {}).get(MIGRATED_PLUGINS_ANNOTATION)
     if not value:
         return frozenset()
     return frozenset(value.split(","))

@@ -15,7 +15,6 @@ ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
-MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
@@ -218,26 +217,34 @@ class AffinityCache:
         return aff
 
 
-def check_node_affinity(pv: dict, node_labels: dict) -> bool:
-    return VolumeNodeAffinity(pv).matches(node_labels)
-
-
 def match_topology_selector_terms(terms, node_labels: dict) -> bool:
     """v1helper.MatchTopologySelectorTerms: no terms match every node; an
     empty term, or one whose requirements do not parse, matches none."""
     if not terms:
         return True
+    return any(all(r.matches(node_labels) for r in reqs) for reqs in _parsed_topology_terms(terms))
+
+
+_TOPOLOGY_CACHE: dict[int, tuple[list, list]] = {}
+
+
+def _parsed_topology_terms(terms: list) -> list:
+    """The usable terms, each a list of `key In values` requirements; parsed
+    once per StorageClass (the cache holds the list, so its id stays valid)."""
+    hit = _TOPOLOGY_CACHE.get(id(terms))
+    if hit is not None and hit[0] is terms:
+        return hit[1]
+    parsed = []
     for term in terms:
         exprs = (term or {}).get("matchLabelExpressions") or []
         if not exprs:
             continue
         try:
-            reqs = [Requirement(e.get("key"), "In", e.get("values")) for e in exprs]
+            parsed.append([Requirement(e.get("key"), "In", e.get("values")) for e in exprs])
         except SelectorError:
             continue
-        if all(r.matches(node_labels) for r in reqs):
-            return True
-    return False
+    _TOPOLOGY_CACHE[id(terms)] = (terms, parsed)
+    return parsed
 
 
 def controller_uid(obj: dict) -> str | None:
@@ -246,10 +253,3 @@ def controller_uid(obj: dict) -> str | None:
         if ref.get("controller"):
             return ref.get("uid")
     return None
-
-
-def selector_or_error(sel):
-    try:
-        return label_selector(sel), None
-    except SelectorError as exc:
-        return None, str(exc)

@@ -42,6 +42,7 @@ class CSILimits(Plugin):
         # prefixes it with a random string so it cannot equal a real handle.
         self.random_volume_id_prefix = secrets.token_hex(16)
         self._existing: dict[tuple, dict | _Failure] = {}
+        self._by_node: dict[str, tuple] = {}
         self._translated: dict[str, tuple[dict, object]] = {}
         self._attachments: dict[str, dict[str, str]] | None = None
 
@@ -73,12 +74,9 @@ class CSILimits(Plugin):
         if not limits:
             return None
 
-        attached: dict[str, str] = {}
-        for existing in node_info.pods:
-            got = self._existing_volumes(existing, csi_node)
-            if isinstance(got, _Failure):
-                return Status.as_error(str(got))
-            attached.update(got)
+        attached = self._attached_volumes(node_info, csi_node)
+        if isinstance(attached, _Failure):
+            return Status.as_error(str(attached))
 
         attached_count: Counter = Counter()
         for unique, driver in attached.items():
@@ -101,11 +99,27 @@ class CSILimits(Plugin):
                                                     attached_count[driver], new_volumes))
         return None
 
-    def _existing_volumes(self, pod_info, csi_node):
-        # What an existing pod counts depends only on the cluster's storage
-        # objects (fixed for a run: VolumeBinding keeps its assumptions to
-        # itself) and on how the node's CSINode enables migration.
-        key = (pod_info.uid, csi_node is not None, tr.PORTWORX in tr.migrated_plugins(csi_node))
+    def _attached_volumes(self, node_info, csi_node):
+        """The volumes of the pods on the node, by unique name. What a pod
+        counts depends only on the cluster's storage objects (fixed for a run:
+        VolumeBinding keeps its assumptions to itself) and on how the node's
+        CSINode enables migration; the node's generation changes with its pods."""
+        migration = (csi_node is not None, tr.PORTWORX in tr.migrated_plugins(csi_node))
+        hit = self._by_node.get(node_info.name)
+        if hit is not None and hit[0] == node_info.generation and hit[1] == migration:
+            return hit[2]
+        attached: dict[str, str] = {}
+        for existing in node_info.pods:
+            got = self._existing_volumes(existing, migration, csi_node)
+            if isinstance(got, _Failure):
+                attached = got
+                break
+            attached.update(got)
+        self._by_node[node_info.name] = (node_info.generation, migration, attached)
+        return attached
+
+    def _existing_volumes(self, pod_info, migration, csi_node):
+        key = (pod_info.uid, migration)
         got = self._existing.get(key)
         if got is None:
             vols: dict[str, str] = {}
