@@ -365,7 +365,8 @@ class VolumeBinder:
 
     def find_matching_volumes(self, claims: PodVolumeClaims, to_match: list[dict], node_labels: dict, notes):
         """findMatchingVolumes: smallest claims first, each PV used once."""
-        # sort.Sort is an insertion sort for this few claims, hence stable.
+        # Go's sort.Sort is an insertion sort (stable) up to 12 elements; a pod
+        # with more claims of equal size could see them in another order there.
         ordered = sorted(to_match, key=lambda pvc: (storage_request(pvc) or ZERO).as_fraction())
         chosen: set[str] = set()
         found = True
