@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .errors import InputError
 from .sources.admission import Admission, object_ref
+from .storage.validation import check_pod_volumes, check_storage_object
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 
@@ -22,6 +23,8 @@ _INDEXED_KINDS = {
     "StorageClass": "storage_classes",
     "CSINode": "csi_nodes",
     "CSIDriver": "csi_drivers",
+    "CSIStorageCapacity": "csi_storage_capacities",
+    "VolumeAttachment": "volume_attachments",
     "PodDisruptionBudget": "pod_disruption_budgets",
     "PriorityClass": "priority_classes",
     "RuntimeClass": "runtime_classes",
@@ -34,6 +37,12 @@ _INDEXED_KINDS = {
     "ResourceClaim": "resource_claims",
     "ResourceClaimTemplate": "resource_claim_templates",
 }
+
+# Kinds the volume plugins read, shape-checked on the way in.
+_STORAGE_KINDS = frozenset(
+    {"PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity",
+     "VolumeAttachment"}
+)
 
 # Workload kinds are not cluster state for the scheduler, but `simulate`
 # expands them into the pods their controllers would create.
@@ -56,6 +65,8 @@ class ClusterState:
     storage_classes: dict[str, dict] = field(default_factory=dict)
     csi_nodes: dict[str, dict] = field(default_factory=dict)
     csi_drivers: dict[str, dict] = field(default_factory=dict)
+    csi_storage_capacities: dict[str, dict] = field(default_factory=dict)
+    volume_attachments: dict[str, dict] = field(default_factory=dict)
     pod_disruption_budgets: dict[str, dict] = field(default_factory=dict)
     priority_classes: dict[str, dict] = field(default_factory=dict)
     runtime_classes: dict[str, dict] = field(default_factory=dict)
@@ -134,7 +145,9 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
                     admission.namespace(obj, origin)
                 else:
                     admission.metadata(obj, origin)
-                if kind in ("PersistentVolumeClaim", "PersistentVolume"):
+                if kind in _STORAGE_KINDS:
+                    check_storage_object(obj, origin)
+                if kind in ("PersistentVolumeClaim", "PersistentVolume", "CSIStorageCapacity"):
                     _check_storage_quantities(obj, origin)
             key = (kind, obj_key(obj))
             getattr(state, _INDEXED_KINDS[kind])[obj_key(obj)] = obj
@@ -163,6 +176,7 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
             continue
         with _malformed(pod, origin):
             admission.pod(pod, origin)
+            check_pod_volumes(pod, origin)
         state.pods.append(pod)
     synthesize_namespaces(state)
     return state
@@ -197,6 +211,7 @@ def _malformed(obj: dict, origin):
 
 
 def _check_storage_quantities(obj: dict, origin) -> None:
+    from .quantity import QuantityError, parse_quantity
     from .sources.admission import check_resource_list
 
     spec = obj.get("spec") or {}
@@ -207,3 +222,12 @@ def _check_storage_quantities(obj: dict, origin) -> None:
         res = spec.get("resources") or {}
         if res.get("requests"):
             check_resource_list(res["requests"], origin, ref, "spec.resources.requests")
+    if obj["kind"] == "CSIStorageCapacity":
+        # CSIStorageCapacity keeps its quantities at the top level, not in a spec.
+        for field_name in ("capacity", "maximumVolumeSize"):
+            if obj.get(field_name) is not None:
+                try:
+                    parse_quantity(obj[field_name])
+                except QuantityError as exc:
+                    raise InputError(f"invalid quantity {obj[field_name]!r}: {exc}", source=origin, obj=ref,
+                                     field=field_name) from None

@@ -74,7 +74,7 @@ class PodResult:
     # What simulate needs after the cycle (not part of the schema).
     nominated_node: str | None = None
     victims: list[PodInfo] = field(default_factory=list)
-    cycle_state: CycleState | None = None
+    cycle_state: CycleState | None = None  # for Reserve after the cycle
 
 
 class Nominator:
@@ -133,6 +133,25 @@ class Framework:
             st = ext.remove_pod(state, pod, to_remove, node)
             if st is not None and not st.is_success():
                 raise PluginError(f'running RemovePod on PreFilter plugin "{pl.name}": {st.message()}')
+
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        """RunReservePluginsReserve: plugins remember the placement (VolumeBinding
+        assumes its PV/PVC choices) so the next cycles of `simulate` see it. On
+        failure every Reserve plugin is unreserved, as schedule_one does."""
+        for pl in self.profile.reserve:
+            st = pl.reserve(state, pod, node_name)
+            if st is not None and not st.is_success():
+                self.run_reserve_plugins_unreserve(state, pod, node_name)
+                if st.is_rejected():
+                    return st.with_plugin(pl.name)
+                return Status.as_error(f'running Reserve plugin "{pl.name}": {st.message()}', plugin=pl.name)
+        return None
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
+        for pl in reversed(self.profile.reserve):
+            unreserve = getattr(pl, "unreserve", None)
+            if unreserve is not None:
+                unreserve(state, pod, node_name)
 
     def run_filter_plugins(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         """RunFilterPlugins: stop at the first failure (what preemption uses)."""
@@ -236,13 +255,11 @@ class Framework:
     def run_reserve_plugins(self, result: PodResult, node_name: str) -> None:
         """Reserve, for a pod placed on a node (simulate): plugins that keep
         state across pods (DynamicResources' in-flight allocations) record it."""
-        state = result.cycle_state
-        if state is None:
+        if result.cycle_state is None:
             return
-        for pl in self.profile.reserve:
-            st = pl.reserve(state, result.pod_info, node_name)
-            if st is not None and not st.is_success():
-                raise PluginError(f'running Reserve plugin "{pl.name}": {st.message()}')
+        st = self.run_reserve_plugins_reserve(result.cycle_state, result.pod_info, node_name)
+        if st is not None:
+            raise PluginError(st.message())
 
     # -- the cycle ---------------------------------------------------------------
     def run_pre_enqueue(self, pod: PodInfo) -> Status | None:

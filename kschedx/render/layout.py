@@ -159,7 +159,19 @@ def _dra_lines(details):
     return dra_lines(details, indent="")
 
 
-DETAILS_FORMATTERS: dict = {"DynamicResources": _dra_lines}
+def _volume_lines(plugin):
+    def lines(details):
+        from .details import detail_lines
+
+        return detail_lines(plugin, details)
+
+    return lines
+
+
+DETAILS_FORMATTERS: dict = {
+    "DynamicResources": _dra_lines,
+    **{p: _volume_lines(p) for p in ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")},
+}
 # Details longer than this go below the --node tables instead of in a cell.
 INLINE_DETAIL_LINES = 3
 

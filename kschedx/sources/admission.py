@@ -30,6 +30,7 @@ NAMESPACED_KINDS = frozenset(
     {
         "Pod",
         "PersistentVolumeClaim",
+        "CSIStorageCapacity",
         "PodDisruptionBudget",
         "Service",
         "ReplicaSet",

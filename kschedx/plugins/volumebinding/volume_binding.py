@@ -1,0 +1,166 @@
+"""VolumeBinding: claims must be bound, or bindable on the node.
+
+PreFilter rejects a pod whose claims are missing, lost, being deleted, not
+owned (generic ephemeral volumes) or unbound with Immediate binding. Filter
+runs the binder on each node. Score needs the StorageCapacityScoring
+feature gate, alpha and off by default in v1.35: like upstream, PreScore
+returns Skip and the plugin never scores. Reserve/Unreserve assume the
+node's decisions in the binder's caches, for `simulate`.
+"""
+
+from __future__ import annotations
+
+from ...framework.interface import Plugin
+from ...framework.status import Code, Status
+from ...storage.objects import claim_class, claim_key, go_quote, meta, spec
+from ...storage.volumes import EPHEMERAL, INLINE, ephemeral_owner_error, pod_volumes
+from .binder import BinderError, PodVolumeClaims, VolumeBinder
+
+NAME = "VolumeBinding"
+STATE_KEY = NAME
+ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+
+# StorageCapacityScoring: Alpha, default off in v1.35 (pkg/features).
+ENABLE_STORAGE_CAPACITY_SCORING = False
+
+
+class StateData:
+    """Shared by reference between clones, as upstream's Clone returns itself."""
+
+    __slots__ = ("all_bound", "pod_volumes_by_node", "claims", "has_static_bindings")
+
+    def __init__(self, claims: PodVolumeClaims | None = None):
+        self.all_bound = False
+        self.pod_volumes_by_node: dict = {}
+        self.claims = claims
+        self.has_static_bindings = False
+
+    def clone(self):
+        return self
+
+
+class _Rejected(Exception):
+    def __init__(self, message: str, details: dict):
+        super().__init__(message)
+        self.details = details
+
+
+class VolumeBinding(Plugin):
+    name = NAME
+
+    def __init__(self, handle, args=None):
+        super().__init__(handle, args)
+        self.binder = VolumeBinder(handle.cluster)
+        self.scorer = None  # only built when StorageCapacityScoring is on
+
+    # -- PreFilter ---------------------------------------------------------------
+    def pre_filter(self, state, pod_info, nodes):
+        try:
+            has_pvc = self._pod_has_pvcs(pod_info)
+        except _Rejected as exc:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(exc), details=exc.details)
+        if not has_pvc:
+            state.write(STATE_KEY, StateData())
+            return None, Status(Code.SKIP)
+        try:
+            claims = self.binder.get_pod_volume_claims(pod_info)
+        except BinderError as exc:
+            return None, Status.as_error(str(exc))
+        if claims.unbound_immediate:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_UNBOUND_IMMEDIATE, details={
+                "claims": [_immediate_note(self.handle.cluster, pvc) for pvc in claims.unbound_immediate],
+            })
+        state.write(STATE_KEY, StateData(claims))
+        return None, None
+
+    def _pod_has_pvcs(self, pod_info) -> bool:
+        """podHasPVCs, with its errors (the API objects, not the assumed ones)."""
+        cluster = self.handle.cluster
+        has_pvc = False
+        for vol in pod_volumes(pod_info):
+            if vol.kind == INLINE:
+                continue
+            has_pvc = True
+            name = vol.claim_name
+            claim = f"{pod_info.namespace}/{name}"
+            pvc = cluster.persistent_volume_claims.get(claim)
+            if pvc is None:
+                if vol.kind == EPHEMERAL:
+                    raise _Rejected(
+                        f"waiting for ephemeral volume controller to create the persistentvolumeclaim {go_quote(name)}",
+                        {"claim": claim, "volume": vol.name, "missing": "PersistentVolumeClaim"})
+                raise _Rejected(f"persistentvolumeclaim {go_quote(name)} not found",
+                                {"claim": claim, "missing": "PersistentVolumeClaim"})
+            if (pvc.get("status") or {}).get("phase") == "Lost":
+                pv = spec(pvc).get("volumeName") or ""
+                raise _Rejected(
+                    f"persistentvolumeclaim {go_quote(name)} bound to non-existent persistentvolume {go_quote(pv)}",
+                    {"claim": claim, "persistentVolume": pv})
+            if meta(pvc).get("deletionTimestamp"):
+                raise _Rejected(f"persistentvolumeclaim {go_quote(name)} is being deleted", {"claim": claim})
+            if vol.kind == EPHEMERAL:
+                err = ephemeral_owner_error(pod_info, pvc)
+                if err:
+                    raise _Rejected(err, {"claim": claim, "volume": vol.name})
+        return has_pvc
+
+    # -- Filter ------------------------------------------------------------------
+    def filter(self, state, pod_info, node_info):
+        data = state.read(STATE_KEY)
+        if data is None or data.claims is None:
+            return Status.as_error("not found")
+        try:
+            volumes, reasons = self.binder.find_pod_volumes(pod_info, data.claims, node_info)
+        except BinderError as exc:
+            return Status.as_error(str(exc))
+        if reasons:
+            notes: list = []
+            self.binder.find_pod_volumes(pod_info, data.claims, node_info, notes)
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons, details={"claims": notes})
+        data.pod_volumes_by_node[node_info.name] = volumes
+        data.has_static_bindings = data.has_static_bindings or bool(volumes.static_bindings)
+        return None
+
+    # -- Score ---------------------------------------------------------------------
+    def pre_score(self, state, pod_info, nodes):
+        if self.scorer is None:
+            return Status(Code.SKIP)
+        return None  # pragma: no cover - the gate is off in v1.35
+
+    def score(self, state, pod_info, node_info) -> int:
+        return 0
+
+    # -- Reserve (simulate) ---------------------------------------------------------
+    def reserve(self, state, pod_info, node_name: str):
+        data = state.read(STATE_KEY)
+        if data is None:
+            return Status.as_error("not found")
+        volumes = data.pod_volumes_by_node.get(node_name)
+        if volumes is None:
+            data.all_bound = True  # the pod references no claim
+            return None
+        data.all_bound = self.binder.assume_pod_volumes(pod_info, node_name, volumes)
+        return None
+
+    def unreserve(self, state, pod_info, node_name: str) -> None:
+        data = state.read(STATE_KEY)
+        if data is None:
+            return
+        volumes = data.pod_volumes_by_node.get(node_name)
+        if volumes is not None:
+            self.binder.revert_assumed_pod_volumes(volumes)
+
+
+def _immediate_note(cluster, pvc: dict) -> dict:
+    note = {"claim": claim_key(pvc), "storageClass": claim_class(pvc) or None}
+    pv = spec(pvc).get("volumeName")
+    if pv:
+        note["persistentVolume"] = pv
+        note["verdict"] = "pre-bound to a PersistentVolume but not yet bound by the PV controller"
+    elif not note["storageClass"]:
+        note["verdict"] = "no StorageClass: Immediate binding"
+    elif note["storageClass"] not in cluster.storage_classes:
+        note["verdict"] = "StorageClass does not exist: treated as Immediate binding"
+    else:
+        note["verdict"] = "Immediate binding and not bound yet"
+    return note
