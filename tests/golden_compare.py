@@ -41,11 +41,32 @@ def _pod_depends_on(pod: dict, plugins: set[str]) -> bool:
         for s in node.get("scores") or ():
             if s["plugin"] in plugins and not s.get("skipped") and s["weighted"] != 0:
                 return True
-    if pod.get("preemption") is not None and ({"DefaultPreemption", "DynamicResources"} & plugins):
+    if pod.get("preemption") is not None and _preemption_depends_on(pod, plugins):
         return True
     if pod.get("status") == "Error":
         return True
     return False
+
+
+# Plugins that can change a preemption outcome: every Filter plugin (the dry
+# run re-runs them with victims removed) and DynamicResources (its PostFilter
+# runs first). All of them have a PreFilter that returns Skip when the pod
+# gives them nothing to check.
+_PREEMPTION_INPUTS = {
+    "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
+    "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+    "InterPodAffinity", "DynamicResources",
+}
+
+
+def _preemption_depends_on(pod: dict, plugins: set[str]) -> bool:
+    """A preemption result depends on a not-evaluated plugin unless that plugin
+    skipped this pod at PreFilter (then it neither filters in the dry run nor,
+    for DynamicResources, says more than "no new claims to deallocate")."""
+    if "DefaultPreemption" in plugins:
+        return True
+    skipped = {st["plugin"] for st in pod.get("preFilter") or () if st["code"] == "Skip"}
+    return any(p in _PREEMPTION_INPUTS and p not in skipped for p in plugins)
 
 
 def compare(expected: dict, actual: dict, *, simulate: bool = False) -> list[str]:
