@@ -105,5 +105,80 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node):
     sys.exit(exit_code(doc))
 
 
+@main.command()
+@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True))
+@click.option("--snapshot", "snapshot_paths", multiple=True, type=click.Path(allow_dash=True),
+              help="Cluster fixture: a file, a directory, or - for stdin. Repeatable.")
+@output_option
+@tie_break_option
+@seed_option
+def simulate(pod_files, snapshot_paths, output, tie_break, seed):
+    """Place many pods one after another, as the scheduler would.
+
+    POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
+    DaemonSets are expanded into the pods their controllers create) or,
+    without POD_FILE, the snapshot's pending pods are scheduled in queue order;
+    each placement, and each preemption (victims deleted, preemptor placed on
+    the nominated node), is applied before the next pod.
+    """
+    from . import app
+
+    if not snapshot_paths:
+        raise click.UsageError("--snapshot is required (a cluster fixture file or directory)")
+    try:
+        workload = app.load_workload(snapshot_paths, pod_files)
+        with _progress(len(workload.pods)) as progress:
+            doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress)
+    except KschedxError as exc:
+        _fail(exc)
+    _warn(doc)
+    if output in ("json", "yaml"):
+        _emit(doc, output, None)
+    else:
+        from .render.simulate import render_simulate
+
+        render_simulate(doc, wide=(output == "wide"))
+    from .result import exit_code
+
+    sys.exit(exit_code(doc))
+
+
+PROGRESS_THRESHOLD = 50
+
+
+class _NoProgress:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _progress(total: int):
+    """A Rich progress bar on stderr while many pods are placed and stdout is
+    a terminal; nothing otherwise."""
+    if total <= PROGRESS_THRESHOLD or not sys.stdout.isatty():
+        return _NoProgress()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    class _Bar:
+        def __enter__(self):
+            from rich.console import Console
+
+            self.progress = Progress("placing pods", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                     console=Console(stderr=True), transient=True)
+            self.progress.__enter__()
+            self.task = self.progress.add_task("simulate", total=total)
+            return self.update
+
+        def update(self, done, _total):
+            self.progress.update(self.task, completed=done)
+
+        def __exit__(self, *exc):
+            return self.progress.__exit__(*exc)
+
+    return _Bar()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
