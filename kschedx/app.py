@@ -86,7 +86,8 @@ def explain(workload: Workload, *, tie_break: str = "random", seed: int | None =
     )
 
 
-def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None) -> dict:
+def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
+             detail: str = "full") -> dict:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -98,7 +99,9 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
     - Unschedulable: stays pending; a failed preemption clears its
       nomination, as upstream's PostFilterResult does.
 
-    `progress(done, total)` is called after each pod.
+    `progress(done, total)` is called after each pod. detail "placements"
+    drops each pod's per-node verdicts and scores once it is placed (the
+    document stays small on large clusters; every other field is kept).
     """
     fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
     snapshot = fw.snapshot
@@ -148,6 +151,8 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
                 r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
         elif r.nominated_node == "":
             fw.nominator.remove(pi)
+        if detail == "placements":
+            r.nodes = []
         results.append(r)
         if progress is not None:
             progress(i + 1, len(queue))
@@ -167,7 +172,7 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
         "preemptions": preemptions,
         "victims": victims_total,
     }
-    extra = {"summary": summary, "utilization": _utilization(snapshot, before, after)}
+    extra = {"detail": detail, "summary": summary, "utilization": _utilization(snapshot, before, after)}
     if workload.notes:
         extra["inputNotes"] = list(workload.notes)
     return build_document(

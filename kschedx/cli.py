@@ -112,7 +112,10 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node):
 @output_option
 @tie_break_option
 @seed_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed):
+@click.option("--detail", type=click.Choice(("full", "placements")), default=None,
+              help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
+                   "placements keeps the rest only (small documents on large clusters).")
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -127,8 +130,11 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed):
         raise click.UsageError("--snapshot is required (a cluster fixture file or directory)")
     try:
         workload = app.load_workload(snapshot_paths, pod_files)
+        if detail is None:
+            # The human tables never show per-node verdicts: do not keep them.
+            detail = "full" if output in ("json", "yaml") else "placements"
         with _progress(len(workload.pods)) as progress:
-            doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress)
+            doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
     except KschedxError as exc:
         _fail(exc)
     _warn(doc)
