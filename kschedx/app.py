@@ -58,6 +58,12 @@ def load_workload(snapshot_paths, pod_paths=()) -> Workload:
             raise InputError("no pods found in the given POD_FILE(s)", source=", ".join(pod_paths))
     else:
         pods = cluster.pending_pods()
+    for key, pdb in sorted(cluster.pod_disruption_budgets.items()):
+        if "disruptionsAllowed" not in (pdb.get("status") or {}):
+            # kube-scheduler reads the count the disruption controller writes;
+            # without it a PDB allows no disruption at all.
+            warnings.append(f"PodDisruptionBudget {key} has no status.disruptionsAllowed: "
+                            "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
     return Workload(cluster, pod_infos, warnings + cluster.warnings, notes)
 

@@ -77,7 +77,7 @@ def pod_dict(r: PodResult, mode: str) -> dict:
     if mode == "simulate":
         d["placedNode"] = getattr(r, "placed_node", None)
         if getattr(r, "preempted_by", None):
-            # Placed earlier in the run, then deleted as a victim of this pod.
+            # Placed earlier in the run, then evicted by this preemptor.
             d["preemptedBy"] = r.preempted_by
     return d
 
