@@ -100,10 +100,10 @@ class _Context:
         return defaults[0]["metadata"]["name"]
 
 
-def _meta(obj) -> dict:
+def _meta(obj, origin) -> dict:
     meta = obj.get("metadata")
     if not isinstance(meta, dict) or not meta.get("name"):
-        raise InputError("object has no metadata.name", obj=object_ref(obj), field="metadata.name")
+        raise InputError("object has no metadata.name", source=origin, obj=object_ref(obj), field="metadata.name")
     return meta
 
 
@@ -160,7 +160,7 @@ def _pod_from_template(template: dict, *, name: str, namespace: str, labels: dic
 
 
 def _expand(obj, origin, ctx: _Context) -> list[dict]:
-    _meta(obj)
+    _meta(obj, origin)
     kind = obj["kind"]
     if kind == "Deployment":
         return _deployment(obj, origin, ctx)
