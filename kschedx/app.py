@@ -13,6 +13,7 @@ from .result import build_document
 from .snapshot import PodInfo, build_snapshot
 from .sources.admission import object_ref
 from .sources.fixtures import read_objects
+from .workloads import WORKLOAD_KINDS, expand_workloads
 
 
 @dataclass
@@ -22,6 +23,7 @@ class Workload:
     cluster: ClusterState
     pods: list[PodInfo]
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def load_workload(snapshot_paths, pod_paths=()) -> Workload:
@@ -35,6 +37,10 @@ def load_workload(snapshot_paths, pod_paths=()) -> Workload:
     pod_objects = read_objects(pod_paths) if pod_paths else []
     incoming_uids = set()
     warnings = []
+    notes: list[str] = []
+    if any(obj.get("kind") in WORKLOAD_KINDS for obj, _ in pod_objects):
+        nodes = [obj for obj, _ in cluster_objects + pod_objects if obj.get("kind") == "Node"]
+        pod_objects, notes = expand_workloads(pod_objects, nodes, cluster_objects)
     for obj, origin in pod_objects:
         if obj["kind"] == "Pod":
             spec = obj.get("spec")
@@ -60,8 +66,14 @@ def load_workload(snapshot_paths, pod_paths=()) -> Workload:
             warnings.extend(instantiate_pod_claims(pod, cluster.resource_claim_templates, cluster.resource_claims))
     else:
         pods = cluster.pending_pods()
+    for key, pdb in sorted(cluster.pod_disruption_budgets.items()):
+        if "disruptionsAllowed" not in (pdb.get("status") or {}):
+            # kube-scheduler reads the count the disruption controller writes;
+            # without it a PDB allows no disruption at all.
+            warnings.append(f"PodDisruptionBudget {key} has no status.disruptionsAllowed: "
+                            "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
-    return Workload(cluster, pod_infos, warnings + cluster.warnings)
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes)
 
 
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
@@ -89,3 +101,157 @@ def explain(workload: Workload, *, tie_break: str = "random", seed: int | None =
         not_evaluated=fw.profile.not_evaluated,
         warnings=workload.warnings + fw.snapshot.warnings,
     )
+
+
+def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
+             detail: str = "full") -> dict:
+    """The pods one after another in queue order, each outcome applied to the
+    snapshot before the next pod, as kube-scheduler's cache would see it.
+
+    - Scheduled: the pod is assumed on its node (NodeInfo updated in place).
+    - Preemption: the victims are deleted (gone for good, not re-queued),
+      lower-priority pods nominated to the node lose their nomination, and
+      the preemptor is retried at once: nominated to the node, it is tried
+      there first and placed.
+    - Unschedulable: stays pending; a failed preemption clears its
+      nomination, as upstream's PostFilterResult does.
+
+    `progress(done, total)` is called after each pod. detail "placements"
+    drops each pod's per-node verdicts and scores once it is placed (the
+    document stays small on large clusters; every other field is kept).
+    """
+    fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
+    snapshot = fw.snapshot
+    before = node_usage(snapshot)
+    queue = list(workload.pods)
+    position = {pi.uid: i for i, pi in enumerate(queue)}
+    by_uid: dict[str, object] = {}
+    results = []
+    preemptions = 0
+    victims_total = 0
+
+    def place(result, pi, node, cycle):
+        # Reserve: plugins keep what the placement took (VolumeBinding's
+        # assumed PV choices, DynamicResources' in-flight allocations). A
+        # rejection un-assumes the pod, as schedulingCycle does, and is
+        # reported as a FitError over that one node.
+        snapshot.assume(pi, node)
+        st = None
+        if cycle.cycle_state is not None:
+            st = fw.run_reserve_plugins_reserve(cycle.cycle_state, cycle.pod_info, node)
+        if st is not None:
+            snapshot.remove(pi)
+            result.selected_node = None
+            result.top_nodes = []
+            if st.is_rejected():
+                result.status = "Unschedulable"
+                result.message = "0/1 nodes are available: " + ", ".join(sorted(f"1 {r}" for r in st.reasons)) + "."
+            else:
+                result.status = "Error"
+                result.message = st.message()
+            return
+        fw.nominator.remove(pi)
+        result.placed_node = node
+
+    for i in range(len(queue)):
+        pi = queue[i]
+        r = fw.schedule(pi)
+        r.placed_node = None
+        by_uid[pi.uid] = r
+        if r.status == "Scheduled":
+            place(r, pi, r.selected_node, r)
+        elif r.status == "Unschedulable" and r.nominated_node:
+            preemptions += 1
+            node = r.nominated_node
+            for v in r.victims:
+                snapshot.remove(v)
+                fw.nominator.remove(v)
+                victims_total += 1
+                earlier = by_uid.get(v.uid)
+                if earlier is not None:
+                    earlier.preempted_by = pi.key
+            for np in r.cleared_nominations:
+                fw.nominator.remove(np)
+                j = position.get(np.uid)
+                if j is not None and j > i:
+                    queue[j] = _without_nomination(queue[j])
+            retry_pi = _with_nomination(pi, node)
+            fw.nominator.add(retry_pi, node)
+            retry = fw.schedule(retry_pi)
+            deleted = f"preemption: deleted {len(r.victims)} victim(s) [{', '.join(v.key for v in r.victims)}] on {node}"
+            if retry.status == "Scheduled":
+                place(r, retry_pi, retry.selected_node, retry)
+                r.notes.append(f"{deleted}; retried at once: placed on {retry.selected_node}")
+            else:
+                r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
+        elif r.nominated_node == "":
+            fw.nominator.remove(pi)
+        if detail == "placements":
+            r.nodes = []
+        results.append(r)
+        if progress is not None:
+            progress(i + 1, len(queue))
+
+    after = node_usage(snapshot)
+    counts = {"Scheduled": 0, "Unschedulable": 0, "Gated": 0, "Error": 0}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    placed = sum(1 for r in results if r.placed_node)
+    summary = {
+        "pods": len(results),
+        "placed": placed,
+        "placedByPreemption": sum(1 for r in results if r.placed_node and r.status != "Scheduled"),
+        "unschedulable": sum(1 for r in results if not r.placed_node and r.status == "Unschedulable"),
+        "gated": counts["Gated"],
+        "errors": counts["Error"],
+        "preemptions": preemptions,
+        "victims": victims_total,
+    }
+    extra = {"detail": detail, "summary": summary, "utilization": _utilization(snapshot, before, after)}
+    if workload.notes:
+        extra["inputNotes"] = list(workload.notes)
+    return build_document(
+        results,
+        mode="simulate",
+        tie_break=tie_break,
+        profile=fw.profile.name,
+        not_evaluated=fw.profile.not_evaluated,
+        warnings=workload.warnings + fw.snapshot.warnings,
+        extra=extra,
+    )
+
+
+def _with_nomination(pi: PodInfo, node: str) -> PodInfo:
+    pod = dict(pi.pod)
+    pod["status"] = dict(pod.get("status") or {}, nominatedNodeName=node)
+    return PodInfo(pod)
+
+
+def _without_nomination(pi: PodInfo) -> PodInfo:
+    status = (pi.pod.get("status") or {})
+    if not status.get("nominatedNodeName"):
+        return pi
+    pod = dict(pi.pod)
+    pod["status"] = {k: v for k, v in status.items() if k != "nominatedNodeName"}
+    return PodInfo(pod)
+
+
+def node_usage(snapshot) -> dict[str, dict]:
+    """Requested cpu (millicores), memory (bytes) and pod count per node."""
+    return {
+        ni.name: {"cpu": ni.requested.milli_cpu, "memory": ni.requested.memory, "pods": len(ni.pods)}
+        for ni in snapshot.node_infos
+    }
+
+
+def _utilization(snapshot, before: dict, after: dict) -> list[dict]:
+    out = []
+    for ni in snapshot.node_infos:
+        alloc = ni.allocatable
+        out.append({
+            "node": ni.name,
+            "allocatable": {"cpu": alloc.milli_cpu, "memory": alloc.memory, "pods": alloc.allowed_pod_number},
+            "before": before[ni.name],
+            "after": after[ni.name],
+        })
+    return out

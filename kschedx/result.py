@@ -96,6 +96,9 @@ def pod_dict(r: PodResult, mode: str) -> dict:
         d["notes"] = list(r.notes)
     if mode == "simulate":
         d["placedNode"] = getattr(r, "placed_node", None)
+        if getattr(r, "preempted_by", None):
+            # Placed earlier in the run, then evicted by this preemptor.
+            d["preemptedBy"] = r.preempted_by
     return d
 
 

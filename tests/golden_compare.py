@@ -41,11 +41,32 @@ def _pod_depends_on(pod: dict, plugins: set[str]) -> bool:
         for s in node.get("scores") or ():
             if s["plugin"] in plugins and not s.get("skipped") and s["weighted"] != 0:
                 return True
-    if pod.get("preemption") is not None and ({"DefaultPreemption", "DynamicResources"} & plugins):
+    if pod.get("preemption") is not None and _preemption_depends_on(pod, plugins):
         return True
     if pod.get("status") == "Error":
         return True
     return False
+
+
+# Plugins that can change a preemption outcome: every Filter plugin (the dry
+# run re-runs them with victims removed) and DynamicResources (its PostFilter
+# runs first). All of them have a PreFilter that returns Skip when the pod
+# gives them nothing to check.
+_PREEMPTION_INPUTS = {
+    "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
+    "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+    "InterPodAffinity", "DynamicResources",
+}
+
+
+def _preemption_depends_on(pod: dict, plugins: set[str]) -> bool:
+    """A preemption result depends on a not-evaluated plugin unless that plugin
+    skipped this pod at PreFilter (then it neither filters in the dry run nor,
+    for DynamicResources, says more than "no new claims to deallocate")."""
+    if "DefaultPreemption" in plugins:
+        return True
+    skipped = {st["plugin"] for st in pod.get("preFilter") or () if st["code"] == "Skip"}
+    return any(p in _PREEMPTION_INPUTS and p not in skipped for p in plugins)
 
 
 def compare(expected: dict, actual: dict, *, simulate: bool = False) -> list[str]:
@@ -55,22 +76,43 @@ def compare(expected: dict, actual: dict, *, simulate: bool = False) -> list[str
     act_pods = actual["pods"]
     if [p["pod"] for p in exp_pods] != [p["pod"] for p in act_pods]:
         return [f"pods differ: expected {[p['pod'] for p in exp_pods]}, got {[p['pod'] for p in act_pods]}"]
+    diverged = False
     for ep, ap in zip(exp_pods, act_pods):
+        if diverged:
+            # An earlier pod whose outcome depends on a not-evaluated plugin
+            # was placed differently: the cluster state differs from here on.
+            diffs.extend(_compare_identity(ep, ap))
+            continue
         diffs.extend(_compare_pod(ep, ap, skip, simulate))
+        if simulate and _pod_depends_on(ep, skip) and _placement(ep) != _placement(ap):
+            diverged = True
     return diffs
+
+
+def _placement(pod: dict):
+    """What a simulate step changes in the cluster: where the pod went and
+    which pods it evicted."""
+    victims = sorted(v["pod"] for v in ((pod.get("preemption") or {}).get("victims") or ()))
+    return pod.get("placedNode"), victims
+
+
+def _compare_identity(ep: dict, ap: dict) -> list[str]:
+    return [
+        f"pod {ep['pod']} {key}: expected {ep.get(key)!r}, got {ap.get(key)!r}"
+        for key in ("uid", "priority", "schedulerName")
+        if ep.get(key) != ap.get(key)
+    ]
 
 
 def _compare_pod(ep: dict, ap: dict, skip: set[str], simulate: bool) -> list[str]:
     name = ep["pod"]
-    out: list[str] = []
+    out: list[str] = _compare_identity(ep, ap)
 
     def diff(field, e, a):
         if e != a:
             out.append(f"pod {name} {field}: expected {e!r}, got {a!r}")
 
     decided = not _pod_depends_on(ep, skip)
-    for key in ("uid", "priority", "schedulerName"):
-        diff(key, ep.get(key), ap.get(key))
     if decided:
         diff("status", ep["status"], ap["status"])
         diff("topNodes", ep["topNodes"], ap["topNodes"])

@@ -72,9 +72,10 @@ class PodResult:
     preemption: dict | None = None
     notes: list[str] = field(default_factory=list)
     # What simulate needs after the cycle (not part of the schema).
-    nominated_node: str | None = None
+    nominated_node: str | None = None  # set by PostFilter: "" clears a nomination
     victims: list[PodInfo] = field(default_factory=list)
     cycle_state: CycleState | None = None  # for Reserve after the cycle
+    cleared_nominations: list[PodInfo] = field(default_factory=list)
 
 
 class Nominator:
@@ -514,7 +515,9 @@ class Framework:
             if not st.is_rejected():
                 post_result, final = None, Status(Code.ERROR, *st.reasons, plugin=pl.name)
                 break
-            if r is not None and r.nominated_node:
+            if r is not None:
+                # A result that nominates "" is not a no-op: it clears the
+                # pod's nomination (upstream ModeOverride).
                 post_result = r
             reasons.extend(st.reasons)
         if final is None:
@@ -522,17 +525,20 @@ class Framework:
         result.preemption = {
             "code": final.code.label,
             "message": final.message() or None,
-            "nominatedNode": post_result.nominated_node if post_result else None,
+            "nominatedNode": (post_result.nominated_node or None) if post_result else None,
             "pdbViolations": (post_result.details.get("pdbViolations", 0) if post_result else 0),
             "victims": (post_result.details.get("victims", []) if post_result else []),
         }
         if post_result is not None:
             for key, value in post_result.details.items():
-                if key not in result.preemption:
+                # *PodInfos keys carry objects for simulate, not for the document.
+                if key not in result.preemption and not key.endswith("PodInfos"):
                     result.preemption[key] = value
             result.victims = post_result.details.get("victimPodInfos", [])
+            result.cleared_nominations = post_result.details.get("clearedNominationPodInfos", [])
+            # "" = the pod's nomination is cleared; None (no result) = unchanged.
+            result.nominated_node = post_result.nominated_node or ""
         if final.is_success() and post_result is not None and post_result.nominated_node:
-            result.nominated_node = post_result.nominated_node
             result.selected_node = post_result.nominated_node
         return final.message()
 

@@ -1,0 +1,348 @@
+"""The preemption Evaluator of kube-scheduler v1.35 (framework/preemption).
+
+Preempt: eligibility, the nodes where removing pods may help (those whose
+Filter failure was Unschedulable, not UnschedulableAndUnresolvable), a dry run
+per node on copies of the node and of the cycle state (sampled from an offset,
+stopping once enough candidates are found), and the choice of one candidate:
+fewest PDB violations, lowest highest-victim priority, smallest priority sum,
+fewest victims, latest start time of the most important victims.
+
+Upstream runs the dry runs in parallel and keeps candidates in a map; where
+that makes the outcome depend on timing or map order, kschedx goes through
+the nodes in name order from the offset, one after another, and among equal
+candidates takes the smallest node name (--tie-break name) or a seeded random
+one. Every choice is recorded in the PostFilterResult details.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..labels import SelectorError, label_selector
+from .interface import PostFilterResult
+from .status import Code, Status
+
+MAX_INT32 = 2**31 - 1
+PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NO_CANDIDATE = "no candidate node for preemption"
+
+CRITERIA = (
+    "fewest PDB violations",
+    "lowest highest-victim priority",
+    "smallest sum of victim priorities",
+    "fewest victims",
+    "latest start time of the most important victims",
+)
+
+
+# -- ordering of pods ------------------------------------------------------------------
+def _start_key(pi):
+    """GetPodStartTime: pods without status.startTime count as started now,
+    i.e. after every pod that has one (and at the same instant as each other)."""
+    return (1, 0.0) if pi.start_time is None else (0, pi.start_time.timestamp())
+
+
+def more_important_pod(a, b) -> bool:
+    """util.MoreImportantPod: higher priority, then earlier start time."""
+    if a.priority != b.priority:
+        return a.priority > b.priority
+    return _start_key(a) < _start_key(b)
+
+
+# -- PodDisruptionBudgets ---------------------------------------------------------------
+@dataclass
+class Budget:
+    """A PDB as preemption reads it: namespace, selector, disruptions allowed."""
+
+    key: str
+    namespace: str
+    selector: object  # labels.Selector, or None when it matches nothing
+    allowed: int
+    disrupted: frozenset
+
+
+def budgets_from_cluster(cluster) -> list[Budget]:
+    out = []
+    for key in sorted(cluster.pod_disruption_budgets):
+        pdb = cluster.pod_disruption_budgets[key]
+        meta = pdb.get("metadata") or {}
+        spec = pdb.get("spec") or {}
+        status = pdb.get("status") or {}
+        try:
+            sel = label_selector(spec.get("selector"))
+        except SelectorError:
+            sel = None  # an invalid selector matches no pod
+        # A nil or empty selector matches nothing, too.
+        if sel is not None and (sel.is_empty() or sel.nothing):
+            sel = None
+        out.append(Budget(
+            key=key,
+            namespace=meta.get("namespace", "default"),
+            selector=sel,
+            allowed=int(status.get("disruptionsAllowed") or 0),
+            disrupted=frozenset((status.get("disruptedPods") or {}).keys()),
+        ))
+    return out
+
+
+def split_by_pdb_violation(pods: list, budgets: list[Budget]) -> tuple[list, list]:
+    """filterPodsWithPDBViolation: keeps the order; a pod violates when some
+    matching budget would go below zero by evicting it (and the pods before it)."""
+    allowed = [b.allowed for b in budgets]
+    violating, non_violating = [], []
+    for pi in pods:
+        violated = False
+        if pi.labels:
+            for i, b in enumerate(budgets):
+                if b.namespace != pi.namespace or b.selector is None:
+                    continue
+                if not b.selector.matches(pi.labels):
+                    continue
+                if pi.name in b.disrupted:
+                    # Already being evicted through the API: not counted again.
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pi)
+    return violating, non_violating
+
+
+# -- candidates ---------------------------------------------------------------------------
+@dataclass
+class Candidate:
+    name: str
+    victims: list  # PodInfo, most important first
+    num_pdb_violations: int
+    lost_on: str | None = None
+
+    @property
+    def highest_priority(self) -> int:
+        return self.victims[0].priority
+
+    @property
+    def priority_sum(self) -> int:
+        # MaxInt32+1 added to each so that negative priorities still count
+        # more victims as worse.
+        return sum(v.priority + MAX_INT32 + 1 for v in self.victims)
+
+    def earliest_start(self):
+        """GetEarliestPodStartTime: the earliest start among the victims of the
+        highest priority (None = now)."""
+        first = self.victims[0]
+        best = first
+        max_prio = first.priority
+        for v in self.victims:
+            if v.priority == max_prio:
+                if _start_key(v) < _start_key(best):
+                    best = v
+            elif v.priority > max_prio:
+                max_prio = v.priority
+                best = v
+        return best
+
+    def scores(self):
+        """The scores of pickOneNodeForPreemption, higher is better, in order."""
+        return (
+            -self.num_pdb_violations,
+            -self.highest_priority,
+            -self.priority_sum,
+            -len(self.victims),
+            # A later start is better; "now" is the latest of all.
+            _start_key(self.earliest_start()),
+        )
+
+
+@dataclass
+class DryRun:
+    candidates: list[Candidate] = field(default_factory=list)
+    statuses: dict = field(default_factory=dict)  # node -> Status (failed dry runs)
+    errors: list[str] = field(default_factory=list)
+    potential: int = 0
+    offset: int = 0
+    num_candidates: int = 0
+    evaluated: int = 0
+
+
+class Evaluator:
+    """preemption.Evaluator bound to a plugin that provides the Interface:
+    get_offset_and_num_candidates, pod_eligible_to_preempt_others,
+    select_victims_on_node, is_preemption_allowed."""
+
+    def __init__(self, plugin_name: str, handle, interface):
+        self.plugin_name = plugin_name
+        self.handle = handle
+        self.interface = interface
+
+    def preempt(self, state, pod, m) -> tuple[PostFilterResult | None, Status]:
+        nominated = ((pod.pod.get("status") or {}).get("nominatedNodeName")) or ""
+        ok, msg = self.interface.pod_eligible_to_preempt_others(pod, m.get(nominated))
+        if not ok:
+            return None, Status(Code.UNSCHEDULABLE, msg)
+
+        all_nodes = self.handle.snapshot.node_infos
+        run = self.find_candidates(state, all_nodes, pod, m)
+        if run.errors and not run.candidates:
+            return None, Status.as_error(aggregate_errors(run.errors))
+        details = self._details(run)
+        if not run.candidates:
+            message = fit_error_message(
+                len(all_nodes), run.statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, PREEMPTION_NOT_HELPFUL))
+            # Nominating "" clears a nomination the pod may have (ModeOverride).
+            return PostFilterResult("", details), Status(Code.UNSCHEDULABLE, message)
+
+        best = self.select_candidate(run.candidates)
+        if best is None or not best.name:
+            return None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE)
+        details["candidates"] = [self._candidate_dict(c, c is best) for c in run.candidates]
+        details["victims"] = [{"pod": v.key, "priority": v.priority, "node": best.name} for v in best.victims]
+        details["pdbViolations"] = best.num_pdb_violations
+        details["victimPodInfos"] = list(best.victims)
+        lower = self.lower_priority_nominated_pods(pod, best.name)
+        details["clearedNominations"] = [p.key for p in lower]
+        details["clearedNominationPodInfos"] = lower
+        return PostFilterResult(best.name, details), Status()
+
+    # -- finding candidates -----------------------------------------------------------
+    def find_candidates(self, state, all_nodes, pod, m) -> DryRun:
+        if not all_nodes:
+            return DryRun(errors=["no nodes available"])
+        # Only nodes whose failure removing pods could resolve. NodeToStatus
+        # lists them in node-name order (upstream: map order).
+        potential = m.nodes_for_status_code(Code.UNSCHEDULABLE)
+        if not potential:
+            return DryRun()
+        budgets = budgets_from_cluster(self.handle.cluster)
+        offset, num = self.interface.get_offset_and_num_candidates(len(potential))
+        return self.dry_run_preemption(state, pod, potential, budgets, offset, num)
+
+    def dry_run_preemption(self, state, pod, potential, budgets, offset: int, num: int) -> DryRun:
+        run = DryRun(potential=len(potential), offset=offset, num_candidates=num)
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        for i in range(len(potential)):
+            node_copy = potential[(offset + i) % len(potential)].clone()
+            state_copy = state.clone()
+            run.evaluated += 1
+            victims, num_pdb, status = self.interface.select_victims_on_node(state_copy, pod, node_copy, budgets)
+            if status is None and victims:
+                c = Candidate(node_copy.name, victims, num_pdb)
+                # Each list holds at most `num` candidates; extra ones are dropped.
+                target = non_violating if num_pdb == 0 else violating
+                if len(target) < num:
+                    target.append(c)
+                if non_violating and len(non_violating) + len(violating) >= num:
+                    break
+                continue
+            if status is None:
+                status = Status.as_error(f'expected at least one victim pod on node "{node_copy.name}"')
+            if status.code == Code.ERROR:
+                run.errors.append(status.message())
+            run.statuses[node_copy.name] = status
+        run.candidates = non_violating + violating
+        return run
+
+    # -- choosing one -------------------------------------------------------------------
+    def select_candidate(self, candidates: list[Candidate]) -> Candidate | None:
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        return self.pick_one_node_for_preemption(candidates)
+
+    def pick_one_node_for_preemption(self, candidates: list[Candidate]) -> Candidate:
+        """Each criterion keeps the best-scoring nodes; the first criterion that
+        leaves one node decides. Upstream then takes the first of the tied
+        nodes in map order: kschedx takes the smallest name (or a seeded
+        random one with --tie-break random)."""
+        remaining = sorted(candidates, key=lambda c: c.name)
+        for level, criterion in enumerate(CRITERIA):
+            best = max(c.scores()[level] for c in remaining)
+            kept = []
+            for c in remaining:
+                if c.scores()[level] == best:
+                    kept.append(c)
+                else:
+                    c.lost_on = criterion
+            remaining = kept
+            if len(remaining) == 1:
+                return remaining[0]
+        if getattr(self.handle, "tie_break", "name") == "name":
+            chosen = remaining[0]
+            tie = "tied on every criterion; kube-scheduler takes any of them, kschedx the smallest node name"
+        else:
+            chosen = self.handle.rng.choice(remaining)
+            tie = "tied on every criterion; chosen at random among them"
+        for c in remaining:
+            if c is not chosen:
+                c.lost_on = tie
+        return chosen
+
+    def lower_priority_nominated_pods(self, pod, node_name: str) -> list:
+        """Pods nominated to the node with a lower priority lose their
+        nomination when the preemptor is nominated there."""
+        return [p for p in self.handle.nominator.nominated_pods_for_node(node_name) if p.priority < pod.priority]
+
+    # -- explanation ----------------------------------------------------------------------
+    @staticmethod
+    def _candidate_dict(c: Candidate, selected: bool) -> dict:
+        start = c.earliest_start().start_time
+        return {
+            "node": c.name,
+            "selected": selected,
+            "victims": [v.key for v in c.victims],
+            "numVictims": len(c.victims),
+            "pdbViolations": c.num_pdb_violations,
+            "highestPriority": c.highest_priority,
+            "prioritySum": sum(v.priority for v in c.victims),
+            "earliestStartTime": start.isoformat().replace("+00:00", "Z") if start is not None else None,
+            "lostOn": None if selected else c.lost_on,
+        }
+
+    def _details(self, run: DryRun) -> dict:
+        return {
+            "victims": [],
+            "pdbViolations": 0,
+            "sampling": {
+                "potentialNodes": run.potential,
+                "offset": run.offset,
+                "numCandidates": run.num_candidates,
+                "evaluatedNodes": run.evaluated,
+            },
+            "candidates": [],
+            "dryRunFailures": [
+                {"node": name, "code": st.code.label, "reasons": list(st.reasons)}
+                for name, st in sorted(run.statuses.items())
+            ],
+        }
+
+
+def fit_error_message(num_all: int, statuses: dict, absent: Status | None) -> str:
+    """FitError.Error() without PreFilter/PostFilter parts: each distinct reason
+    with the number of nodes giving it, the strings sorted, joined."""
+    message = f"0/{num_all} nodes are available:"
+    counts: dict[str, int] = {}
+    for st in statuses.values():
+        for reason in st.reasons:
+            counts[reason] = counts.get(reason, 0) + 1
+    if len(statuses) < num_all and absent is not None:
+        for reason in absent.reasons:
+            counts[reason] = counts.get(reason, 0) + num_all - len(statuses)
+    parts = sorted(f"{n} {reason}" for reason, n in counts.items())
+    if parts:
+        message += " " + ", ".join(parts) + "."
+    return message
+
+
+def aggregate_errors(errors: list[str]) -> str:
+    """utilerrors.NewAggregate(errs).Error(): one message, or the distinct
+    messages in brackets."""
+    if len(errors) == 1:
+        return errors[0]
+    seen = []
+    for e in errors:
+        if e not in seen:
+            seen.append(e)
+    if len(seen) == 1:
+        return seen[0]
+    return "[" + ", ".join(seen) + "]"

@@ -1,0 +1,128 @@
+"""Plain-text rendering of `simulate` results and of preemption outcomes.
+
+Reads only the SchedulingResult document. Tables are plain (tabulate) so
+they read the same in a terminal, a pipe or a CI log.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tabulate import tabulate
+
+BAR_WIDTH = 10
+
+
+def _outcome(p: dict) -> tuple[str, str]:
+    """(node or '-', how) for one pod of a simulate document."""
+    placed = p.get("placedNode")
+    pre = p.get("preemption") or {}
+    if p.get("preemptedBy"):
+        return placed or "-", f"placed, then preempted by {p['preemptedBy']}"
+    if placed and p["status"] == "Scheduled":
+        return placed, "scheduled"
+    if placed:
+        return placed, f"preempted {len(pre.get('victims') or ())} pod(s)"
+    if pre.get("nominatedNode"):
+        return "-", f"nominated to {pre['nominatedNode']}"
+    return "-", p["status"].lower()
+
+
+def placement_rows(doc: dict, wide: bool = False) -> list[list]:
+    rows = []
+    for i, p in enumerate(doc["pods"], 1):
+        node, how = _outcome(p)
+        message = p.get("message") or ""
+        if not p.get("placedNode") and message and not wide and len(message) > 100:
+            message = message[:97] + "..."
+        rows.append([i, p["pod"], p.get("priority", 0), node, how, "" if p.get("placedNode") else message])
+    return rows
+
+
+def victim_rows(pods: list[dict]) -> list[list]:
+    rows = []
+    for p in pods:
+        pre = p.get("preemption") or {}
+        for v in pre.get("victims") or ():
+            rows.append([p["pod"], pre.get("nominatedNode"), v["pod"], v["priority"], pre.get("pdbViolations", 0)])
+    return rows
+
+
+def _bar(used: int, total: int) -> str:
+    if total <= 0:
+        return "?" * BAR_WIDTH
+    filled = min(BAR_WIDTH, (used * BAR_WIDTH + total - 1) // total) if used > 0 else 0
+    return "#" * filled + "." * (BAR_WIDTH - filled)
+
+
+def _pct(used: int, total: int) -> str:
+    return f"{used * 100 // total}%" if total > 0 else "-"
+
+
+def utilization_rows(doc: dict, wide: bool = False) -> list[list]:
+    rows = []
+    for u in doc.get("utilization") or ():
+        before, after, alloc = u["before"], u["after"], u["allocatable"]
+        if not wide and before == after:
+            continue
+        rows.append([
+            u["node"],
+            f"{_bar(before['cpu'], alloc['cpu'])} {_pct(before['cpu'], alloc['cpu'])} -> "
+            f"{_bar(after['cpu'], alloc['cpu'])} {_pct(after['cpu'], alloc['cpu'])}",
+            f"{_bar(before['memory'], alloc['memory'])} {_pct(before['memory'], alloc['memory'])} -> "
+            f"{_bar(after['memory'], alloc['memory'])} {_pct(after['memory'], alloc['memory'])}",
+            f"{before['pods']} -> {after['pods']}",
+        ])
+    return rows
+
+
+def render_simulate(doc: dict, wide: bool = False, out=None) -> None:
+    out = out or sys.stdout
+    w = out.write
+    s = doc.get("summary") or {}
+    w(f"simulated {s.get('pods', len(doc['pods']))} pod(s): {s.get('placed', 0)} placed "
+      f"({s.get('placedByPreemption', 0)} by preemption, {s.get('victims', 0)} victim(s)), "
+      f"{s.get('unschedulable', 0)} unschedulable, {s.get('gated', 0)} gated\n\n")
+    w(tabulate(placement_rows(doc, wide), headers=["#", "pod", "priority", "node", "outcome", "message"]) + "\n")
+    victims = victim_rows([p for p in doc["pods"] if p.get("placedNode")])
+    if victims:
+        w("\npreemptions\n")
+        w(tabulate(victims, headers=["preemptor", "node", "victim", "priority", "PDB violations"]) + "\n")
+    util = utilization_rows(doc, wide)
+    if util:
+        w("\nrequested / allocatable, before -> after" + ("" if wide else " (changed nodes; -o wide: all)") + "\n")
+        w(tabulate(util, headers=["node", "cpu", "memory", "pods"]) + "\n")
+    if doc.get("notEvaluated"):
+        w(f"\nnot evaluated (result incomplete): {', '.join(doc['notEvaluated'])}\n")
+
+
+def preemption_text(p: dict, wide: bool = False) -> str:
+    """What DefaultPreemption did for one pod: nominated node and victims
+    table; with wide, every candidate node and why it lost."""
+    pre = p.get("preemption")
+    if not pre or (not pre.get("nominatedNode") and not wide):
+        return ""
+    lines = []
+    if pre.get("nominatedNode"):
+        lines.append(f"  preemption: nominated {pre['nominatedNode']}, evicting {len(pre.get('victims') or ())} pod(s), "
+                     f"{pre.get('pdbViolations', 0)} PodDisruptionBudget violation(s)")
+        rows = [[v["pod"], v["priority"], v.get("node", pre["nominatedNode"])] for v in pre.get("victims") or ()]
+        table = tabulate(rows, headers=["victim", "priority", "node"])
+        lines.extend("    " + line for line in table.splitlines())
+    if wide:
+        cands = pre.get("candidates") or []
+        if cands:
+            rows = [[c["node"], "selected" if c["selected"] else (c.get("lostOn") or ""), c["numVictims"],
+                     c["pdbViolations"], c["highestPriority"], c["prioritySum"], c.get("earliestStartTime") or "now"]
+                    for c in cands]
+            table = tabulate(rows, headers=["candidate", "result", "victims", "PDB viol.", "max prio", "prio sum",
+                                            "earliest start"])
+            lines.extend("    " + line for line in table.splitlines())
+        sampling = pre.get("sampling")
+        if sampling:
+            lines.append(f"    dry runs: {sampling['evaluatedNodes']} of {sampling['potentialNodes']} node(s) "
+                         f"where preemption may help (offset {sampling['offset']}, "
+                         f"wanted {sampling['numCandidates']} candidate(s))")
+        for f in pre.get("dryRunFailures") or ():
+            lines.append(f"    {f['node']}: {', '.join(f['reasons'])}")
+    return "\n".join(lines) + ("\n" if lines else "")

@@ -1,0 +1,36 @@
+"""Plain renderings of preemption and simulate results."""
+
+from __future__ import annotations
+
+import io
+
+from kschedx import app
+from kschedx.render.simulate import preemption_text, render_simulate
+from golden_compare import GOLDEN
+
+
+def test_preemption_text_names_victims_and_losing_candidates():
+    w = app.load_workload([str(GOLDEN / "cases" / "hand-08-preemption-pdb.yaml")])
+    p = app.explain(w, tie_break="name")["pods"][0]
+    text = preemption_text(p, wide=False)
+    assert "nominated n2" in text and "default/batch" in text and "0 PodDisruptionBudget violation(s)" in text
+    wide = preemption_text(p, wide=True)
+    assert "n1" in wide and "fewest PDB violations" in wide and "offset 0" in wide
+
+
+def test_preemption_text_is_empty_without_nomination_unless_wide():
+    w = app.load_workload([str(GOLDEN / "cases" / "hand-05-preemption.yaml")])
+    polite = app.explain(w, tie_break="name")["pods"][1]
+    assert preemption_text(polite) == ""
+
+
+def test_render_simulate_tables():
+    w = app.load_workload([str(GOLDEN / "cases" / "hand-05-preemption.yaml")])
+    doc = app.simulate(w, tie_break="name", detail="placements")
+    out = io.StringIO()
+    render_simulate(doc, out=out)
+    text = out.getvalue()
+    assert "simulated 2 pod(s): 1 placed (1 by preemption, 1 victim(s))" in text
+    assert "default/low-2" in text and "preempted 1 pod(s)" in text
+    assert "n1" in text and "-> " in text
+    assert all(p["nodes"] == [] for p in doc["pods"]) and doc["detail"] == "placements"
