@@ -14,10 +14,10 @@ from kschedx.framework.preemption import (
     Candidate,
     aggregate_errors,
     budgets_from_cluster,
-    fit_error_message,
     more_important_pod,
     split_by_pdb_violation,
 )
+from kschedx.framework.fit_error import fit_error_message
 from kschedx.framework.status import Code, Status
 from kschedx.labels import selector_from_set
 from kschedx.plugins.defaultpreemption import DefaultPreemption, validate_args

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..labels import SelectorError, label_selector
+from .fit_error import fit_error_message
 from .interface import PostFilterResult
 from .status import Code, Status
 
@@ -315,23 +316,6 @@ class Evaluator:
                 for name, st in sorted(run.statuses.items())
             ],
         }
-
-
-def fit_error_message(num_all: int, statuses: dict, absent: Status | None) -> str:
-    """FitError.Error() without PreFilter/PostFilter parts: each distinct reason
-    with the number of nodes giving it, the strings sorted, joined."""
-    message = f"0/{num_all} nodes are available:"
-    counts: dict[str, int] = {}
-    for st in statuses.values():
-        for reason in st.reasons:
-            counts[reason] = counts.get(reason, 0) + 1
-    if len(statuses) < num_all and absent is not None:
-        for reason in absent.reasons:
-            counts[reason] = counts.get(reason, 0) + num_all - len(statuses)
-    parts = sorted(f"{n} {reason}" for reason, n in counts.items())
-    if parts:
-        message += " " + ", ".join(parts) + "."
-    return message
 
 
 def aggregate_errors(errors: list[str]) -> str:

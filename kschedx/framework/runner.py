@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..snapshot import NodeInfo, PodInfo, Snapshot
 from .cycle_state import CycleState
+from .fit_error import fit_error_message
 from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, PluginError, PreFilterResult
 from .profile import Profile
 from .status import Code, Status
@@ -471,22 +472,7 @@ class Framework:
         return best
 
     def _fit_error(self, state, pod, result, node_status, absent_status, pre_filter_msg: str = "") -> None:
-        num_all = self.snapshot.num_nodes()
-        message = f"0/{num_all} nodes are available:"
-        if pre_filter_msg:
-            message += f" {pre_filter_msg}."
-        else:
-            counts: dict[str, int] = {}
-            for st in node_status.values():
-                for reason in st.reasons:
-                    counts[reason] = counts.get(reason, 0) + 1
-            absent = num_all - len(node_status)
-            if absent > 0 and absent_status is not None:
-                for reason in absent_status.reasons:
-                    counts[reason] = counts.get(reason, 0) + absent
-            parts = sorted(f"{n} {reason}" for reason, n in counts.items())
-            if parts:
-                message += " " + ", ".join(parts) + "."
+        message = fit_error_message(self.snapshot.num_nodes(), node_status, absent_status, pre_filter_msg)
         result.status = "Unschedulable"
         post_msg = self._run_post_filter(state, pod, result, node_status, absent_status)
         if post_msg:
