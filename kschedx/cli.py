@@ -58,6 +58,8 @@ tie_break_option = click.option(
     help="How one node is chosen among equal top scores: random like kube-scheduler, or the smallest name.",
 )
 seed_option = click.option("--seed", type=int, default=None, help="Seed for --tie-break random (reproducible runs).")
+# Live clusters: --kubeconfig/--context/--request-timeout (one `cluster` argument) and --all-pending.
+from .cli_cluster import all_pending_option, cluster_options  # noqa: E402
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -71,25 +73,28 @@ def main():
 
 
 @main.command()
-@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True))
+@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True), metavar="[POD_FILE | NAMESPACE/NAME]...")
 @click.option("--snapshot", "snapshot_paths", multiple=True, type=click.Path(allow_dash=True),
               help="Cluster fixture: a file, a directory, or - for stdin. Repeatable.")
+@cluster_options
+@all_pending_option
 @output_option
 @tie_break_option
 @seed_option
 @click.option("--node", "node", default=None, help="Show one node's whole story: every filter, every score.")
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, all_pending):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
-    evaluated against the same cluster state.
+    evaluated against the same cluster state. Instead of --snapshot, read the
+    live cluster (--kubeconfig, --context): then name the pods (POD_FILE,
+    NAMESPACE/NAME of pending pods) or pass --all-pending.
     """
     from . import app
+    from .cli_cluster import load_workload
 
-    if not snapshot_paths:
-        raise click.UsageError("--snapshot is required (a cluster fixture file or directory)")
     try:
-        workload = app.load_workload(snapshot_paths, pod_files)
+        workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
         doc = app.explain(workload, tie_break=tie_break, seed=seed)
     except KschedxError as exc:
         _fail(exc)
@@ -104,6 +109,11 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node):
 
     sys.exit(exit_code(doc))
 
+
+# The commands that talk to a live cluster (snapshot, bind) live in cli_cluster.
+from .cli_cluster import register as _register_cluster_commands  # noqa: E402
+
+_register_cluster_commands(main)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
