@@ -92,6 +92,18 @@ def unreadable_warning(kind: str, why: str) -> str:
     return f"{kind} objects could not be read ({why}): {cost}"
 
 
+def _snapshot_info(state: ClusterState, obj: dict, origin) -> None:
+    unreadable = obj.get("unreadableKinds") or {}
+    if not isinstance(unreadable, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in unreadable.items()):
+        raise InputError("must map kind names to the reason they could not be read", source=origin,
+                         obj=object_ref(obj), field="unreadableKinds")
+    for kind, why in unreadable.items():
+        if kind not in state.unreadable_kinds:
+            state.unreadable_kinds[kind] = why
+            state.warnings.append(unreadable_warning(kind, why))
+
+
 def obj_key(obj: dict) -> str:
     meta = obj["metadata"]
     ns = meta.get("namespace")
@@ -218,18 +230,6 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
         admission.pod(pod, origin)
         state.pods.append(pod)
     return state
-
-
-def _snapshot_info(state: ClusterState, obj: dict, origin) -> None:
-    unreadable = obj.get("unreadableKinds") or {}
-    if not isinstance(unreadable, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in unreadable.items()):
-        raise InputError("must map kind names to the reason they could not be read", source=origin,
-                         obj=object_ref(obj), field="unreadableKinds")
-    for kind, why in unreadable.items():
-        if kind not in state.unreadable_kinds:
-            state.unreadable_kinds[kind] = why
-            state.warnings.append(unreadable_warning(kind, why))
 
 
 def _check_storage_quantities(obj: dict, origin) -> None:
