@@ -12,7 +12,6 @@ arguments of explain or simulate into a Workload from either source.
 from __future__ import annotations
 
 import functools
-import gc
 import os
 import re
 import sys
@@ -71,7 +70,9 @@ class ClusterOptions:
     def connect(self):
         from .sources.cluster import connect
 
-        return connect(self.kubeconfig, self.context, self.request_timeout)
+        # A command is a one-shot process: what it reads lives until it exits,
+        # so the reads may be frozen out of the cyclic collector's way.
+        return connect(self.kubeconfig, self.context, self.request_timeout, freeze_reads=True)
 
 
 _CLUSTER_OPTIONS = (
@@ -147,17 +148,7 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
             workload = app.load_workload_from_cluster(conn, files, refs, all_pending, progress=progress)
     finally:
         conn.close()
-    _freeze_heap()
     return workload
-
-
-def _freeze_heap() -> None:
-    """What a cluster read left is alive until this one-shot process exits: move
-    it out of the cyclic collector's sight (gc.freeze), so the passes that the
-    scheduling cycle's allocations trigger do not walk millions of API objects
-    again and again. Process-wide and permanent, hence done here, by the command,
-    and never in the reading library."""
-    gc.freeze()
 
 
 def _stderr_is_terminal() -> bool:
@@ -334,7 +325,6 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
             with read_progress(conn) as progress:
                 plan = binding.plan(conn, pod_ref, node=node, preempt=preempt, tie_break=tie_break,
                                     seed=seed, progress=progress)
-            _freeze_heap()
             for w in plan.doc.get("warnings") or ():
                 warn(w)
             if not machine:
