@@ -158,8 +158,9 @@ def _stderr_is_terminal() -> bool:
 
 @contextmanager
 def read_progress(conn, enabled: bool | None = None):
-    """A Rich display of the objects read so far, per kind, on stderr when it is a
-    terminal (yields the progress callback, or None)."""
+    """A Rich display of what has been read so far (nodes, pods, and the other
+    kinds together) on stderr when it is a terminal; yields the progress
+    callback for ClusterConnection.read_objects, or None."""
     if enabled is None:
         enabled = _stderr_is_terminal()
     if not enabled:
@@ -168,22 +169,37 @@ def read_progress(conn, enabled: bool | None = None):
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    console = Console(stderr=True)
-    display = Progress(SpinnerColumn(finished_text="[green]✓"), TextColumn("{task.description}"),
+    from .sources.cluster import KINDS
+
+    console = Console(stderr=True, highlight=False)
+    display = Progress(SpinnerColumn(finished_text="[green]✓"), TextColumn("{task.description:<12}"),
                        TextColumn("{task.fields[count]:>9}"), TimeElapsedColumn(),
                        console=console, transient=True)
-    tasks: dict[str, int] = {}
+    optional = [k.kind for k in KINDS if not k.required]
+    tasks = {kind: display.add_task(label, total=None, count="", start=kind == "Node")
+             for kind, label in (("Node", "nodes"), ("Pod", "pods"), ("other", "other kinds"))}
     counts: dict[str, int] = {}
+    done: set[str] = set()
     start = time.monotonic()
 
-    def update(kind: str, count: int, done: bool) -> None:
-        task = tasks.get(kind)
-        if task is None:
-            task = tasks[kind] = display.add_task(kind, total=None, count="")
+    def update(kind: str, count: int, finished: bool) -> None:
         counts[kind] = count
-        display.update(task, count=f"{count:,}")
-        if done:
-            display.update(task, total=1, completed=1)
+        if finished:
+            done.add(kind)
+        row = kind if kind in ("Node", "Pod") else "other"
+        display.start_task(tasks[row])
+        if row == "other":
+            n = sum(1 for k in optional if k in done)
+            objects = sum(counts.get(k, 0) for k in optional)
+            display.update(tasks[row], count=f"{objects:,}", description=f"other kinds {n}/{len(optional)}")
+            if n == len(optional):
+                display.update(tasks[row], total=1, completed=1)
+        else:
+            display.update(tasks[row], count=f"{count:,}")
+            if finished:
+                display.update(tasks[row], total=1, completed=1)
+                if kind == "Node":
+                    display.start_task(tasks["Pod"])
 
     with display:
         yield update
