@@ -9,6 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import yaml
 
 import kubeapi_objects as ko
@@ -415,3 +417,52 @@ def test_pod_names_select_pods_of_a_snapshot_too(tmp_path):
     assert [p["pod"] for p in doc["pods"]] == ["x/b"]
     r = run("explain", "x/c", "--snapshot", snap)
     assert r.exit_code == 3 and "pod x/c not found in the snapshot" in r.stderr
+
+
+def test_pods_keep_their_priority_when_the_class_cannot_be_read(kube_api):
+    """PriorityClasses forbidden (or a class deleted since): stored pods carry
+    spec.priority already, as the API server's admission set it."""
+    small_cluster(kube_api)
+    kube_api.store.update("Pod", "default", "web", lambda p: {
+        **p, "spec": {**p["spec"], "priorityClassName": "business-critical", "priority": 5000}})
+    kube_api.inject("/apis/scheduling.k8s.io/v1/priorityclasses", 403)
+    r = run("explain", "default/web", "--kubeconfig", kube_api.kubeconfig, "-o", "json")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["pods"][0]["priority"] == 5000
+    assert "PriorityClass objects could not be read" in r.stderr and "results ignore them" in r.stderr
+
+
+def test_in_cluster_configuration(kube_api, monkeypatch, tmp_path):
+    from kubernetes.config import incluster_config
+
+    small_cluster(kube_api)
+    token = tmp_path / "token"
+    token.write_text(kube_api.token)
+    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(token))
+    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(kube_api.tls.ca_cert))
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(kube_api.port))
+    doc = doc_of(run("explain", "default/web", "-o", "json"))  # no kubeconfig anywhere
+    assert [p["pod"] for p in doc["pods"]] == ["default/web"]
+
+
+def test_snapshot_file_is_private_and_replaces_an_older_one(kube_api, tmp_path):
+    import stat
+
+    small_cluster(kube_api)
+    target = tmp_path / "c.json"
+    target.write_text("old")
+    assert run("snapshot", "-o", target, "--kubeconfig", kube_api.kubeconfig).exit_code == 0
+    assert json.loads(target.read_text())["kind"] == "List"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    r = run("snapshot", "-o", tmp_path, "--kubeconfig", kube_api.kubeconfig)
+    assert r.exit_code == 2  # a directory is not a file name with a format
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 500), st.sampled_from(["h", "m", "s", "ms"])), min_size=1,
+                max_size=4).filter(lambda parts: any(n for n, _ in parts)))
+def test_durations_compose(parts):
+    text = "".join(f"{n}{unit}" for n, unit in parts)
+    seconds = sum(n * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[unit] for n, unit in parts)
+    assert cli_cluster.parse_duration(text) == pytest.approx(seconds)
