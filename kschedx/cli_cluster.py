@@ -39,8 +39,8 @@ def parse_duration(text: str) -> float:
             raise ValueError(f"{text!r} is not a duration (like 30s, 2m, 1m30s or 500ms)") from None
         scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
         value = sum(float(a) * scale[b] for a, b in parts)
-    if value <= 0:
-        raise ValueError(f"{text!r}: must be more than zero")
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{text!r}: must be a finite time of more than zero")
     return value
 
 
@@ -109,10 +109,14 @@ _POD_REF = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0
 
 def split_pod_arguments(args) -> tuple[list[str], list[str]]:
     """POD_FILE arguments and NAMESPACE/NAME arguments, told apart: an existing
-    path (or -) is a file, `namespace/name` that is not a file is a pod."""
+    path, `-`, or a name ending like a fixture file (.yaml, .yml, .json, .gz: a
+    missing file deserves "no such file") is a file; `namespace/name` is a pod."""
+    from .sources.fixtures import FIXTURE_SUFFIXES
+
     files, refs = [], []
     for arg in args:
-        if arg == "-" or os.path.exists(arg) or not _POD_REF.fullmatch(arg):
+        looks_like_file = arg.endswith(FIXTURE_SUFFIXES + (".gz",))
+        if arg == "-" or looks_like_file or os.path.exists(arg) or not _POD_REF.fullmatch(arg):
             files.append(arg)
         else:
             refs.append(arg)

@@ -389,7 +389,7 @@ def test_durations(text, seconds):
     assert cli_cluster.parse_duration(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["", "0", "-1", "5x", "1m-2s", "s"])
+@pytest.mark.parametrize("text", ["", "0", "-1", "5x", "1m-2s", "s", "inf", "nan"])
 def test_bad_durations(text):
     with pytest.raises(ValueError):
         cli_cluster.parse_duration(text)
@@ -400,8 +400,9 @@ def test_pod_arguments_are_files_or_names(tmp_path, monkeypatch):
     Path("pods").mkdir()
     Path("pods/web.yaml").write_text(POD_FILE)
     files, refs = cli_cluster.split_pod_arguments(["pods/web.yaml", "default/web", "-", "web.yaml",
-                                                   "team/api-0"])
-    assert files == ["pods/web.yaml", "-", "web.yaml"] and refs == ["default/web", "team/api-0"]
+                                                   "team/api-0", "missing/pod.json.gz", "pods"])
+    assert files == ["pods/web.yaml", "-", "web.yaml", "missing/pod.json.gz", "pods"]
+    assert refs == ["default/web", "team/api-0"]
 
 
 def test_pod_names_select_pods_of_a_snapshot_too(tmp_path):
