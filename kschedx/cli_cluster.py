@@ -295,8 +295,20 @@ def _interactive() -> bool:
     return bool(sys.stdin.isatty() and _stderr_is_terminal())
 
 
+def _complete_pending_pod(ctx, _param, incomplete):
+    """NAMESPACE/NAME of the cluster's pending pods (shell completion); never fails loudly."""
+    try:
+        options = ClusterOptions(ctx.params.get("kubeconfig"), ctx.params.get("context"), 5.0)
+        with options.connect() as conn:
+            pods = conn.list_pending_pods()
+    except Exception:
+        return []
+    names = sorted(f"{p['metadata'].get('namespace', 'default')}/{p['metadata']['name']}" for p in pods)
+    return [n for n in names if n.startswith(incomplete)]
+
+
 @click.command()
-@click.argument("pod_ref", metavar="NAMESPACE/NAME")
+@click.argument("pod_ref", metavar="NAMESPACE/NAME", shell_complete=_complete_pending_pod)
 @click.option("--node", "node", metavar="NODE", default=None,
               help="Bind to this node instead of kube-scheduler's choice; only if it passes every Filter.")
 @click.option("--preempt", is_flag=True, default=False,

@@ -337,3 +337,16 @@ def test_execute_rechecks_the_fit_after_the_victims_left(kube_api):
                                            "NodeResourcesFit: Insufficient cpu"):
         bind.execute(conn, p, timeout=10)
     assert not bindings(kube_api)
+
+
+def test_shell_completion_offers_pending_pods(kube_api):
+    from click.shell_completion import get_completion_class
+
+    from kschedx.cli import main
+
+    small_cluster(kube_api)
+    comp = get_completion_class("bash")(main, {}, "kschedx", "_KSCHEDX_COMPLETE")
+    args = ["bind", "--kubeconfig", str(kube_api.kubeconfig)]
+    assert [c.value for c in comp.get_completions(args, "")] == ["default/big", "default/web", "team/tolerant"]
+    assert [c.value for c in comp.get_completions(args, "team/")] == ["team/tolerant"]
+    assert comp.get_completions(["bind", "--kubeconfig", "/nonexistent"], "") == []
