@@ -4,7 +4,9 @@
 
 The server (tests/kubeapi.py) runs in a subprocess, so the figures are the
 client's own: wall time of connect + read_objects, and the client process's
-peak RSS (resource.getrusage). Pods look like `kubectl get pod -o json` output
+peak RSS (resource.getrusage). By default each page is trimmed to the fields
+scheduling reads as it is parsed (what explain/bind/snapshot do); --full keeps
+everything (snapshot --full). Pods look like `kubectl get pod -o json` output
 of Deployment pods (labels, owner reference, 1-2 containers with requests,
 probes, tolerations, spread constraints, status with conditions), plus the
 managedFields the API server sends (kubectl hides them).
@@ -134,7 +136,7 @@ def run_client(kubeconfig: Path, args) -> str:
 
     start = time.perf_counter()
     conn = connect(str(kubeconfig), request_timeout=120)
-    read = conn.read_objects(progress=progress)
+    read = conn.read_objects(progress=progress, full=args.full)
     wall = time.perf_counter() - start
     conn.close()
     counts: dict[str, int] = {}
@@ -160,6 +162,8 @@ def main() -> None:
     p.add_argument("--no-gzip", action="store_true", help="serve uncompressed answers")
     p.add_argument("--no-managed-fields", action="store_true",
                    help="leave managedFields out of the served pods")
+    p.add_argument("--full", action="store_true",
+                   help="keep every field (kschedx snapshot --full) instead of trimming at parse time")
     p.add_argument("--tracemalloc", action="store_true", help="also trace allocations (slow)")
     p.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
     args = p.parse_args()

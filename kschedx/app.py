@@ -26,14 +26,15 @@ class Workload:
     notes: list[str] = field(default_factory=list)
 
 
-def load_workload(snapshot_paths, pod_paths=()) -> Workload:
+def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Workload:
     """Read the snapshot (cluster) and the POD_FILEs.
 
     Objects in POD_FILEs other than pods (a PVC next to its pod, a
     PriorityClass) join the cluster. Without POD_FILEs the pods to schedule
-    are the pending pods of the snapshot.
+    are the pending pods of the snapshot. `cluster_objects`, (object, origin)
+    pairs read elsewhere (a live cluster), stand in for the snapshot files.
     """
-    cluster_objects = read_objects(snapshot_paths)
+    cluster_objects = read_objects(snapshot_paths) if cluster_objects is None else list(cluster_objects)
     pod_objects = read_objects(pod_paths) if pod_paths else []
     incoming_uids = set()
     warnings = []
@@ -87,6 +88,81 @@ def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
         if nominated and snapshot.get(nominated) is not None:
             fw.nominator.add(PodInfo(pod), nominated)
     return fw
+
+
+def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
+                               progress=None) -> Workload:
+    """A live cluster instead of a snapshot: exactly the Workload load_workload
+    gives for a `kschedx snapshot` of it.
+
+    The pods to schedule are the POD_FILE pods, the pending pods named by
+    `pod_refs` ("namespace/name"), and with `all_pending` every pending pod.
+    Kinds the cluster would not let us read are recorded (SnapshotInfo, as a
+    snapshot file records them): the plugins reading them are notEvaluated.
+    """
+    from .cluster import snapshot_info
+    from .errors import UsageError
+    from .sources.fixtures import Origin
+
+    if not (pod_paths or pod_refs or all_pending):
+        raise UsageError("which pods? give POD_FILEs, NAMESPACE/NAME of pending pods, or --all-pending")
+    read = conn.read_objects(progress)
+    origin = Origin(f"cluster {conn.server}")
+    objects = [(obj, origin) for obj in read.objects]
+    objects.append((snapshot_info(server=conn.server, context=conn.context_name,
+                                  unreadable=read.unreadable, fields="scheduling"), origin))
+    workload = load_workload((), pod_paths, cluster_objects=objects)
+    workload.warnings[:0] = read.warnings
+    if pod_refs or all_pending:
+        select_pods(workload, pod_refs, all_pending=all_pending, keep=bool(pod_paths),
+                    where=f"the cluster ({conn.server})")
+    return workload
+
+
+def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, keep: bool = False,
+                where: str = "the snapshot") -> None:
+    """Schedule the pending pods named "namespace/name" (and with `all_pending`,
+    every pending pod) instead of, or with `keep` besides, the workload's pods."""
+    chosen = list(workload.pods) if keep else []
+    seen = {pi.uid for pi in chosen}
+    pods = {f"{p['metadata']['namespace']}/{p['metadata']['name']}": p for p in workload.cluster.pods}
+    picked = []
+    for ref in pod_refs:
+        ns, _, name = ref.rpartition("/")
+        key = f"{ns or 'default'}/{name}"
+        pod = pods.get(key)
+        if pod is None:
+            raise InputError(f"pod {key} not found in {where} (pods that finished, Succeeded or Failed, "
+                             "are not read)")
+        if pod["spec"].get("nodeName"):
+            raise InputError(f"pod {key} is already bound to node {pod['spec']['nodeName']}: only pending "
+                             "pods are scheduled (to ask where it would go, save it without "
+                             "spec.nodeName and pass the file)")
+        picked.append(pod)
+    if all_pending:
+        picked.extend(workload.cluster.pending_pods())
+    # Input order breaks queue-order ties: take the cluster's order, not the
+    # command line's, so naming pods or taking them all orders them alike.
+    position = {id(p): i for i, p in enumerate(workload.cluster.pods)}
+    picked.sort(key=lambda p: position[id(p)])
+    for pod in picked:
+        if pod["metadata"]["uid"] not in seen:
+            seen.add(pod["metadata"]["uid"])
+            chosen.append(PodInfo(pod))
+    workload.pods = queue_order(chosen)
+
+
+def snapshot(conn, path: str, *, full: bool = False, progress=None):
+    """Write the cluster as a fixture file (snapshot_writer); returns its summary."""
+    from .cluster import snapshot_info, unreadable_warning
+    from .snapshot_writer import write_snapshot
+
+    read = conn.read_objects(progress, full=full)
+    info = snapshot_info(server=conn.server, context=conn.context_name, unreadable=read.unreadable,
+                         fields="full" if full else "scheduling")
+    summary = write_snapshot(path, read.objects, info)
+    summary.warnings = read.warnings + [unreadable_warning(k, why) for k, why in sorted(read.unreadable.items())]
+    return summary
 
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None) -> dict:

@@ -62,6 +62,8 @@ tie_break_option = click.option(
     help="How one node is chosen among equal top scores: random like kube-scheduler, or the smallest name.",
 )
 seed_option = click.option("--seed", type=int, default=None, help="Seed for --tie-break random (reproducible runs).")
+# Live clusters: --kubeconfig/--context/--request-timeout (one `cluster` argument) and --all-pending.
+from .cli_cluster import all_pending_option, cluster_options  # noqa: E402
 
 
 def _complete_node(ctx, _param, incomplete):
@@ -148,11 +150,6 @@ def emit(doc: dict, output: str, node: str | None = None) -> None:
     sys.stdout.flush()
 
 
-def require_snapshot(snapshot_paths) -> None:
-    if not snapshot_paths:
-        raise click.UsageError("--snapshot is required (a cluster fixture file or directory, or - for stdin)")
-
-
 def check_node_name(node: str | None, cluster) -> None:
     if node is not None and not any(n["metadata"]["name"] == node for n in cluster.nodes):
         raise click.BadParameter(f"no node named {node!r} in the snapshot", param_hint="'--node'")
@@ -160,18 +157,22 @@ def check_node_name(node: str | None, cluster) -> None:
 
 # -- commands -------------------------------------------------------------------
 @main.command()
-@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True), metavar="[POD_FILE]...")
+@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True), metavar="[POD_FILE | NAMESPACE/NAME]...")
 @snapshot_option
+@cluster_options
+@all_pending_option
 @output_option
 @tie_break_option
 @seed_option
 @node_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, all_pending):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
-    evaluated against the same cluster state.
+    evaluated against the same cluster state. Instead of --snapshot, read the
+    live cluster (--kubeconfig, --context): then name the pods (POD_FILE,
+    NAMESPACE/NAME of pending pods) or pass --all-pending.
 
     \b
     Examples:
@@ -182,8 +183,9 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node):
     from . import app
     from .result import exit_code
 
-    require_snapshot(snapshot_paths)
-    workload = app.load_workload(snapshot_paths, pod_files)
+    from .cli_cluster import load_workload
+
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     check_node_name(node, workload.cluster)
     doc = app.explain(workload, tie_break=tie_break, seed=seed)
     emit(doc, output, node)
@@ -191,8 +193,10 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node):
 
 
 @main.command()
-@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True), metavar="[POD_FILE]...")
+@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True), metavar="[POD_FILE | NAMESPACE/NAME]...")
 @snapshot_option
+@cluster_options
+@all_pending_option
 @output_option
 @tie_break_option
 @seed_option
@@ -200,7 +204,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node):
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
                    "placements keeps the rest only (small documents on large clusters).")
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail):
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster, all_pending):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -217,8 +221,9 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail):
     from . import app
     from .result import exit_code
 
-    require_snapshot(snapshot_paths)
-    workload = app.load_workload(snapshot_paths, pod_files)
+    from .cli_cluster import load_workload
+
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     if detail is None:
         # The human tables never show per-node verdicts: do not keep them.
         detail = "full" if output in ("json", "yaml") else "placements"
@@ -271,6 +276,11 @@ def _progress(total: int):
 
     return _Bar()
 
+
+# The commands that talk to a live cluster (snapshot, bind) live in cli_cluster.
+from .cli_cluster import register as _register_cluster_commands  # noqa: E402
+
+_register_cluster_commands(main)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -48,6 +48,71 @@ _STORAGE_KINDS = frozenset(
 # expands them into the pods their controllers would create.
 WORKLOAD_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob")
 
+# Which default plugins read each kind (the listers their upstream factories
+# take). When a kind could not be read from a cluster (RBAC forbids it, the API
+# group is not served), these plugins still run, without it, and the result
+# lists them in notEvaluated. Kinds mapped to () only feed the admission of
+# POD_FILE pods (priority, RuntimeClass overhead): a warning says so.
+PLUGINS_READING: dict[str, tuple[str, ...]] = {
+    "Namespace": ("InterPodAffinity",),
+    "PersistentVolume": ("NodeVolumeLimits", "VolumeBinding", "VolumeZone"),
+    "PersistentVolumeClaim": ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"),
+    "StorageClass": ("NodeVolumeLimits", "VolumeBinding", "VolumeZone"),
+    "CSINode": ("NodeVolumeLimits", "VolumeBinding"),
+    "CSIDriver": ("NodeVolumeLimits", "VolumeBinding"),
+    "CSIStorageCapacity": ("VolumeBinding",),
+    "VolumeAttachment": ("NodeVolumeLimits",),
+    "PodDisruptionBudget": ("DefaultPreemption",),
+    "Service": ("PodTopologySpread",),
+    "ReplicationController": ("PodTopologySpread",),
+    "ReplicaSet": ("PodTopologySpread",),
+    "StatefulSet": ("PodTopologySpread",),
+    "ResourceSlice": ("DynamicResources",),
+    "DeviceClass": ("DynamicResources",),
+    "ResourceClaim": ("DynamicResources",),
+    "ResourceClaimTemplate": ("DynamicResources",),
+    "PriorityClass": (),
+    "RuntimeClass": (),
+}
+
+# A snapshot written by `kschedx snapshot` carries one object of this kind: what
+# the fixture cannot show by itself (the kinds that could not be read), so that
+# explain on the file reports what explain on the cluster reports.
+SNAPSHOT_INFO_API_VERSION = "kschedx/v1"
+SNAPSHOT_INFO_KIND = "SnapshotInfo"
+
+
+def snapshot_info(*, server: str | None, context: str | None, unreadable: dict[str, str],
+                  fields: str) -> dict:
+    """The SnapshotInfo object for a cluster read (`fields`: "scheduling" or "full")."""
+    source = {"server": server}
+    if context:
+        source["context"] = context
+    return {"apiVersion": SNAPSHOT_INFO_API_VERSION, "kind": SNAPSHOT_INFO_KIND,
+            "metadata": {"name": "snapshot"}, "source": source, "fields": fields,
+            "unreadableKinds": dict(sorted(unreadable.items()))}
+
+
+def unreadable_warning(kind: str, why: str) -> str:
+    plugins = PLUGINS_READING.get(kind, ())
+    if plugins:
+        cost = f"{', '.join(plugins)} {'is' if len(plugins) == 1 else 'are'} listed in notEvaluated"
+    else:
+        cost = "results ignore them"
+    return f"{kind} objects could not be read ({why}): {cost}"
+
+
+def _snapshot_info(state: ClusterState, obj: dict, origin) -> None:
+    unreadable = obj.get("unreadableKinds") or {}
+    if not isinstance(unreadable, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in unreadable.items()):
+        raise InputError("must map kind names to the reason they could not be read", source=origin,
+                         obj=object_ref(obj), field="unreadableKinds")
+    for kind, why in unreadable.items():
+        if kind not in state.unreadable_kinds:
+            state.unreadable_kinds[kind] = why
+            state.warnings.append(unreadable_warning(kind, why))
+
 
 def obj_key(obj: dict) -> str:
     meta = obj["metadata"]
@@ -90,6 +155,10 @@ class ClusterState:
         if ns is None:
             return {}
         return ns["metadata"].get("labels") or {}
+
+    def plugins_missing_input(self) -> set[str]:
+        """Plugins that ran without a kind they read (see PLUGINS_READING)."""
+        return {p for kind in self.unreadable_kinds for p in PLUGINS_READING.get(kind, ())}
 
     def pending_pods(self) -> list[dict]:
         return [p for p in self.pods if not p["spec"].get("nodeName")]
@@ -156,6 +225,9 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
                 admission.metadata(obj, origin)
             key = (kind, obj_key(obj))
             state.workloads.append(obj)
+        elif kind == SNAPSHOT_INFO_KIND and obj.get("apiVersion") == SNAPSHOT_INFO_API_VERSION:
+            _snapshot_info(state, obj, origin)
+            continue
         else:
             ignored[kind] = ignored.get(kind, 0) + 1
             continue

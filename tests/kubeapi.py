@@ -84,6 +84,20 @@ def verb_for(method: str, route: Route | None, query: dict) -> str:
     return _VERBS.get(method, method.lower())
 
 
+def rbac_allows(rules: list[dict], verb: str, group: str, plural: str, sub: str) -> bool:
+    """RBAC's rule match (resourceNames and nonResourceURLs aside): any rule naming
+    the group, the resource (or resource/subresource) and the verb, or `*`."""
+    resource = f"{plural}/{sub}" if sub else plural
+    for rule in rules:
+        groups, resources, verbs = (rule.get("apiGroups") or [], rule.get("resources") or [],
+                                    rule.get("verbs") or [])
+        if (("*" in groups or group in groups) and ("*" in verbs or verb in verbs)
+                and ("*" in resources or resource in resources
+                     or (sub and f"{plural}/*" in resources))):
+            return True
+    return False
+
+
 @dataclass
 class Fault:
     """What to do instead of (or before) answering requests whose path matches.
@@ -242,6 +256,7 @@ class KubeAPIServer:
         self.tls_failures: list[str] = []  # handshakes that failed (e.g. client distrusts the CA)
         self.connections = 0  # TLS connections accepted: shows whether clients reuse them
         self.disabled_groups: set[str] = set()
+        self.rules: list[dict] | None = None  # RBAC PolicyRules; None allows everything
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
         self._httpd: _TLSHTTPServer | None = None
@@ -294,6 +309,11 @@ class KubeAPIServer:
 
     def delete(self, kind: str, namespace: str | None, name: str) -> bool:
         return self.store.delete(kind, namespace, name)
+
+    def authorize(self, rules: list[dict] | None) -> None:
+        """Allow only what these RBAC PolicyRules (a ClusterRole's `rules`) allow, and
+        deny the rest as the API server's RBAC authorizer does; None allows everything."""
+        self.rules = rules
 
     def disable_group(self, group_version: str) -> None:
         """Answer 404 for every path of a group/version, as an older cluster does."""
@@ -375,6 +395,12 @@ class KubeAPIServer:
             scheme, _, token = (headers.get("Authorization") or "").partition(" ")
             if scheme.lower() != "bearer" or token.strip() != self.token:  # scheme is case-insensitive
                 raise st.unauthorized()
+            if route is not None and self.rules is not None:
+                verb = verb_for(method, route, query)
+                if not rbac_allows(self.rules, verb, route.group, route.plural, route.sub or ""):
+                    raise st.forbidden(user=self.user, verb=verb, resource=route.plural,
+                                       subresource=route.sub or "", group=route.group,
+                                       namespace=route.namespace, name=route.name)
             if route is None or route.group_version in self.disabled_groups:
                 raise st.path_not_found()
             resource = BY_PATH.get((route.group_version, route.plural))

@@ -64,15 +64,18 @@ class Profile:
         self.not_evaluated: list[str] = []
         self.weights: dict[str, int] = {}
         plugin_args = plugin_args or {}
+        cluster = getattr(handle, "cluster", None)
+        # Plugins that run without a kind the cluster would not let us read.
+        missing_input = cluster.plugins_missing_input() if cluster is not None else set()
         for spec in specs:
             cls = load_plugin_class(spec)
             if cls is None:
                 self.not_evaluated.append(spec.name)
                 continue
             plugin = cls(handle, plugin_args.get(spec.name))
-            if not getattr(plugin, "complete", True):
-                # Partly implemented: runs its fast paths, but the result is
-                # not complete for the pods it does not handle yet.
+            if not getattr(plugin, "complete", True) or spec.name in missing_input:
+                # Partly implemented (runs its fast paths only), or without a kind
+                # it reads: it runs, but its verdicts may not be upstream's.
                 self.not_evaluated.append(spec.name)
             self.plugins.append(plugin)
             self.weights[spec.name] = spec.weight or 1

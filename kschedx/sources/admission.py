@@ -202,7 +202,10 @@ class Admission:
                 pc = {"value": SYSTEM_PRIORITY_CLASSES[cls_name]}
             else:
                 pc = self.priority_classes.get(cls_name)
-            if pc is None:
+            # Priority admission runs when a pod is created: a stored pod (read from a
+            # cluster) keeps its spec.priority even if its class was deleted since, or
+            # could not be read.
+            if pc is None and spec.get("priority") is None:
                 raise InputError(
                     f"no PriorityClass with name {cls_name} was found (add it to the fixture, or set spec.priority)",
                     source=origin,

@@ -53,7 +53,10 @@ class Kind:
 NODE = Kind("Node", "v1", "nodes", required=True)
 POD = Kind("Pod", "v1", "pods", required=True)
 
-# Every kind fixture-format.md lists, required ones first. Secrets and ConfigMaps
+# Every kind fixture-format.md lists, required ones first, and the kinds that
+# complete them: CSIStorageCapacity (VolumeBinding's capacity check),
+# VolumeAttachment (NodeVolumeLimits) and RuntimeClass (admission of POD_FILE pods:
+# overhead, node selector, tolerations). Secrets and ConfigMaps
 # are deliberately absent: scheduling needs neither, and reading them would
 # demand (and expose) far more than a dry run should.
 KINDS: tuple[Kind, ...] = (
@@ -69,8 +72,11 @@ KINDS: tuple[Kind, ...] = (
     Kind("StorageClass", "storage.k8s.io/v1", "storageclasses"),
     Kind("CSINode", "storage.k8s.io/v1", "csinodes"),
     Kind("CSIDriver", "storage.k8s.io/v1", "csidrivers"),
+    Kind("CSIStorageCapacity", "storage.k8s.io/v1", "csistoragecapacities"),
+    Kind("VolumeAttachment", "storage.k8s.io/v1", "volumeattachments"),
     Kind("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
     Kind("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses"),
+    Kind("RuntimeClass", "node.k8s.io/v1", "runtimeclasses"),
     Kind("ResourceSlice", "resource.k8s.io/v1", "resourceslices"),
     Kind("DeviceClass", "resource.k8s.io/v1", "deviceclasses"),
     Kind("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
@@ -93,7 +99,9 @@ Progress = Callable[[str, int, bool], None]
 @dataclass
 class ClusterRead:
     objects: list[dict] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # about the connection (e.g. TLS off)
+    # kind -> why it could not be read (forbidden, not served); what that costs the
+    # results is ClusterState's business (kschedx.cluster.PLUGINS_READING).
     unreadable: dict[str, str] = field(default_factory=dict)
 
 
@@ -482,12 +490,14 @@ def _configure(kubeconfig: str | None, context: str | None):
 
 
 def connect(kubeconfig: str | None = None, context: str | None = None,
-            request_timeout: float = 30.0, *, retry_budget: float = 30.0) -> "ClusterConnection":
+            request_timeout: float = 30.0, *, retry_budget: float = 30.0,
+            freeze_reads: bool = False) -> "ClusterConnection":
     """Open a connection as kubectl would: --kubeconfig, else KUBECONFIG (files merged,
     first wins), else ~/.kube/config, else the in-cluster service account.
 
     `request_timeout` bounds each request; `retry_budget` bounds the total time
-    spent waiting between retries of one request. No request is sent here.
+    spent waiting between retries of one request. `freeze_reads` is for one-shot
+    processes only (see _gc_paused). No request is sent here.
     """
     from kubernetes import client
 
@@ -508,7 +518,7 @@ def connect(kubeconfig: str | None = None, context: str | None = None,
     transport = _Transport(api, server=cfg.host, context=context_name,
                            request_timeout=request_timeout, retry_budget=retry_budget)
     transport.auth_notes = auth_notes
-    return ClusterConnection(transport, warnings)
+    return ClusterConnection(transport, warnings, freeze_reads=freeze_reads)
 
 
 # ---- reading --------------------------------------------------------------------------
@@ -526,9 +536,11 @@ def _peek_continue(data: bytes) -> str | None:
 
 
 class ClusterConnection:
-    def __init__(self, transport: _Transport, warnings: list[str] | None = None):
+    def __init__(self, transport: _Transport, warnings: list[str] | None = None, *,
+                 freeze_reads: bool = False):
         self._t = transport
         self._warnings = list(warnings or [])
+        self.freeze_reads = freeze_reads  # see _gc_paused
 
     @property
     def server(self) -> str:
@@ -550,39 +562,40 @@ class ClusterConnection:
 
     # -- lists
 
-    def read_objects(self, progress: Progress | None = None) -> ClusterRead:
+    def read_objects(self, progress: Progress | None = None, *, full: bool = False) -> ClusterRead:
         """Every kind scheduling reads, from all namespaces.
 
         Nodes and pods are required: failing to read them raises ClusterError.
-        Other kinds that are forbidden or not served become a warning and an
-        `unreadable` entry. Optional kinds are read in background threads while
-        pods are read; `progress` is always called from the calling thread.
-        """
-        with _gc_paused():
-            return self._read_objects(progress)
+        Other kinds that are forbidden or not served become an `unreadable`
+        entry. Optional kinds are read in background threads while pods are
+        read; `progress` is always called from the calling thread.
 
-    def _read_objects(self, progress: Progress | None) -> ClusterRead:
+        Unless `full`, each page is trimmed to the fields scheduling reads
+        (sources/trim.py) as soon as it is parsed, so the bulk of a big cluster
+        is never held; managedFields are dropped either way.
+        """
+        with _gc_paused(self.freeze_reads):
+            return self._read_objects(progress, full)
+
+    def _read_objects(self, progress: Progress | None, full: bool) -> ClusterRead:
         from concurrent.futures import ThreadPoolExecutor
 
         result = ClusterRead(warnings=list(self._warnings))
         # Nodes first, alone: an unreachable, slow or unauthorised cluster fails there,
         # before any background request exists that would hold up the exit.
-        result.objects.extend(self._list_all(NODE, progress))
+        result.objects.extend(self._list_all(NODE, progress, full=full))
         pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kschedx-read")
         try:
             futures: list[tuple[Kind, Future]] = [
-                (k, pool.submit(self._list_all, k, None)) for k in KINDS if not k.required]
-            result.objects.extend(self._list_all(POD, progress))
+                (k, pool.submit(self._list_all, k, None, full=full)) for k in KINDS if not k.required]
+            result.objects.extend(self._list_all(POD, progress, full=full))
             for kind, fut in futures:
                 try:
                     items = fut.result()
                 except ClusterAPIError as e:
                     if e.status == 401:
                         raise
-                    why = _unreadable_reason(e)
-                    result.unreadable[kind.kind] = why
-                    result.warnings.append(f"{kind.kind} objects not read ({why}); "
-                                           f"results ignore them")
+                    result.unreadable[kind.kind] = _unreadable_reason(e)
                     if progress:
                         progress(kind.kind, 0, True)
                     continue
@@ -596,21 +609,22 @@ class ClusterConnection:
     def list_pending_pods(self) -> list[dict]:
         """Pods waiting for a node: no spec.nodeName and not terminal."""
         with _gc_paused():
-            pods = self._list_all(POD, None, field_selector="spec.nodeName=," + _NOT_TERMINAL)
+            pods = self._list_all(POD, None, field_selector="spec.nodeName=," + _NOT_TERMINAL,
+                                  full=True)
         return [p for p in pods if not (p.get("spec") or {}).get("nodeName")]
 
     def _list_all(self, kind: Kind, progress: Progress | None, *,
-                  field_selector: str | None = None) -> list[dict]:
+                  field_selector: str | None = None, full: bool = True) -> list[dict]:
         if kind is POD and field_selector is None:
             field_selector = _NOT_TERMINAL
         for _ in range(_MAX_LIST_RESTARTS):
-            items = self._list_pages(kind, progress, field_selector)
+            items = self._list_pages(kind, progress, field_selector, full)
             if items is not None:
                 return items
         raise ClusterError(f"{self._t.where}: listing {kind.resource}: the list kept expiring "
                            f"(410 Gone) before it could be read")
 
-    def _list_pages(self, kind: Kind, progress, field_selector) -> list[dict] | None:
+    def _list_pages(self, kind: Kind, progress, field_selector, full: bool) -> list[dict] | None:
         """All pages of one list, or None when a continue token expired (410)."""
         from concurrent.futures import ThreadPoolExecutor
 
@@ -645,7 +659,7 @@ class ClusterConnection:
                 data, resp = resp.data, None
                 page = self._t._decode(data, what)
                 del data
-                _adopt_items(page.get("items") or [], kind, items)
+                _adopt_items(page.get("items") or [], kind, items, trim=not full)
                 token = (page.get("metadata") or {}).get("continue")
                 del page
                 if progress:
@@ -760,36 +774,48 @@ class ClusterConnection:
 
 
 @contextmanager
-def _gc_paused():
+def _gc_paused(freeze: bool = False):
     """Parsed JSON holds no reference cycles, yet each of the millions of dicts a big
     list creates counts toward the cyclic collector's thresholds: its passes over an
-    ever larger heap made reading 3-4x slower. Pause it while reading, then freeze
-    what exists (gc.freeze) so later collections skip these long-lived objects
-    instead of traversing all of them again; refcounting still frees them."""
+    ever larger heap made reading 3-4x slower. Pause it while reading (refcounting
+    still frees what a page drops).
+
+    With `freeze`, what exists afterwards is moved out of the collector's sight
+    (gc.freeze): the passes that building the cluster state and the scheduling
+    cycles trigger then skip the API objects (explain of one pod on 150,000 pods:
+    21 s instead of 24). It is process-wide and permanent (cycles alive at that moment are
+    never collected), so only a one-shot command may ask for it: connect()'s
+    `freeze_reads`, which the CLI sets and a library user should not."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
+        if freeze:
+            gc.freeze()
         if was_enabled:
             gc.enable()
 
 
-def _adopt_items(raw_items: list, kind: Kind, out: list[dict]) -> None:
-    """List items come without kind/apiVersion; add them, and drop what scheduling never
-    reads but costs memory (managedFields, kubectl hides them too)."""
+def _adopt_items(raw_items: list, kind: Kind, out: list[dict], *, trim: bool = False) -> None:
+    """List items come without kind/apiVersion; add them (first, as kubectl shows them),
+    and drop what scheduling never reads but costs memory: managedFields always
+    (kubectl hides them too), everything sources/trim.py does not keep when `trim`."""
+    from kschedx.sources.trim import trim as trim_object
+
     k, v = kind.kind, kind.api_version
     is_pod = kind is POD
     append = out.append
     for item in raw_items:
         if is_pod and (item.get("status") or {}).get("phase") in _TERMINAL:
             continue
-        item["kind"] = k
-        item["apiVersion"] = v
-        meta = item.get("metadata")
-        if meta:
-            meta.pop("managedFields", None)
+        item = {"apiVersion": v, "kind": k, **item}
+        if trim:
+            item = trim_object(item)
+        else:
+            meta = item.get("metadata")
+            if meta:
+                meta.pop("managedFields", None)
         append(item)
 
 
