@@ -22,6 +22,7 @@ from .errors import KschedxError
 
 OUTPUT_FORMATS = ("human", "wide", "json", "yaml")
 EXIT_INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: distinct from every documented outcome
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 # -- options shared by commands (other commands reuse these decorators) --------
@@ -102,6 +103,11 @@ class KschedxGroup(click.Group):
             # `kschedx explain ... | head`: the reader left; stop quietly.
             _silence_stdout()
             ctx.exit(1)
+        except KeyboardInterrupt:
+            # Ctrl-C: not Click's "Aborted!" with exit 1, which reads as
+            # "a pod is unschedulable"; 130 is what shells report for SIGINT.
+            click.echo("\nkschedx: interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
         except Exception as exc:
             if ctx.meta.get("kschedx.debug"):
                 raise
@@ -126,7 +132,8 @@ def main():
     """Dry-run and explain the Kubernetes scheduler (kube-scheduler v1.35).
 
     Exit codes: 0 every pod schedulable, 1 some pod unschedulable or gated,
-    2 usage error, 3 input error, 4 cluster error, 70 internal error.
+    2 usage error, 3 input error, 4 cluster error, 70 internal error,
+    130 interrupted.
     """
 
 

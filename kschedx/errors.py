@@ -34,6 +34,13 @@ class InputError(KschedxError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
+class OutputError(KschedxError):
+    """A file kschedx was asked to write cannot be written (disk full,
+    permissions). Exit code 3, like unreadable input: the fix is on this side."""
+
+    exit_code = 3
+
+
 class ClusterError(KschedxError):
     """The cluster could not be read or written: unreachable, TLS, 401/403, conflict."""
 

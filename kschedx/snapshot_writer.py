@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .cluster import SNAPSHOT_INFO_KIND
-from .errors import UsageError
+from .errors import OutputError, UsageError
 
 # Classes and namespaces before what refers to them, pods last (they are the bulk).
 KIND_ORDER = (
@@ -84,8 +84,18 @@ def check_writable(path: str) -> None:
         raise UsageError(f"{path}: no such directory: {directory}")
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise UsageError(f"{path}: cannot write in {directory} (permission denied)")
+    # os.access() says yes to root on read-only file systems and pseudo file
+    # systems (/proc, /sys): creating the temporary file is the real test.
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".partial", dir=directory)
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write in {directory} ({_reason(e)})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _reason(e: OSError) -> str:
+    return (e.strerror or str(e)).lower()
 
 
 def sort_key(obj: dict):
@@ -100,15 +110,20 @@ def write_snapshot(path: str, objects: list[dict], info: dict) -> SnapshotSummar
     counts: dict[str, int] = {}
     for obj in ordered:
         counts[obj["kind"]] = counts.get(obj["kind"], 0) + 1
-    with _atomic_file(path) as raw:
-        if compressed:
-            # filename="" and mtime=0: the gzip header carries neither the temporary
-            # name nor the time, so the bytes depend on the content only.
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as gz:
-                _write_text(gz, fmt, info, ordered)
-        else:
-            _write_text(raw, fmt, info, ordered)
-        size = raw.tell()
+    try:
+        with _atomic_file(path) as raw:
+            if compressed:
+                # filename="" and mtime=0: the gzip header carries neither the temporary
+                # name nor the time, so the bytes depend on the content only.
+                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as gz:
+                    _write_text(gz, fmt, info, ordered)
+            else:
+                _write_text(raw, fmt, info, ordered)
+            size = raw.tell()
+    except OSError as e:
+        # Disk full, directory removed or made read-only since the check...:
+        # the temporary file is gone and an older file of that name untouched.
+        raise OutputError(f"cannot write {path}: {_reason(e)}; nothing was written") from None
     return SnapshotSummary(path, fmt, compressed, counts, size)
 
 

@@ -335,3 +335,15 @@ def test_explain_never_imports_kubernetes():
     )
     r = _python("-c", code)
     assert r.stderr.strip().splitlines()[-1] == "False"
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch):
+    """Not Click's "Aborted!" with exit 1, which means "unschedulable"."""
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(app, "simulate", interrupted)
+    r = run("simulate", pod("web"), "--snapshot", CLUSTER)
+    assert r.exit_code == 130
+    assert r.stderr.strip() == "kschedx: interrupted"
+    assert r.stdout == ""

@@ -467,3 +467,41 @@ def test_durations_compose(parts):
     text = "".join(f"{n}{unit}" for n, unit in parts)
     seconds = sum(n * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[unit] for n, unit in parts)
     assert cli_cluster.parse_duration(text) == pytest.approx(seconds)
+
+
+def test_unwritable_output_directory_fails_before_reading_the_cluster(kube_api, tmp_path, monkeypatch):
+    """os.access() says yes to root on /proc or a read-only mount: the check
+    must try to create the file, and fail in one line, before the long read."""
+    import errno
+    import tempfile
+
+    def read_only(*a, **k):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    r = run("snapshot", "-o", tmp_path / "c.json", "--kubeconfig", kube_api.kubeconfig)
+    assert r.exit_code == 2
+    assert "cannot write in" in r.stderr and "read-only file system" in r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert kube_api.request_count() == 0
+
+
+def test_write_failure_is_one_line_and_keeps_the_older_file(kube_api, tmp_path, monkeypatch):
+    import errno
+
+    from kschedx import snapshot_writer
+
+    small_cluster(kube_api)
+    target = tmp_path / "cluster.json"
+    target.write_text("the previous snapshot")
+
+    def disk_full(out, info, objects):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(snapshot_writer, "_write_json", disk_full)
+    r = run("snapshot", "-o", target, "--kubeconfig", kube_api.kubeconfig)
+    assert r.exit_code == 3
+    assert r.stderr.strip().splitlines() == [
+        f"kschedx: error: cannot write {target}: no space left on device; nothing was written"]
+    assert target.read_text() == "the previous snapshot"
+    assert sorted(os.listdir(tmp_path)) == ["cluster.json", "kubeconfig"]
