@@ -311,3 +311,51 @@ def test_long_details_go_below_the_table_and_plugins_may_word_their_own(monkeypa
     assert "claim c1: fine" in next(line for line in out.splitlines() if line.strip().startswith("DeviceThing"))
     tail = out[out.index("LongFilter details"):].splitlines()
     assert [line.strip() for line in tail[1:7]] == [f"k{i}: {i}" for i in range(6)]
+
+
+def _preempting_pod(candidates):
+    return pod([node("n1", [fail("NodeResourcesFit", "Insufficient cpu")]),
+                node("n2", [fail("NodeResourcesFit", "Insufficient cpu")])],
+               status="Unschedulable", message="0/2 nodes are available: 2 Insufficient cpu.",
+               preemption={"code": "Success", "nominatedNode": "n2", "pdbViolations": 0,
+                           "victims": [{"pod": "default/low", "priority": 1, "node": "n2"}],
+                           "sampling": {"potentialNodes": 2, "offset": 0, "numCandidates": 2, "evaluatedNodes": 2},
+                           "candidates": candidates, "dryRunFailures": []})
+
+
+CANDIDATES = [
+    {"node": "n2", "selected": True, "victims": ["default/low"], "numVictims": 1, "pdbViolations": 0,
+     "highestPriority": 1, "prioritySum": 1, "earliestStartTime": "2025-01-01T00:00:00Z", "lostOn": None},
+    {"node": "n1", "selected": False, "victims": ["default/guarded"], "numVictims": 1, "pdbViolations": 1,
+     "highestPriority": 1, "prioritySum": 1, "earliestStartTime": None, "lostOn": "fewest PDB violations"},
+]
+
+
+def test_wide_shows_every_preemption_candidate_and_why_it_lost():
+    """README: with -o wide, every candidate node and the criterion on which it lost."""
+    out = text(doc(_preempting_pod(CANDIDATES)), wide=True)
+    assert "preemption candidates (2 nodes)" in out
+    candidates = out.split("preemption candidates")[1]
+    row = next(line for line in candidates.splitlines() if line.strip().startswith("n1 "))
+    assert "lost: fewest PDB violations" in row and "default/guarded" in row
+    assert "★ nominated" in out
+    assert "dry runs: 2 of 2 nodes" in out
+
+
+def test_human_points_to_wide_for_the_candidates():
+    out = text(doc(_preempting_pod(CANDIDATES)))
+    assert "lost:" not in out
+    assert "2 candidate nodes: -o wide shows each and why n2 was chosen" in out
+
+
+def test_wide_shows_why_preemption_found_no_candidate():
+    p = pod([node("n1", [fail("NodeResourcesFit", "Insufficient cpu")])], status="Unschedulable",
+            message="0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+                    "1 No preemption victims found for incoming pod.",
+            preemption={"code": "Unschedulable", "nominatedNode": None, "victims": [], "candidates": [],
+                        "sampling": {"potentialNodes": 1, "offset": 0, "numCandidates": 1, "evaluatedNodes": 1},
+                        "dryRunFailures": [{"node": "n1", "code": "Unschedulable",
+                                            "reasons": ["No preemption victims found for incoming pod"]}]})
+    out = text(doc(p), wide=True)
+    assert "no candidate because" in out
+    assert "n1" in out.split("no candidate because")[1]

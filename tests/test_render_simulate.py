@@ -34,3 +34,15 @@ def test_render_simulate_tables():
     assert "default/low-2" in text and "preempted 1 pod(s)" in text
     assert "n1" in text and "-> " in text
     assert all(p["nodes"] == [] for p in doc["pods"]) and doc["detail"] == "placements"
+
+
+def test_simulate_wide_lists_preemption_candidates():
+    w = app.load_workload([str(GOLDEN / "cases" / "hand-08-preemption-pdb.yaml")])
+    doc = app.simulate(w, tie_break="name", detail="placements")
+    narrow, wide = io.StringIO(), io.StringIO()
+    render_simulate(doc, out=narrow)
+    render_simulate(doc, wide=True, out=wide)
+    assert "lost: fewest PDB violations" not in narrow.getvalue()
+    text = wide.getvalue()
+    assert "preemption candidates for" in text
+    assert "nominated" in text and "lost: fewest PDB violations" in text

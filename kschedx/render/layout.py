@@ -503,7 +503,13 @@ class Report:
     # -- preemption ---------------------------------------------------------------
     def preemption(self, pod: dict) -> None:
         pre = pod.get("preemption")
-        if not pre or not pre.get("nominatedNode"):
+        if not pre:
+            return
+        if not pre.get("nominatedNode"):
+            # Preemption could not help: the message says why; -o wide adds
+            # which nodes the dry runs tried and what each answered.
+            if self.wide:
+                self.preemption_dry_runs(pre)
             return
         sym = self.sym
         victims = pre.get("victims") or []
@@ -520,6 +526,56 @@ class Report:
             self.add(table)
         if pre.get("message"):
             self.add(_line((f"{sym.dot} " + pre["message"], MUTED), indent=2))
+        candidates = pre.get("candidates") or []
+        if self.wide:
+            self.preemption_candidates(pre, candidates)
+        elif len(candidates) > 1:
+            self.add(_line((f"{len(candidates)} candidate nodes: -o wide shows each and why "
+                            f"{pre['nominatedNode']} was chosen", MUTED), indent=2))
+
+    def preemption_candidates(self, pre: dict, candidates: list[dict]) -> None:
+        """Every candidate node and the criterion on which it lost (the
+        criteria in the order kube-scheduler applies them)."""
+        sym = self.sym
+        if candidates:
+            self.add(Blank())
+            self.add(_line(f"preemption candidates ({plural(len(candidates), 'node')}), compared in order on: "
+                           "PDB violations, highest victim priority, sum of victim priorities, number of "
+                           "victims, start time of the most important victims", indent=2))
+            table = Table(["candidate", "result", "PDB violations", "highest priority", "priority sum", "victims",
+                           "earliest start (top victims)"], align=["left", "left", "right", "right", "right", "left", "left"])
+            for c in candidates:
+                if c.get("selected"):
+                    result = _cell((f"{sym.star} nominated", PASS))
+                else:
+                    result = _cell((f"lost: {c.get('lostOn') or '?'}", MUTED))
+                table.rows.append([
+                    _cell((c["node"], STRONG if c.get("selected") else None)), result,
+                    _cell(str(c.get("pdbViolations", 0))), _cell(str(c.get("highestPriority", ""))),
+                    _cell(str(c.get("prioritySum", ""))),
+                    _cell(f"{c.get('numVictims', len(c.get('victims') or []))}: "
+                          + ", ".join(c.get("victims") or [])),
+                    _cell(c.get("earliestStartTime") or "-"),
+                ])
+            self.add(table)
+        self.preemption_dry_runs(pre)
+
+    def preemption_dry_runs(self, pre: dict) -> None:
+        sampling = pre.get("sampling") or {}
+        failures = pre.get("dryRunFailures") or []
+        if not sampling and not failures:
+            return
+        if sampling:
+            self.add(_line((f"dry runs: {sampling.get('evaluatedNodes', 0)} of "
+                            f"{plural(sampling.get('potentialNodes', 0), 'node')} where removing pods may help "
+                            f"(starting at offset {sampling.get('offset', 0)}, looking for "
+                            f"{plural(sampling.get('numCandidates', 0), 'candidate')})", MUTED), indent=2))
+        if failures:
+            table = Table(["dry run", "no candidate because"], align=["left", "left"])
+            for f in failures:
+                table.rows.append([_cell(f.get("node", "?")),
+                                   _cell((", ".join(f.get("reasons") or []) or f.get("code", ""), MUTED))])
+            self.add(table)
 
     # -- --node -------------------------------------------------------------------
     def node_story(self, pod: dict, name: str) -> None:

@@ -88,6 +88,11 @@ def render_simulate(doc: dict, wide: bool = False, out=None) -> None:
     if victims:
         w("\npreemptions\n")
         w(tabulate(victims, headers=["preemptor", "node", "victim", "priority", "PDB violations"]) + "\n")
+    if wide:
+        # Every candidate node of each preemption and why it lost.
+        for p in doc["pods"]:
+            if (p.get("preemption") or {}).get("candidates"):
+                w(f"\npreemption candidates for {p['pod']}\n" + "\n".join(candidate_lines(p["preemption"])) + "\n")
     util = utilization_rows(doc, wide)
     if util:
         w("\nrequested / allocatable, before -> after" + ("" if wide else " (changed nodes; -o wide: all)") + "\n")
@@ -110,19 +115,29 @@ def preemption_text(p: dict, wide: bool = False) -> str:
         table = tabulate(rows, headers=["victim", "priority", "node"])
         lines.extend("    " + line for line in table.splitlines())
     if wide:
-        cands = pre.get("candidates") or []
-        if cands:
-            rows = [[c["node"], "selected" if c["selected"] else (c.get("lostOn") or ""), c["numVictims"],
-                     c["pdbViolations"], c["highestPriority"], c["prioritySum"], c.get("earliestStartTime") or "now"]
-                    for c in cands]
-            table = tabulate(rows, headers=["candidate", "result", "victims", "PDB viol.", "max prio", "prio sum",
-                                            "earliest start"])
-            lines.extend("    " + line for line in table.splitlines())
-        sampling = pre.get("sampling")
-        if sampling:
-            lines.append(f"    dry runs: {sampling['evaluatedNodes']} of {sampling['potentialNodes']} node(s) "
-                         f"where preemption may help (offset {sampling['offset']}, "
-                         f"wanted {sampling['numCandidates']} candidate(s))")
-        for f in pre.get("dryRunFailures") or ():
-            lines.append(f"    {f['node']}: {', '.join(f['reasons'])}")
+        lines.extend(candidate_lines(pre))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def candidate_lines(pre: dict) -> list[str]:
+    """Every candidate node of one preemption, the criterion on which each
+    lost, and the dry runs that found no candidate."""
+    lines = []
+    cands = pre.get("candidates") or []
+    if cands:
+        rows = [[c["node"], "nominated" if c["selected"] else "lost: " + (c.get("lostOn") or "?"),
+                 c["pdbViolations"], c["highestPriority"], c["prioritySum"],
+                 f"{c['numVictims']}: " + ", ".join(c.get("victims") or ()), c.get("earliestStartTime") or "-"]
+                for c in cands]
+        table = tabulate(rows, headers=["candidate", "result", "PDB violations", "highest priority", "priority sum",
+                                        "victims", "earliest start (top victims)"], disable_numparse=True,
+                         colalign=("left", "left", "right", "right", "right", "left", "left"))
+        lines.extend("    " + line for line in table.splitlines())
+    sampling = pre.get("sampling")
+    if sampling:
+        lines.append(f"    dry runs: {sampling['evaluatedNodes']} of {sampling['potentialNodes']} node(s) "
+                     f"where removing pods may help (offset {sampling['offset']}, "
+                     f"looking for {sampling['numCandidates']} candidate(s))")
+    for f in pre.get("dryRunFailures") or ():
+        lines.append(f"    {f['node']}: {', '.join(f['reasons'])}")
+    return lines
