@@ -46,3 +46,44 @@ def test_simulate_wide_lists_preemption_candidates():
     text = wide.getvalue()
     assert "preemption candidates for" in text
     assert "nominated" in text and "lost: fewest PDB violations" in text
+
+
+SIMULATE = GOLDEN.parent.parent / "fixtures" / "simulate"
+
+
+def _simulate_text(wide=False):
+    w = app.load_workload([str(SIMULATE / "cluster.yaml")], [str(SIMULATE / "deploy.yaml")])
+    doc = app.simulate(w, tie_break="name", detail="placements")
+    out = io.StringIO()
+    render_simulate(doc, wide=wide, out=out)
+    return doc, out.getvalue()
+
+
+def test_pending_pods_messages_are_whole_and_given_once():
+    """The end of a FailedScheduling message says what preemption found: it is
+    never cut, and six identical messages are printed once."""
+    doc, text = _simulate_text()
+    message = next(p["message"] for p in doc["pods"] if not p.get("placedNode"))
+    assert message.endswith("No preemption victims found for incoming pod.")
+    assert f"[1] 6 pods: {message}" in text
+    assert text.count(message) == 1
+    assert sum(1 for line in text.splitlines() if line.rstrip().endswith("unschedulable  [1]")) == 6
+
+
+def test_wide_keeps_each_message_in_its_row():
+    doc, text = _simulate_text(wide=True)
+    message = next(p["message"] for p in doc["pods"] if not p.get("placedNode"))
+    assert text.count(message) == 6 and "[1]" not in text
+
+
+def test_simulate_says_what_was_expanded_and_the_absolute_usage():
+    _, text = _simulate_text()
+    assert "Deployment/shop/web expanded into 30 pod(s)" in text.splitlines()[1]
+    row = next(line for line in text.splitlines() if line.startswith("node-a "))
+    assert "(3 -> 8 of 8)" in row and "(12Gi -> 22Gi of 32Gi)" in row and "1 -> 11 of 110" in row
+
+
+def test_a_sliver_of_use_is_not_zero_percent():
+    from kschedx.render.simulate import _pct
+
+    assert _pct(0, 1000) == "0%" and _pct(1, 1000) == "<1%" and _pct(10, 1000) == "1%"

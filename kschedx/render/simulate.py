@@ -10,6 +10,8 @@ import sys
 
 from tabulate import tabulate
 
+from . import units
+
 BAR_WIDTH = 10
 
 
@@ -28,15 +30,26 @@ def _outcome(p: dict) -> tuple[str, str]:
     return "-", p["status"].lower()
 
 
-def placement_rows(doc: dict, wide: bool = False) -> list[list]:
+def placement_rows(doc: dict, wide: bool = False) -> tuple[list[list], dict[str, list[int]]]:
+    """The placement table, and the messages of pods left pending: each
+    distinct message once ({message: [reference, pods]}), referenced from the
+    table, so a long FailedScheduling message is never cut (its end says what
+    preemption found). -o wide keeps every message in its row instead."""
     rows = []
+    reasons: dict[str, list[int]] = {}
     for i, p in enumerate(doc["pods"], 1):
         node, how = _outcome(p)
         message = p.get("message") or ""
-        if not p.get("placedNode") and message and not wide and len(message) > 100:
-            message = message[:97] + "..."
-        rows.append([i, p["pod"], p.get("priority", 0), node, how, "" if p.get("placedNode") else message])
-    return rows
+        note = ""
+        if message and not p.get("placedNode"):
+            if wide:
+                note = message
+            else:
+                ref = reasons.setdefault(message, [len(reasons) + 1, 0])
+                ref[1] += 1
+                note = f"[{ref[0]}]"
+        rows.append([i, p["pod"], p.get("priority", 0), node, how, note])
+    return rows, reasons
 
 
 def victim_rows(pods: list[dict]) -> list[list]:
@@ -56,7 +69,18 @@ def _bar(used: int, total: int) -> str:
 
 
 def _pct(used: int, total: int) -> str:
-    return f"{used * 100 // total}%" if total > 0 else "-"
+    if total <= 0:
+        return "-"
+    if 0 < used * 100 < total:
+        return "<1%"  # the bar shows something: so does the number
+    return f"{used * 100 // total}%"
+
+
+def _usage(resource: str, before: int, after: int, alloc: int) -> str:
+    """bar pct -> bar pct (absolute before -> after of allocatable)"""
+    return (f"{_bar(before, alloc)} {_pct(before, alloc)} -> {_bar(after, alloc)} {_pct(after, alloc)} "
+            f"({units.amount(resource, before)} -> {units.amount(resource, after)} "
+            f"of {units.amount(resource, alloc)})")
 
 
 def utilization_rows(doc: dict, wide: bool = False) -> list[list]:
@@ -67,10 +91,9 @@ def utilization_rows(doc: dict, wide: bool = False) -> list[list]:
             continue
         rows.append([
             u["node"],
-            f"{_bar(before['cpu'], alloc['cpu'])} {_pct(before['cpu'], alloc['cpu'])} -> "
-            f"{_bar(after['cpu'], alloc['cpu'])} {_pct(after['cpu'], alloc['cpu'])}",
-            f"{_bar(before['memory'], alloc['memory'])} {_pct(before['memory'], alloc['memory'])} -> "
-            f"{_bar(after['memory'], alloc['memory'])} {_pct(after['memory'], alloc['memory'])}",
+            _usage("cpu", before["cpu"], after["cpu"], alloc["cpu"]),
+            _usage("memory", before["memory"], after["memory"], alloc["memory"]),
+            f"{before['pods']} -> {after['pods']} of {alloc['pods']}" if alloc.get("pods") else
             f"{before['pods']} -> {after['pods']}",
         ])
     return rows
@@ -82,8 +105,16 @@ def render_simulate(doc: dict, wide: bool = False, out=None) -> None:
     s = doc.get("summary") or {}
     w(f"simulated {s.get('pods', len(doc['pods']))} pod(s): {s.get('placed', 0)} placed "
       f"({s.get('placedByPreemption', 0)} by preemption, {s.get('victims', 0)} victim(s)), "
-      f"{s.get('unschedulable', 0)} unschedulable, {s.get('gated', 0)} gated\n\n")
-    w(tabulate(placement_rows(doc, wide), headers=["#", "pod", "priority", "node", "outcome", "message"]) + "\n")
+      f"{s.get('unschedulable', 0)} unschedulable, {s.get('gated', 0)} gated\n")
+    for note in doc.get("inputNotes") or ():
+        w(f"  {note}\n")
+    w("\n")
+    rows, reasons = placement_rows(doc, wide)
+    w(tabulate(rows, headers=["#", "pod", "priority", "node", "outcome", "why not placed"]) + "\n")
+    if reasons:
+        w("\nwhy not placed\n")
+        for message, (ref, count) in reasons.items():
+            w(f"[{ref}] {count} pod{'' if count == 1 else 's'}: {message}\n")
     victims = victim_rows([p for p in doc["pods"] if p.get("placedNode")])
     if victims:
         w("\npreemptions\n")
