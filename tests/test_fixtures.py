@@ -258,3 +258,27 @@ def test_cli_reports_bad_input_on_one_line_with_exit_code_3(tmp_path, content, f
     err = result.stderr.strip()
     assert err.count("\n") == 0 and err.startswith(f"kschedx: error: {path}") and fragment in err
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("name, data, expected", [
+    ("pod.json", b'{"kind": "Pod", "metadata": {"name": "x"} "spec": {}}',
+     "pod.json: malformed JSON: line 1, column 43: Expecting ',' delimiter"),
+    ("pod.json", b'{"kind": "Pod",\n "metadata": {"name": "x"}',
+     "pod.json: malformed JSON: line 2, column 27: Expecting ',' delimiter"),
+    ("pod.json", b"\x00\x01", "pod.json: malformed JSON: line 1, column 1: Expecting value"),
+    ("pod.yaml", b"\x00abc", "pod.yaml: malformed YAML: character #x0000 at position 0: control characters are "
+                             "not allowed"),
+])
+def test_syntax_errors_are_one_line_in_the_file_s_own_language(tmp_path, name, data, expected):
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(InputError) as exc:
+        read_objects([str(path)])
+    assert str(exc.value) == f"{tmp_path}/{expected}"
+    assert "\n" not in str(exc.value)
+
+
+def test_yaml_flow_style_is_still_yaml(tmp_path):
+    path = tmp_path / "pod.yaml"
+    path.write_text("{kind: Pod, metadata: {name: x}}\n")
+    assert read_objects([str(path)])[0][0]["kind"] == "Pod"

@@ -89,8 +89,14 @@ def _read_bytes(path: str) -> bytes:
 
 
 def _yaml_error(path: str, exc: yaml.YAMLError) -> InputError:
+    if isinstance(exc, yaml.reader.ReaderError):
+        # str() of it spans two lines and names "<file>": say it in one.
+        char = exc.character
+        what = f"#x{char:04x}" if isinstance(char, int) else repr(char)
+        return InputError(f"malformed YAML: character {what} at position {exc.position}: {exc.reason}",
+                          source=path)
     mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
+    problem = " ".join((getattr(exc, "problem", None) or str(exc)).split())
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
     context = getattr(exc, "context", None)
     cmark = getattr(exc, "context_mark", None)
@@ -104,11 +110,14 @@ def _yaml_error(path: str, exc: yaml.YAMLError) -> InputError:
 def parse_documents(path: str, data: bytes) -> list[tuple[int, object]]:
     """Bytes -> (document number, parsed value) for every non-empty document."""
     text_start = data.lstrip()[:1]
-    if text_start in (b"{", b"["):
+    json_error = None
+    if text_start in (b"{", b"[") or _is_json_name(path):
         try:
             return [(1, json.loads(data))]
-        except ValueError:
-            pass  # YAML flow style also starts with { or [; let the YAML parser decide
+        except ValueError as exc:
+            # YAML flow style also starts with { or [; let the YAML parser decide,
+            # but report a JSON error for what is meant to be JSON.
+            json_error = exc
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -116,8 +125,15 @@ def parse_documents(path: str, data: bytes) -> list[tuple[int, object]]:
     try:
         docs = list(yaml.load_all(io.StringIO(text), Loader=_Loader))
     except yaml.YAMLError as exc:
+        if isinstance(json_error, json.JSONDecodeError) and (_is_json_name(path) or path == "<stdin>"):
+            raise InputError(f"malformed JSON: line {json_error.lineno}, column {json_error.colno}: "
+                             f"{json_error.msg}", source=path) from None
         raise _yaml_error(path, exc) from None
     return [(i, d) for i, d in enumerate(docs, 1) if d is not None]
+
+
+def _is_json_name(path: str) -> bool:
+    return path.endswith((".json", ".json.gz"))
 
 
 def _flatten(value, origin: Origin, out: list):
