@@ -16,6 +16,25 @@ from .sources.fixtures import read_objects
 from .workloads import WORKLOAD_KINDS, expand_workloads
 
 
+def _sources(paths) -> str:
+    return ", ".join("<stdin>" if p == "-" else str(p) for p in paths)
+
+
+def _no_pods(objects, expansions) -> str:
+    """Why POD_FILEs gave no pod to evaluate: nothing at all, workloads of no
+    replicas, or only other kinds."""
+    if not objects:
+        return "holds no Kubernetes objects: no pods to evaluate"
+    if expansions:
+        return "no pods to evaluate: " + "; ".join(n.partition(": ")[2] or n for n in expansions)
+    kinds: dict[str, int] = {}
+    for obj, _ in objects:
+        kinds[obj["kind"]] = kinds.get(obj["kind"], 0) + 1
+    found = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    return (f"no Pod or workload (Deployment, Job, ...) to evaluate, only {found}; "
+            "cluster objects go in --snapshot")
+
+
 @dataclass
 class Workload:
     """The cluster to schedule on and the pods to schedule, in queue order."""
@@ -34,7 +53,14 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
     are the pending pods of the snapshot. `cluster_objects`, (object, origin)
     pairs read elsewhere (a live cluster), stand in for the snapshot files.
     """
-    cluster_objects = read_objects(snapshot_paths) if cluster_objects is None else list(cluster_objects)
+    if cluster_objects is None:
+        cluster_objects = read_objects(snapshot_paths)
+        if snapshot_paths and not cluster_objects:
+            # An empty file or an empty pipe (`kubectl get ... | kschedx` after kubectl
+            # failed): not "no pending pods", which would read as a finding.
+            raise InputError("holds no Kubernetes objects: the snapshot is empty", source=_sources(snapshot_paths))
+    else:
+        cluster_objects = list(cluster_objects)
     pod_objects = read_objects(pod_paths) if pod_paths else []
     incoming_uids = set()
     warnings = []
@@ -58,7 +84,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
                 incoming_uids.add(obj["metadata"]["uid"])
         pods = [p for p in cluster.pods if p["metadata"]["uid"] in incoming_uids]
         if not pods:
-            raise InputError("no pods found in the given POD_FILE(s)", source=", ".join(pod_paths))
+            raise InputError(_no_pods(pod_objects, notes), source=_sources(pod_paths))
         # Pods asked about never met the resourceclaim controller: create
         # their template claims as it would (snapshot pods stay as they are).
         from .plugins.dynamicresources.controller import instantiate_pod_claims

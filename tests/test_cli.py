@@ -347,3 +347,21 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch):
     assert r.exit_code == 130
     assert r.stderr.strip() == "kschedx: interrupted"
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("stdin_for", ["--snapshot", "POD_FILE"])
+def test_empty_stdin_is_an_input_error(stdin_for):
+    """`kubectl get ... | kschedx explain --snapshot -` after kubectl failed:
+    an error, not "no pending pods" with exit 0."""
+    args = ["explain", "--snapshot", "-"] if stdin_for == "--snapshot" else ["explain", "-", "--snapshot", CLUSTER]
+    r = run(*args, input="")
+    assert r.exit_code == 3
+    assert r.stderr.startswith("kschedx: error: <stdin>: holds no Kubernetes objects")
+    assert r.stdout == ""
+
+
+def test_a_pod_file_of_other_kinds_says_what_it_holds():
+    r = run("explain", str(Path(CLUSTER) / "nodes.yaml"), "--snapshot", str(ROOT / "fixtures" / "gpu" / "cluster.yaml"))
+    assert r.exit_code == 3
+    assert "no Pod or workload (Deployment, Job, ...) to evaluate, only 5 Node; cluster objects go in --snapshot" \
+        in r.stderr
