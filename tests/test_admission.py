@@ -379,3 +379,38 @@ def test_invalid_objects(obj, fragment):
 def test_fields_of_the_wrong_shape_are_input_errors(obj, expected):
     _, msg = input_error(obj)
     assert msg == f"test.yaml: {expected}"
+
+
+# --- what the API server's validation refuses ------------------------------------
+
+
+@pytest.mark.parametrize("resources, field", [
+    ({"requests": {"cpu": "-1"}}, "spec.containers[0].resources.requests.cpu"),
+    ({"limits": {"memory": "-1Gi"}}, "spec.containers[0].resources.limits.memory"),
+])
+def test_negative_quantities_are_refused(resources, field):
+    p = pod(containers=[{"name": "c", "image": "i", "resources": resources}])
+    err, msg = input_error(p)
+    assert err.field == field
+    assert msg.endswith("must be greater than or equal to 0")
+
+
+def test_negative_node_capacity_is_refused():
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+            "status": {"capacity": {"cpu": "-4"}}}
+    err, msg = input_error(node)
+    assert err.field == "status.capacity.cpu" and "greater than or equal to 0" in msg
+
+
+def test_requests_above_limits_are_refused():
+    p = pod(containers=[{"name": "c", "image": "i",
+                         "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1500m"}}}])
+    err, msg = input_error(p)
+    assert err.field == "spec.containers[0].resources.requests.cpu"
+    assert msg.endswith("'2' must be less than or equal to cpu limit of 1500m")
+
+
+def test_requests_equal_to_limits_are_fine():
+    p = pod(containers=[{"name": "c", "image": "i",
+                         "resources": {"requests": {"cpu": "1000m"}, "limits": {"cpu": "1"}}}])
+    assert the_pod(admitted(p))["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "1000m"

@@ -141,6 +141,10 @@ class Admission:
                 check_resource_list(requests, origin, ref, f"{path}.resources.requests")
                 for k, v in limits.items():
                     requests.setdefault(k, v)
+                    if parse_quantity(requests[k]) > parse_quantity(v):
+                        # ValidateResourceRequirements: the API server refuses the pod.
+                        raise InputError(f"{requests[k]!r} must be less than or equal to {k} limit of {v}",
+                                         source=origin, obj=ref, field=f"{path}.resources.requests.{k}")
             if res.get("requests"):
                 check_resource_list(res["requests"], origin, ref, f"{path}.resources.requests")
         for j, port in enumerate(c.get("ports") or []):
@@ -336,6 +340,11 @@ def check_resource_list(rl, origin, ref: str, path: str) -> None:
         raise InputError("must be a mapping of resource name to quantity", source=origin, obj=ref, field=path)
     for name, value in rl.items():
         try:
-            parse_quantity(value)
+            q = parse_quantity(value)
         except QuantityError as exc:
             raise InputError(f"invalid quantity {value!r}: {exc}", source=origin, obj=ref, field=f"{path}.{name}") from None
+        if q.sign() < 0:
+            # The API server's validation (ValidateNonnegativeQuantity): such an
+            # object is never stored, so kube-scheduler never sees it.
+            raise InputError(f"invalid quantity {value!r}: must be greater than or equal to 0", source=origin,
+                             obj=ref, field=f"{path}.{name}")
