@@ -196,7 +196,7 @@ def test_node_view_tells_one_nodes_whole_story():
     r = run("explain", pod("too-big"), "--snapshot", CLUSTER, "--node", "worker-a1")
     out = r.stdout
     assert "node worker-a1: ✗ filtered out by NodeResourcesFit: Insufficient cpu, Insufficient memory" in out
-    assert "insufficient: resource=cpu requested=12000" in out
+    assert "cpu: requests 12, node has 770m free (3150m of 3920m allocatable requested by its pods)" in out
     r = run("explain", pod("web"), "--snapshot", CLUSTER, "--node", "worker-a1")
     assert "→ normalized" in r.stdout and "= weighted" in r.stdout
     assert "rank 2 of 3" in r.stdout

@@ -1,5 +1,8 @@
 """Human sentences for the `details` of a verdict (the `--node` story).
 
+Amounts are shown as people write them (1500m, 9.6Gi); `-o json` keeps the
+integers the scheduler compares.
+
 Plugins put structured explanations next to their reasons; renderers turn
 them into a few short lines here, so every renderer says the same thing.
 Plugins without a dedicated describer get a compact key: value line.
@@ -8,6 +11,8 @@ Plugins without a dedicated describer get a compact key: value line.
 from __future__ import annotations
 
 import json
+
+from . import units
 
 
 def detail_lines(plugin: str, details) -> list[str]:
@@ -84,7 +89,135 @@ def _volume_zone(d: dict) -> list[str]:
     return _generic(d)
 
 
+# -- resources ----------------------------------------------------------------------
+def _node_resources_fit(d: dict) -> list[str]:
+    if "insufficient" in d:
+        out = []
+        for r in d["insufficient"]:
+            name = r["resource"]
+            free = r["allocatable"] - r["used"]
+            fmt = lambda v: units.amount(name, v)  # noqa: E731
+            out.append(f"{name}: requests {fmt(r['requested'])}, node has {fmt(free)} free "
+                       f"({fmt(r['used'])} of {fmt(r['allocatable'])} allocatable requested by its pods)")
+        return out
+    if "requestedAfter" in d:
+        alloc = d.get("allocatable") or {}
+        parts = [f"{name} {_share(name, used, alloc.get(name))}" for name, used in d["requestedAfter"].items()]
+        return ["requested with this pod / allocatable: " + ", ".join(parts)]
+    return _generic(d)
+
+
+def _share(name: str, used: int, total) -> str:
+    text = f"{units.amount(name, used)}/{units.amount(name, total)}" if total is not None else units.amount(name, used)
+    if total:
+        text += f" ({used * 100 // total}%)"
+    return text
+
+
+def _balanced_allocation(d: dict) -> list[str]:
+    parts = []
+    for name, frac in d["fractions"].items():
+        used, _, total = str(frac).partition("/")
+        parts.append(f"{name} {_share(name, int(used), int(total))}")
+    return ["requested with this pod / allocatable (the closer the shares, the higher the score): "
+            + ", ".join(parts)]
+
+
+def _image_locality(d: dict) -> list[str]:
+    return [f"image {i['image']} ({units.size(i['sizeBytes'])}) is present, on {i['nodesWithImage']} node(s) "
+            "of the cluster in all" for i in d["images"]]
+
+
+def _taint_toleration(d: dict) -> list[str]:
+    t = d["taint"]
+    value = f"={t['value']}" if t.get("value") else ""
+    return [f"untolerated taint {t['key']}{value}:{t['effect']}"]
+
+
+def _node_ports(d: dict) -> list[str]:
+    return ["host port(s) already in use on the node: " + ", ".join(d["conflictingPorts"])]
+
+
+# -- topology spreading ----------------------------------------------------------------
+def _pod_topology_spread(d: dict) -> list[str]:
+    if d.get("ignored"):
+        return [d.get("note") or "ignored"]
+    out = []
+    for c in d["constraints"]:
+        head = (f"{c['topologyKey']} maxSkew {c['maxSkew']} ({c['whenUnsatisfiable']}"
+                f"{', system default' if c.get('systemDefault') else ''}) over pods {c.get('labelSelector') or '(none)'}")
+        if c.get("missingTopologyKey") or c.get("domain") is None:
+            out.append(f"{head}: the node has no {c['topologyKey']} label")
+            continue
+        if "topologyWeight" in c:  # Score (ScheduleAnyway)
+            out.append(f"{head}: {c['matchingPods']} matching pod(s) in {c['domain']}, "
+                       f"topology weight {c['topologyWeight']:g}, score {c['score']:g} (lower is better)")
+            continue
+        if c.get("domainEligible") is False:
+            out.append(f"{head}: domain {c['domain']} is excluded by the node inclusion policies")
+            continue
+        me = " + this pod" if c.get("selfMatch") else ""
+        line = (f"{head}: {c['domain']} has {c['matchingPods']}{me}, the emptiest of "
+                f"{c.get('eligibleDomains', '?')} domain(s) has {c.get('globalMinimum')}: skew {c.get('skew')} "
+                f"{'<=' if c.get('satisfied') else '>'} maxSkew {c['maxSkew']}")
+        if c.get("belowMinDomains"):
+            line += f"; fewer domains than minDomains {c.get('minDomains')}: the minimum counts as 0"
+        out.append(line)
+        counts = c.get("domainCounts")
+        if counts:
+            out.append("  pods per domain: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return out
+
+
+# -- inter-pod affinity ----------------------------------------------------------------
+def _term_head(kind: str, t: dict) -> str:
+    ns = ", ".join(t.get("namespaces") or []) or "all namespaces"
+    return f"{kind} to pods {t.get('labelSelector') or '(none)'} in {ns} by {t['topologyKey']}"
+
+
+def _pods(pods, limit: int = 5) -> str:
+    names = [f"{p['pod']} on {p['node']}" for p in pods]
+    more = f", ... (+{len(names) - limit})" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def _inter_pod_affinity(d: dict) -> list[str]:
+    out = []
+    if "domains" in d:  # Score
+        for dom in d["domains"]:
+            contributions = ", ".join(f"{p['pod']} ({p['term']} {p['weight']:+d})" for p in dom.get("pods") or ())
+            more = dom.get("podTerms", 0) - len(dom.get("pods") or ())
+            out.append(f"{dom['topologyKey']}={dom['topologyValue']}: {dom['score']:+d}"
+                       + (f" from {contributions}" if contributions else "") + (f", ... (+{more})" if more > 0 else ""))
+        return out
+    for t in d.get("requiredAffinityTerms") or ():
+        line = f"{_term_head('affinity', t)}: {t.get('nodeValue')} has {t.get('matchingPods', 0)} matching pod(s)"
+        if t.get("pods"):
+            line += f" ({_pods(t['pods'])})"
+        out.append(line)
+    for t in d.get("requiredAntiAffinityTerms") or ():
+        line = f"{_term_head('anti-affinity', t)}: {t.get('nodeValue')} has {t.get('matchingPods', 0)} matching pod(s)"
+        if t.get("pods"):
+            line += f": {_pods(t['pods'])}"
+        out.append(line)
+    for p in d.get("existingPods") or ():
+        out.append(f"{p['pod']} on {p['node']} has required anti-affinity to this pod by "
+                   f"{p['topologyKey']} ({p['topologyKey']}={p['topologyValue']})")
+    if "matchingPodsInCluster" in d:
+        out.append(f"pods matching the affinity terms in the whole cluster: {d['matchingPodsInCluster']}")
+    if d.get("note"):
+        out.append(d["note"])
+    return out or _generic(d)
+
+
 _DESCRIBERS = {
+    "NodeResourcesFit": _node_resources_fit,
+    "NodeResourcesBalancedAllocation": _balanced_allocation,
+    "ImageLocality": _image_locality,
+    "TaintToleration": _taint_toleration,
+    "NodePorts": _node_ports,
+    "PodTopologySpread": _pod_topology_spread,
+    "InterPodAffinity": _inter_pod_affinity,
     "VolumeRestrictions": _volume_restrictions,
     "NodeVolumeLimits": _node_volume_limits,
     "VolumeBinding": _volume_binding,

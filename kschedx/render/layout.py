@@ -170,7 +170,9 @@ def _volume_lines(plugin):
 
 DETAILS_FORMATTERS: dict = {
     "DynamicResources": _dra_lines,
-    **{p: _volume_lines(p) for p in ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")},
+    **{p: _volume_lines(p) for p in ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+                                     "NodeResourcesFit", "NodeResourcesBalancedAllocation", "ImageLocality",
+                                     "TaintToleration", "NodePorts", "PodTopologySpread", "InterPodAffinity")},
 }
 # Details longer than this go below the --node tables instead of in a cell.
 INLINE_DETAIL_LINES = 3
