@@ -359,3 +359,42 @@ def test_wide_shows_why_preemption_found_no_candidate():
     out = text(doc(p), wide=True)
     assert "no candidate because" in out
     assert "n1" in out.split("no candidate because")[1]
+
+
+WIDE_MATRIX = pod(
+    [node(f"worker-{i}", [ok("NodeUnschedulable"), ok("TaintToleration"),
+                          fail("NodeAffinity", "node(s) didn't match Pod's node affinity/selector",
+                               code="UnschedulableAndUnresolvable"),
+                          fail("NodeResourcesFit", "Insufficient cpu", "Insufficient memory")]) for i in (1, 2)]
+    + [node("gpu-1", [fail("NodeUnschedulable", "node(s) were unschedulable"),
+                      fail("TaintToleration", "node(s) had untolerated taint(s)"), ok("NodeAffinity"),
+                      ok("NodeResourcesFit")]),
+       node("gpu-2", [ok("NodeUnschedulable"), ok("TaintToleration"), ok("NodeAffinity"), ok("NodeResourcesFit")],
+            [score("TaintToleration", 0, 100, 3)])],
+    selected="gpu-2",
+)
+
+
+def _plain_lines(s: str) -> list[str]:
+    import re
+
+    return [re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip() for line in s.splitlines()]
+
+
+def test_a_matrix_too_wide_for_the_terminal_is_drawn_row_by_row(monkeypatch):
+    """At 80 columns a 4-plugin matrix would fold plugin names mid-word: each
+    node is one row of "plugin verdict; ..." instead, passes said once."""
+    monkeypatch.setenv("COLUMNS", "80")
+    lines = _plain_lines(rich_text(doc(WIDE_MATRIX)))
+    assert all(len(line) <= 80 for line in lines)
+    assert not any("NodeUnschedulab" in line and "NodeUnschedulable" not in line for line in lines)
+    row = next(line for line in lines if line.strip().startswith("worker-1"))
+    assert "NodeAffinity ✗ node(s)" in row and "TaintToleration" not in row
+    assert next(line for line in lines if line.strip().startswith("gpu-2")).split() == ["gpu-2", "✓"]
+
+
+def test_a_matrix_that_fits_stays_a_matrix(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")
+    lines = _plain_lines(rich_text(doc(WIDE_MATRIX)))
+    header = next(line for line in lines if line.strip().startswith("Filter"))
+    assert header.split() == ["Filter", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit"]

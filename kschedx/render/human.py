@@ -73,4 +73,55 @@ def render_rich(blocks, out) -> None:
                 table.add_column(header, justify=align, overflow="fold", no_wrap=(i == 0))
             for row in block.rows:
                 table.add_row(*[_text(cell) for cell in row])
+            if len(block.headers) > STACK_ABOVE_COLUMNS and _too_wide(console, table, block.indent):
+                table = _stacked(block)
             console.print(Padding(table, (0, 0, 0, block.indent), expand=False))
+
+
+# A table of more columns than this that does not fit the terminal is drawn
+# row by row ("name  column value; column value; ..."): squeezed into 80
+# columns, a filter matrix folds plugin names mid-word and reasons into
+# one-word lines.
+STACK_ABOVE_COLUMNS = 3
+
+
+def _too_wide(console, table, indent: int) -> bool:
+    from rich.measure import Measurement
+
+    return Measurement.get(console, console.options, table).maximum > console.width - indent
+
+
+def _stacked(block):
+    """The same table, one row per line: the first cell, then each other
+    column as "header value" (wrapping under itself, not under the name)."""
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    table = RichTable(box=None, show_header=True, header_style=STYLES[HEADER], pad_edge=False, padding=(0, 2, 0, 0))
+    table.add_column(block.headers[0], no_wrap=True)
+    table.add_column("", overflow="fold")
+    for row in block.rows:
+        text = Text()
+        passed = None
+        bare = False  # the previous value had no header (a mark): a space, not "; "
+        for header, cell in zip(block.headers[1:], row[1:]):
+            value = _text(cell)
+            if not value.plain:
+                continue
+            if header and _is_pass_mark(cell):
+                passed = passed or value  # a bare ✓ under a plugin name: say it once per row
+                continue
+            if text.plain:
+                text.append(" " if bare else "; ")
+            if header:
+                text.append(header + " ", style=STYLES[MUTED])
+            text.append_text(value)
+            bare = not header
+        if not text.plain and passed is not None:
+            text = passed
+        table.add_row(_text(row[0]), text)
+    return table
+
+
+def _is_pass_mark(cell) -> bool:
+    return len(cell) == 1 and cell[0].style == PASS and len(cell[0].text) <= 2
