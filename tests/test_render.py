@@ -398,3 +398,15 @@ def test_a_matrix_that_fits_stays_a_matrix(monkeypatch):
     lines = _plain_lines(rich_text(doc(WIDE_MATRIX)))
     header = next(line for line in lines if line.strip().startswith("Filter"))
     assert header.split() == ["Filter", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit"]
+
+
+def test_a_score_column_of_zeros_is_one_line():
+    """DynamicResources scores 0 for a pod without claims: one line, not a column."""
+    scored = [node(n, [ok("NodeUnschedulable")],
+                   [score("TaintToleration", 0, 100, 3), score("DynamicResources", 0, 0, 2),
+                    score("ImageLocality", v, v)]) for n, v in (("node-a", 7), ("node-b", 0))]
+    out = text(doc(pod(scored, selected="node-a")))
+    header = next(line for line in out.splitlines() if line.strip().startswith("Score"))
+    assert "DynamicResources" not in header and "ImageLocality" in header
+    assert "  0 on every node: DynamicResources" in out
+    assert "DynamicResources ×2" in text(doc(pod(scored, selected="node-a")), wide=True)

@@ -413,12 +413,16 @@ class Report:
         plugins = _ordered(s["plugin"] for n in scored for s in n["scores"])
         weights = {}
         skipped_everywhere = []
+        zero_everywhere = []  # e.g. DynamicResources for a pod without claims: a column of 0s says nothing
         for p in plugins:
             entries = [s for n in scored for s in n["scores"] if s["plugin"] == p]
             weights[p] = entries[0].get("weight", 1)
             if all(s.get("skipped") for s in entries):
                 skipped_everywhere.append(p)
-        columns = plugins if self.wide else [p for p in plugins if p not in skipped_everywhere]
+            elif all(not s.get("skipped") and not s.get("weighted") for s in entries):
+                zero_everywhere.append(p)
+        columns = plugins if self.wide else [p for p in plugins
+                                             if p not in skipped_everywhere and p not in zero_everywhere]
         top = pod.get("topNodes") or []
         selected = pod.get("selectedNode")
         table = Table(["Score", "", "total"] + [f"{p} {sym.times}{weights[p]}" for p in columns],
@@ -454,6 +458,8 @@ class Report:
         if self.wide:
             legend.append(f"(raw {sym.arrow} normalized)")
         self.add(_line((f" {sym.dot} ".join(legend), MUTED), indent=2))
+        if zero_everywhere and not self.wide:
+            self.add(_line((f"0 on every node: {', '.join(zero_everywhere)}", MUTED), indent=2))
         if skipped_everywhere and not self.wide:
             self.add(_line((f"not scoring this pod (PreScore returned Skip): {', '.join(skipped_everywhere)}", MUTED),
                            indent=2))
