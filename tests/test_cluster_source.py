@@ -578,3 +578,28 @@ def test_server_graceful_delete_and_injected_faults(kube_api, raw):
     assert body["message"] == ('pods "web" is forbidden: User "x" cannot create resource '
                                '"pods/binding" in API group "" in the namespace "default"')
     assert kube_api.paths()["/api/v1/nodes"] == 2
+
+
+def test_kubeconfig_syntax_error_names_line_and_problem(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nclusters: [unclosed\n")
+    with pytest.raises(InputError) as exc:
+        cluster.connect(str(bad))
+    assert str(exc.value).startswith(f"{bad}: not valid YAML: line 3, column 1: ")
+    assert "\n" not in str(exc.value)
+    binary = tmp_path / "binary"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(InputError, match="not UTF-8 text"):
+        cluster.connect(str(binary))
+
+
+@pytest.mark.parametrize("text, detail", [
+    ("SSLError(SSLCertVerificationError(1, \"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: IP address "
+     "mismatch, certificate is not valid for '10.0.0.1'. (_ssl.c:1006)\"))",
+     "IP address mismatch, certificate is not valid for '10.0.0.1'"),
+    ("Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: "
+     "self-signed certificate in certificate chain (_ssl.c:1006)'))",
+     "self-signed certificate in certificate chain"),
+])
+def test_tls_failure_keeps_the_name_the_certificate_lacks(text, detail):
+    assert cluster._tls_detail(text) == detail + " (check certificate-authority in the kubeconfig)"

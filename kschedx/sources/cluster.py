@@ -360,7 +360,10 @@ def _describe_os_error(e: BaseException) -> str:
 
 
 def _tls_detail(text: str) -> str:
-    m = re.search(r"certificate verify failed: ([^(\]')]+)", text)
+    # "... certificate verify failed: IP address mismatch, certificate is not
+    # valid for '10.0.0.1'. (_ssl.c:1006)": keep the quoted name.
+    m = (re.search(r"certificate verify failed: (.+?)\.?\s*\(_ssl", text)
+         or re.search(r"certificate verify failed: ([^(\]\"]+)", text))
     if m:
         return m.group(1).strip() + " (check certificate-authority in the kubeconfig)"
     m = re.search(r"\[SSL: ([A-Z_]+)\]", text)
@@ -406,8 +409,13 @@ def _load_documents(paths: list[str]) -> list[dict]:
                 doc = yaml.safe_load(f)
         except OSError as e:
             raise InputError(f"cannot read: {e.strerror}", source=path) from None
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", source=path) from None
         except yaml.YAMLError as e:
-            raise InputError(f"not valid YAML: {str(e).splitlines()[0]}", source=path) from None
+            from .fixtures import _yaml_error  # the fixtures' wording: line, column, problem
+
+            raise InputError(_yaml_error(path, e).detail.replace("malformed YAML", "not valid YAML"),
+                             source=path) from None
         if doc is None:
             doc = {}
         if not isinstance(doc, dict):
