@@ -222,7 +222,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster
 
     \b
     Examples:
-      kschedx simulate fixtures/simulate/deployment.yaml --snapshot fixtures/cluster/
+      kschedx simulate fixtures/simulate/deploy.yaml --snapshot fixtures/simulate/cluster.yaml
       kschedx simulate --snapshot cluster/ --tie-break name -o json
     """
     from . import app

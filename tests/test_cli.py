@@ -365,3 +365,14 @@ def test_a_pod_file_of_other_kinds_says_what_it_holds():
     assert r.exit_code == 3
     assert "no Pod or workload (Deployment, Job, ...) to evaluate, only 5 Node; cluster objects go in --snapshot" \
         in r.stderr
+
+
+def test_help_examples_name_existing_fixtures():
+    import re
+
+    for command in ("explain", "simulate"):
+        help_text = run(command, "--help").stdout
+        paths = re.findall(r"fixtures/[\w./-]+", help_text)
+        assert paths, command
+        for p in paths:
+            assert (ROOT / p).exists(), f"kschedx {command} --help names {p}"
