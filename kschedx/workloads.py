@@ -116,11 +116,25 @@ def _template(obj, origin, path="spec.template") -> dict:
     return node
 
 
-def _int_field(value, default, origin, obj, field) -> int:
+# Pods one workload may expand into. Kubernetes allows any int32, but a
+# cluster holds at most ~150,000 pods, and a typo (replicas: 1000000000)
+# would otherwise run out of memory instead of failing in one line.
+MAX_PODS_PER_WORKLOAD = 100_000
+_INT32_MAX = 2**31 - 1
+
+
+def _int_field(value, default, origin, obj, field, *, pod_count: bool = False) -> int:
     if value is None:
         return default
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise InputError("must be a non-negative integer", source=origin, obj=object_ref(obj), field=field)
+        raise InputError(f"must be a non-negative integer, not {value!r}", source=origin, obj=object_ref(obj),
+                         field=field)
+    if value > _INT32_MAX:
+        raise InputError(f"{value} is above the largest int32, {_INT32_MAX}: the API server refuses it",
+                         source=origin, obj=object_ref(obj), field=field)
+    if pod_count and value > MAX_PODS_PER_WORKLOAD:
+        raise InputError(f"{value:,} pods: kschedx expands a workload into at most {MAX_PODS_PER_WORKLOAD:,}",
+                         source=origin, obj=object_ref(obj), field=field)
     return value
 
 
@@ -183,7 +197,7 @@ def _deployment(obj, origin, ctx) -> list[dict]:
     ns = _namespace(obj)
     spec = obj.get("spec") or {}
     template = _template(obj, origin)
-    replicas = _int_field(spec.get("replicas"), 1, origin, obj, "spec.replicas")
+    replicas = _int_field(spec.get("replicas"), 1, origin, obj, "spec.replicas", pod_count=True)
     collision = (obj.get("status") or {}).get("collisionCount") or 0
     pth = _template_hash(template, collision)
     rs_name = f"{obj['metadata']['name']}-{pth}"
@@ -215,7 +229,7 @@ def _replica_set(obj, origin, ctx) -> list[dict]:
     ns = _namespace(obj)
     spec = obj.get("spec") or {}
     template = _template(obj, origin)
-    replicas = _int_field(spec.get("replicas"), 1, origin, obj, "spec.replicas")
+    replicas = _int_field(spec.get("replicas"), 1, origin, obj, "spec.replicas", pod_count=True)
     name = obj["metadata"]["name"]
     labels = dict((template.get("metadata") or {}).get("labels") or {})
     owner = _owner(obj, ns)
@@ -231,7 +245,7 @@ def _stateful_set(obj, origin, ctx) -> list[dict]:
     spec = obj.get("spec") or {}
     template = _template(obj, origin)
     name = obj["metadata"]["name"]
-    replicas = _int_field(spec.get("replicas"), 1, origin, obj, "spec.replicas")
+    replicas = _int_field(spec.get("replicas"), 1, origin, obj, "spec.replicas", pod_count=True)
     start = _int_field((spec.get("ordinals") or {}).get("start"), 0, origin, obj, "spec.ordinals.start")
     revision = f"{name}-{_template_hash(template)}"
     match_labels = (spec.get("selector") or {}).get("matchLabels") or {}
@@ -293,6 +307,8 @@ def _job(obj, origin, ctx) -> list[dict]:
         active = min(parallelism, completions)
     else:
         active = parallelism
+    # Only the pods running at once are created: many completions are fine.
+    _int_field(active, 1, origin, obj, "spec.parallelism", pod_count=True)
     uid = obj["metadata"].get("uid") or stable_uid("Job", ns, name)
     labels = dict((template.get("metadata") or {}).get("labels") or {})
     if not spec.get("manualSelector"):

@@ -235,3 +235,17 @@ def test_workload_without_template_is_an_input_error(tmp_path):
 def test_bad_replicas_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="spec.replicas"):
         _load(tmp_path, _workload("ReplicaSet", "rs", {"replicas": "three", "template": TEMPLATE}))
+
+
+def test_absurd_replica_counts_fail_in_one_line_instead_of_running_out_of_memory(tmp_path):
+    from kschedx.workloads import MAX_PODS_PER_WORKLOAD
+
+    spec = {"replicas": 10**9, "selector": {"matchLabels": {"app": "web"}}, "template": TEMPLATE}
+    with pytest.raises(InputError, match=r"field spec.replicas: 1,000,000,000 pods: kschedx expands a workload"):
+        _load(tmp_path, _workload("Deployment", "web", spec))
+    spec["replicas"] = 2**31
+    with pytest.raises(InputError, match="above the largest int32"):
+        _load(tmp_path, _workload("Deployment", "web", spec))
+    # A Job creates only the pods that run at once: many completions are fine.
+    job = {"parallelism": 2, "completions": MAX_PODS_PER_WORKLOAD * 10, "template": TEMPLATE}
+    assert len(_load(tmp_path, _workload("Job", "batch", job)).pods) == 2
