@@ -369,6 +369,7 @@ def test_invalid_objects(obj, fragment):
     "obj, expected",
     [
         (pod(tolerations=["x"]), "Pod/default/p: field spec.tolerations[0]: must be a mapping, not str 'x'"),
+        (pod(containers={"name": "c", "image": "i"}), "Pod/default/p: field spec.containers: must be a list, not a mapping"),
         (pod(priorityClassName=["a"]), "Pod/default/p: field spec.priorityClassName: must be a string, not a list"),
         ({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": "Ready"},
          "Node/n: field status: must be a mapping, not str 'Ready'"),

@@ -107,9 +107,9 @@ class Admission:
         spec = pod.get("spec")
         if not isinstance(spec, dict):
             raise InputError("pod has no spec", source=origin, obj=ref, field="spec")
+        check_shape(pod, origin, ref)  # first: a mapping where a list belongs is a type error, not "no containers"
         if not isinstance(spec.get("containers"), list) or not spec["containers"]:
             raise InputError("pod has no containers", source=origin, obj=ref, field="spec.containers")
-        check_shape(pod, origin, ref)
         spec.setdefault("schedulerName", DEFAULT_SCHEDULER_NAME)
         for group in ("initContainers", "containers"):
             for i, c in enumerate(spec.get(group) or []):

@@ -143,6 +143,7 @@ POD = METADATA + [
     ("spec.volumes[]", _is_map),
     ("spec.resourceClaims", _is_list),
     ("spec.resourceClaims[]", _is_map),
+    ("spec.containers", _is_list),
     *_under("spec.containers[]", _CONTAINER),
     ("spec.initContainers", _is_list),
     *_under("spec.initContainers[]", _CONTAINER),
