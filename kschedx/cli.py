@@ -157,9 +157,16 @@ def emit(doc: dict, output: str, node: str | None = None) -> None:
     sys.stdout.flush()
 
 
-def check_node_name(node: str | None, cluster) -> None:
-    if node is not None and not any(n["metadata"]["name"] == node for n in cluster.nodes):
-        raise click.BadParameter(f"no node named {node!r} in the snapshot", param_hint="'--node'")
+def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> None:
+    if node is None:
+        return
+    names = [n["metadata"]["name"] for n in cluster.nodes]
+    if node not in names:
+        import difflib
+
+        close = difflib.get_close_matches(node, names, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise click.BadParameter(f"no node named {node!r} in {where}{hint}", param_hint="'--node'")
 
 
 # -- commands -------------------------------------------------------------------
@@ -193,7 +200,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, a
     from .cli_cluster import load_workload
 
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
-    check_node_name(node, workload.cluster)
+    check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     doc = app.explain(workload, tie_break=tie_break, seed=seed)
     emit(doc, output, node)
     sys.exit(exit_code(doc))

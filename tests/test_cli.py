@@ -95,6 +95,12 @@ def test_unknown_node_is_a_usage_error():
     assert "no node named 'worker-z9'" in r.stderr
 
 
+def test_unknown_node_suggests_close_names():
+    r = run("explain", pod("web"), "--snapshot", CLUSTER, "--node", "worker-a3")
+    assert r.exit_code == 2
+    assert "no node named 'worker-a3' in the snapshot (did you mean worker-a2, worker-a1" in r.stderr
+
+
 # -- machine output -----------------------------------------------------------------
 def test_json_is_the_document_app_explain_builds():
     r = run("explain", pod("web"), pod("too-big"), "--snapshot", CLUSTER, "-o", "json", "--tie-break", "name")
