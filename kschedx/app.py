@@ -16,6 +16,25 @@ from .sources.fixtures import read_objects
 from .workloads import WORKLOAD_KINDS, expand_workloads
 
 
+def _check_read_once(snapshot_paths, pod_paths) -> None:
+    """A file named both as POD_FILE and in --snapshot (or twice) would make
+    every object in it a duplicate: say that instead."""
+    import os
+
+    from .sources.fixtures import expand_paths
+
+    seen: dict[str, str] = {}
+    for role, paths in (("--snapshot", snapshot_paths), ("POD_FILE", pod_paths or ())):
+        for path in expand_paths(paths):
+            if path == "-":
+                continue
+            real = os.path.realpath(path)
+            if real in seen:
+                how = f"twice as {role}" if seen[real] == role else f"both as {seen[real]} and as {role}"
+                raise InputError(f"given {how}: each object in it would be a duplicate", source=path)
+            seen[real] = role
+
+
 def _sources(paths) -> str:
     return ", ".join("<stdin>" if p == "-" else str(p) for p in paths)
 
@@ -54,6 +73,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
     pairs read elsewhere (a live cluster), stand in for the snapshot files.
     """
     if cluster_objects is None:
+        _check_read_once(snapshot_paths, pod_paths)
         cluster_objects = read_objects(snapshot_paths)
         if snapshot_paths and not cluster_objects:
             # An empty file or an empty pipe (`kubectl get ... | kschedx` after kubectl

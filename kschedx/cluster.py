@@ -179,6 +179,7 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
     ignored: dict[str, int] = {}
 
     classes_pass = Admission({}, {})
+    class_origins: dict[tuple, object] = {}
     for obj, origin in objects:
         kind = obj["kind"]
         if kind in ("PriorityClass", "RuntimeClass"):
@@ -187,8 +188,9 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
             target = state.priority_classes if kind == "PriorityClass" else state.runtime_classes
             name = obj["metadata"]["name"]
             if name in target:
-                raise InputError(f"duplicate object: {kind} {name} is defined twice", source=origin, obj=object_ref(obj))
+                raise _duplicate(obj, origin, class_origins.get((kind, name)))
             target[name] = obj
+            class_origins[(kind, name)] = origin
     admission = Admission(state.priority_classes, state.runtime_classes)
 
     for obj, origin in objects:
@@ -232,11 +234,7 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
             ignored[kind] = ignored.get(kind, 0) + 1
             continue
         if key in seen:
-            raise InputError(
-                f"duplicate object: {object_ref(obj)} is also defined in {seen[key]}",
-                source=origin,
-                obj=object_ref(obj),
-            )
+            raise _duplicate(obj, origin, seen[key])
         seen[key] = origin
 
     for kind, count in sorted(ignored.items()):
@@ -280,6 +278,14 @@ def _malformed(obj: dict, origin):
     except (AttributeError, TypeError, KeyError, IndexError) as exc:
         raise InputError(f"malformed object: a field has the wrong type ({exc})", source=origin,
                          obj=object_ref(obj)) from None
+
+
+def _duplicate(obj: dict, origin, first) -> InputError:
+    """Two objects of one kind and name: say where the first one was."""
+    ref = object_ref(obj)
+    if first is None:
+        return InputError(f"duplicate object: {ref} is defined twice", source=origin, obj=ref)
+    return InputError(f"duplicate object: {ref} is also defined in {first}", source=origin, obj=ref)
 
 
 def _check_storage_quantities(obj: dict, origin) -> None:

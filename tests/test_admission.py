@@ -345,7 +345,7 @@ def test_same_name_in_different_namespaces_is_not_a_duplicate():
 
 def test_duplicate_priority_class():
     err, msg = input_error(pc("x", 1), pc("x", 2))
-    assert "duplicate object: PriorityClass x is defined twice" in msg
+    assert "duplicate object: PriorityClass/x is also defined in test.yaml" in msg
 
 
 @pytest.mark.parametrize(

@@ -382,3 +382,12 @@ def test_help_examples_name_existing_fixtures():
         assert paths, command
         for p in paths:
             assert (ROOT / p).exists(), f"kschedx {command} --help names {p}"
+
+
+def test_a_file_given_twice_is_named_as_such():
+    r = run("explain", str(Path(CLUSTER) / "nodes.yaml"), "--snapshot", CLUSTER)
+    assert r.exit_code == 3
+    assert r.stderr.strip().endswith("nodes.yaml: given both as --snapshot and as POD_FILE: "
+                                     "each object in it would be a duplicate")
+    r = run("explain", pod("web"), pod("web"), "--snapshot", CLUSTER)
+    assert "given twice as POD_FILE" in r.stderr and r.exit_code == 3
