@@ -145,16 +145,28 @@ def emit(doc: dict, output: str, node: str | None = None) -> None:
     if output == "json":
         from .render.machine import to_json
 
-        sys.stdout.write(to_json(doc))
+        _write_utf8(to_json(doc))
     elif output == "yaml":
         from .render.machine import to_yaml
 
-        sys.stdout.write(to_yaml(doc))
+        _write_utf8(to_yaml(doc))
     else:
         from .render.human import render
 
         render(doc, wide=(output == "wide"), node=node)
     sys.stdout.flush()
+
+
+def _write_utf8(text: str) -> None:
+    """JSON and YAML documents are UTF-8 whatever the locale says (a label
+    value with an accent must not fail on an ASCII terminal)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8"))
+    buffer.flush()
 
 
 def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> None:

@@ -391,3 +391,16 @@ def test_a_file_given_twice_is_named_as_such():
                                      "each object in it would be a duplicate")
     r = run("explain", pod("web"), pod("web"), "--snapshot", CLUSTER)
     assert "given twice as POD_FILE" in r.stderr and r.exit_code == 3
+
+
+def test_json_is_utf8_even_on_an_ascii_locale(tmp_path):
+    p = write(tmp_path, "pod.yaml", POD.replace("metadata: {name: web}", "metadata: {name: web, labels: {team: café}}"))
+    n = write(tmp_path, "node.yaml", NODE)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="ascii")
+    r = subprocess.run([sys.executable, "-m", "kschedx", "explain", p, "--snapshot", n, "-o", "json"],
+                       capture_output=True, cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.decode("utf-8"))["pods"][0]["status"] == "Scheduled"
+    r = subprocess.run([sys.executable, "-m", "kschedx", "explain", p, "--snapshot", n],
+                       capture_output=True, cwd=ROOT, env=env)
+    assert r.returncode == 0 and b"ok Scheduled -> n1" in r.stdout

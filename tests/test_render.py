@@ -410,3 +410,19 @@ def test_a_score_column_of_zeros_is_one_line():
     assert "DynamicResources" not in header and "ImageLocality" in header
     assert "  0 on every node: DynamicResources" in out
     assert "DynamicResources ×2" in text(doc(pod(scored, selected="node-a")), wide=True)
+
+
+def test_an_ascii_only_output_never_fails():
+    """PYTHONIOENCODING=ascii: marks in any renderer (the DRA device story
+    writes its own) come out as ASCII, other characters as '?'."""
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    details = {"claims": [{"claim": "default/c", "requests": [{
+        "request": "gpu", "deviceClass": "gpu.example.com", "allocationMode": "ExactCount", "count": 1,
+        "eligible": 1, "candidates": [{"device": "d/p/gpu-0", "reason": None, "allocated": True},
+                                      {"device": "d/p/gpu-1", "reason": "taken by café"}]}]}]}
+    p = pod([node("n1", [fail("DynamicResources", "cannot allocate all claims", details=details)])],
+            status="Unschedulable", message="0/1 nodes are available: 1 cannot allocate all claims.")
+    render(doc(p), out=stream, color=False, node="n1")
+    stream.flush()
+    out = stream.buffer.getvalue().decode("ascii")
+    assert "ok d/p/gpu-0: allocated" in out and "x d/p/gpu-1: taken by caf?" in out

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .layout import HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, Table, build, symbols_for
+from .layout import ASCII, HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, Table, build, symbols_for
 
 STYLES = {
     PASS: "green",
@@ -35,13 +35,46 @@ def render(doc: dict, *, wide: bool = False, node: str | None = None, out=None, 
     out = out if out is not None else sys.stdout
     if color is None:
         color = use_color(out)
-    blocks = build(doc, wide=wide, node=node, sym=symbols_for(getattr(out, "encoding", None) or "utf-8"))
+    sym = symbols_for(getattr(out, "encoding", None) or "utf-8")
+    if sym is ASCII:
+        out = LossyWriter(out)
+    blocks = build(doc, wide=wide, node=node, sym=sym)
     if color:
         render_rich(blocks, out)
     else:
         from .plain import render_blocks
 
         render_blocks(blocks, out)
+
+
+# Marks some renderers spell in Unicode (the DRA device story, details), and
+# their ASCII forms, for an output that cannot carry them (PYTHONIOENCODING=ascii,
+# a latin-1 terminal).
+_TO_ASCII = str.maketrans({"✓": "ok", "✗": "x", "·": "-", "→": "->", "×": "x", "…": "...", "★": "*", "⏸": "||",
+                           "⚠": "!", "−": "-", "≤": "<=", "≥": ">="})
+
+
+class LossyWriter:
+    """Writes to a stream whose encoding lacks some characters: marks become
+    ASCII, anything else unencodable becomes '?', never an exception."""
+
+    def __init__(self, out):
+        self.out = out
+        self.encoding = getattr(out, "encoding", None) or "ascii"
+
+    def write(self, text: str) -> int:
+        safe = text.translate(_TO_ASCII).encode(self.encoding, "replace").decode(self.encoding)
+        return self.out.write(safe)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        isatty = getattr(self.out, "isatty", None)
+        return bool(isatty and isatty())
+
+    def fileno(self) -> int:
+        return self.out.fileno()
 
 
 def _text(spans):
