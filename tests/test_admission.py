@@ -415,3 +415,68 @@ def test_requests_equal_to_limits_are_fine():
     p = pod(containers=[{"name": "c", "image": "i",
                          "resources": {"requests": {"cpu": "1000m"}, "limits": {"cpu": "1"}}}])
     assert the_pod(admitted(p))["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "1000m"
+
+
+def _spread(**c):
+    base = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": "web"}}}
+    base.update(c)
+    return pod(topologySpreadConstraints=[base])
+
+
+_NODE_REQ = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+
+
+def _node_affinity(*exprs):
+    return pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": list(exprs)}]}}})
+
+
+@pytest.mark.parametrize("obj, field, message", [
+    (_node_affinity({"key": "a", "operator": "Foo", "values": ["x"]}), f"{_NODE_REQ}.matchExpressions[0].operator",
+     "unsupported value 'Foo': supported values: In, NotIn, Exists, DoesNotExist, Gt, Lt"),
+    (_node_affinity({"key": "a", "operator": "In"}), f"{_NODE_REQ}.matchExpressions[0].values",
+     "must be specified when `operator` is 'In' or 'NotIn'"),
+    (_node_affinity({"key": "a", "operator": "Gt", "values": ["ten"]}), f"{_NODE_REQ}.matchExpressions[0].values[0]",
+     "'ten': must be an integer for 'Lt' or 'Gt'"),
+    (pod(affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"a": "b"}}}]}}),
+     "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey", "can not be empty"),
+    (pod(affinity={"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 0, "podAffinityTerm": {"topologyKey": "zone"}}]}}),
+     "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight", "0: must be in the range 1-100"),
+    (pod(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "zone", "labelSelector": {"matchExpressions": [{"key": "a", "operator": "Equals"}]}}]}}),
+     "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0]"
+     ".operator", "'Equals' is not a valid label selector operator (supported: In, NotIn, Exists, DoesNotExist)"),
+    (_spread(maxSkew=0), "spec.topologySpreadConstraints[0].maxSkew", "0: must be greater than zero"),
+    (_spread(topologyKey=""), "spec.topologySpreadConstraints[0].topologyKey", "can not be empty"),
+    (_spread(whenUnsatisfiable="Never"), "spec.topologySpreadConstraints[0].whenUnsatisfiable",
+     "unsupported value 'Never': supported values: DoNotSchedule, ScheduleAnyway"),
+    (_spread(minDomains=2, whenUnsatisfiable="ScheduleAnyway"), "spec.topologySpreadConstraints[0].minDomains",
+     "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"),
+    (pod(tolerations=[{"key": "a", "operator": "Exists", "value": "x"}]), "spec.tolerations[0].operator",
+     "value must be empty when `operator` is 'Exists'"),
+    (pod(tolerations=[{"key": "a", "operator": "Equals", "value": "x"}]), "spec.tolerations[0].operator",
+     "unsupported value 'Equals': supported values: Equal, Exists"),
+    (pod(tolerations=[{"key": "a", "value": "x", "effect": "NoScheduling"}]), "spec.tolerations[0].effect",
+     "unsupported value 'NoScheduling': supported values: NoSchedule, PreferNoSchedule, NoExecute"),
+])
+def test_what_the_api_server_refuses_is_an_input_error(obj, field, message):
+    err, msg = input_error(obj)
+    assert err.field == field
+    assert msg == f"test.yaml: Pod/default/p: field {field}: {message}"
+
+
+def test_valid_scheduling_fields_pass_validation():
+    ok = pod(tolerations=[{"operator": "Exists"}, {"key": "a", "operator": "Equal", "value": "b",
+                                                   "effect": "NoExecute", "tolerationSeconds": 5}],
+             affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                 {"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["3"]},
+                                       {"key": "b", "operator": "Exists"}]}]}},
+                       "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                           {"topologyKey": "kubernetes.io/hostname",
+                            "labelSelector": {"matchExpressions": [{"key": "a", "operator": "In", "values": ["x"]}]}}]}},
+             topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                                         "minDomains": 3}])
+    assert the_pod(admitted(ok))

@@ -14,6 +14,7 @@ import hashlib
 from ..errors import InputError
 from ..quantity import QuantityError, parse_quantity
 from .shape import check_shape
+from .validation import validate_pod_spec
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 SYSTEM_PRIORITY_CLASSES = {
@@ -110,6 +111,7 @@ class Admission:
         check_shape(pod, origin, ref)  # first: a mapping where a list belongs is a type error, not "no containers"
         if not isinstance(spec.get("containers"), list) or not spec["containers"]:
             raise InputError("pod has no containers", source=origin, obj=ref, field="spec.containers")
+        validate_pod_spec(spec, origin, ref)
         spec.setdefault("schedulerName", DEFAULT_SCHEDULER_NAME)
         for group in ("initContainers", "containers"):
             for i, c in enumerate(spec.get(group) or []):

@@ -1,0 +1,156 @@
+"""The API server's validation of the pod fields the scheduler reads.
+
+A pod the API server refuses never reaches kube-scheduler, so evaluating it
+would answer a question no cluster can ask: an unknown selector operator, a
+spread constraint with maxSkew 0, an affinity term without topologyKey. Each
+is reported as one InputError naming the field, in the API server's terms.
+shape.py has already checked the types; this checks values.
+
+Only what is present is visited (no cost for pods without affinity, spread
+or tolerations: most of a 150,000-pod snapshot).
+"""
+
+from __future__ import annotations
+
+from ..errors import InputError
+
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+LABEL_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+TOLERATION_OPERATORS = ("Equal", "Exists")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
+
+
+class _Invalid(Exception):
+    def __init__(self, field: str, message: str):
+        self.field = field
+        self.message = message
+
+
+def _unsupported(field: str, value, supported) -> _Invalid:
+    return _Invalid(field, f"unsupported value {value!r}: supported values: {', '.join(supported)}")
+
+
+def validate_pod_spec(spec: dict, origin, ref: str) -> None:
+    try:
+        _tolerations(spec.get("tolerations"))
+        affinity = spec.get("affinity")
+        if affinity:
+            _affinity(affinity)
+        for i, c in enumerate(spec.get("topologySpreadConstraints") or ()):
+            _spread_constraint(c, f"spec.topologySpreadConstraints[{i}]")
+    except _Invalid as e:
+        raise InputError(e.message, source=origin, obj=ref, field=e.field) from None
+
+
+def _tolerations(tolerations) -> None:
+    for i, t in enumerate(tolerations or ()):
+        path = f"spec.tolerations[{i}]"
+        op = t.get("operator") or "Equal"
+        if op not in TOLERATION_OPERATORS:
+            raise _unsupported(f"{path}.operator", t.get("operator"), TOLERATION_OPERATORS)
+        if op == "Exists" and t.get("value"):
+            raise _Invalid(f"{path}.operator", "value must be empty when `operator` is 'Exists'")
+        if not t.get("key") and op != "Exists":
+            raise _Invalid(f"{path}.operator", "operator must be Exists when `key` is empty, which means "
+                                               "\"match all values and all keys\"")
+        effect = t.get("effect")
+        if effect and effect not in TAINT_EFFECTS:
+            raise _unsupported(f"{path}.effect", effect, TAINT_EFFECTS)
+        if t.get("tolerationSeconds") is not None and effect != "NoExecute":
+            raise _Invalid(f"{path}.effect", "effect must be 'NoExecute' when `tolerationSeconds` is set")
+
+
+def _affinity(affinity: dict) -> None:
+    base = "spec.affinity"
+    node = affinity.get("nodeAffinity") or {}
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if required:
+        path = f"{base}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        terms = required.get("nodeSelectorTerms") or []
+        if not terms:
+            raise _Invalid(f"{path}.nodeSelectorTerms", "must have at least one node selector term")
+        for i, term in enumerate(terms):
+            _node_selector_term(term, f"{path}.nodeSelectorTerms[{i}]")
+    for i, pref in enumerate(node.get("preferredDuringSchedulingIgnoredDuringExecution") or ()):
+        path = f"{base}.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+        _weight(pref, path)
+        _node_selector_term(pref.get("preference") or {}, f"{path}.preference")
+    for kind in ("podAffinity", "podAntiAffinity"):
+        a = affinity.get(kind) or {}
+        for i, term in enumerate(a.get("requiredDuringSchedulingIgnoredDuringExecution") or ()):
+            _pod_affinity_term(term, f"{base}.{kind}.requiredDuringSchedulingIgnoredDuringExecution[{i}]")
+        for i, wt in enumerate(a.get("preferredDuringSchedulingIgnoredDuringExecution") or ()):
+            path = f"{base}.{kind}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+            _weight(wt, path)
+            _pod_affinity_term(wt.get("podAffinityTerm") or {}, f"{path}.podAffinityTerm")
+
+
+def _weight(obj: dict, path: str) -> None:
+    w = obj.get("weight")
+    if w is not None and not 1 <= w <= 100:
+        raise _Invalid(f"{path}.weight", f"{w!r}: must be in the range 1-100")
+
+
+def _node_selector_term(term: dict, path: str) -> None:
+    for key in ("matchExpressions", "matchFields"):
+        for j, req in enumerate(term.get(key) or ()):
+            where = f"{path}.{key}[{j}]"
+            op = req.get("operator")
+            values = req.get("values") or []
+            if op not in NODE_SELECTOR_OPERATORS:
+                raise _unsupported(f"{where}.operator", op, NODE_SELECTOR_OPERATORS)
+            if op in ("In", "NotIn") and not values:
+                raise _Invalid(f"{where}.values", "must be specified when `operator` is 'In' or 'NotIn'")
+            if op in ("Exists", "DoesNotExist") and values:
+                raise _Invalid(f"{where}.values", "may not be specified when `operator` is 'Exists' or "
+                                                  "'DoesNotExist'")
+            if op in ("Gt", "Lt"):
+                if len(values) != 1:
+                    raise _Invalid(f"{where}.values", "must be specified single value when `operator` is "
+                                                      "'Lt' or 'Gt'")
+                try:
+                    int(values[0])
+                except (TypeError, ValueError):
+                    raise _Invalid(f"{where}.values[0]", f"{values[0]!r}: must be an integer for 'Lt' or 'Gt'") \
+                        from None
+
+
+def _label_selector(selector, path: str) -> None:
+    for j, req in enumerate((selector or {}).get("matchExpressions") or ()):
+        where = f"{path}.matchExpressions[{j}]"
+        op = req.get("operator")
+        values = req.get("values") or []
+        if op not in LABEL_SELECTOR_OPERATORS:
+            raise _Invalid(f"{where}.operator", f"{op!r} is not a valid label selector operator "
+                                                f"(supported: {', '.join(LABEL_SELECTOR_OPERATORS)})")
+        if op in ("In", "NotIn") and not values:
+            raise _Invalid(f"{where}.values", "must be specified when `operator` is 'In' or 'NotIn'")
+        if op in ("Exists", "DoesNotExist") and values:
+            raise _Invalid(f"{where}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+
+
+def _pod_affinity_term(term: dict, path: str) -> None:
+    if not term.get("topologyKey"):
+        raise _Invalid(f"{path}.topologyKey", "can not be empty")
+    _label_selector(term.get("labelSelector"), f"{path}.labelSelector")
+    _label_selector(term.get("namespaceSelector"), f"{path}.namespaceSelector")
+
+
+def _spread_constraint(c: dict, path: str) -> None:
+    skew = c.get("maxSkew")
+    if skew is None or skew <= 0:
+        raise _Invalid(f"{path}.maxSkew", f"{skew!r}: must be greater than zero")
+    if not c.get("topologyKey"):
+        raise _Invalid(f"{path}.topologyKey", "can not be empty")
+    when = c.get("whenUnsatisfiable")
+    if when not in WHEN_UNSATISFIABLE:
+        raise _unsupported(f"{path}.whenUnsatisfiable", when, WHEN_UNSATISFIABLE)
+    min_domains = c.get("minDomains")
+    if min_domains is not None:
+        if min_domains <= 0:
+            raise _Invalid(f"{path}.minDomains", f"{min_domains!r}: must be greater than zero")
+        if when != "DoNotSchedule":
+            raise _Invalid(f"{path}.minDomains", "can only use minDomains if whenUnsatisfiable=DoNotSchedule, "
+                                                 f"not {when}")
+    _label_selector(c.get("labelSelector"), f"{path}.labelSelector")
