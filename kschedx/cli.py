@@ -169,6 +169,12 @@ def _write_utf8(text: str) -> None:
     buffer.flush()
 
 
+def warn_unused_seed(tie_break: str, seed) -> None:
+    if seed is not None and tie_break == "name":
+        click.echo("kschedx: warning: --seed has no effect with --tie-break name (nothing is left to chance)",
+                   err=True)
+
+
 def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> None:
     if node is None:
         return
@@ -211,6 +217,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, a
 
     from .cli_cluster import load_workload
 
+    warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     doc = app.explain(workload, tie_break=tie_break, seed=seed)
@@ -249,6 +256,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster
 
     from .cli_cluster import load_workload
 
+    warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     if detail is None:
         # The human tables never show per-node verdicts: do not keep them.

@@ -404,3 +404,10 @@ def test_json_is_utf8_even_on_an_ascii_locale(tmp_path):
     r = subprocess.run([sys.executable, "-m", "kschedx", "explain", p, "--snapshot", n],
                        capture_output=True, cwd=ROOT, env=env)
     assert r.returncode == 0 and b"ok Scheduled -> n1" in r.stdout
+
+
+def test_seed_with_tie_break_name_is_a_warning():
+    r = run("explain", pod("web"), "--snapshot", CLUSTER, "--tie-break", "name", "--seed", "3")
+    assert r.exit_code == 0
+    assert "--seed has no effect with --tie-break name" in r.stderr
+    assert "--seed" not in run("explain", pod("web"), "--snapshot", CLUSTER, "--seed", "3").stderr
