@@ -426,3 +426,11 @@ def test_an_ascii_only_output_never_fails():
     stream.flush()
     out = stream.buffer.getvalue().decode("ascii")
     assert "ok d/p/gpu-0: allocated" in out and "x d/p/gpu-1: taken by caf?" in out
+
+
+def test_a_random_tie_says_how_to_make_it_reproducible():
+    scored = [node(n, [ok("NodeUnschedulable")], [score("TaintToleration", 0, 100, 3)]) for n in ("a", "b")]
+    random = text(doc(pod(scored, selected="b", top=["a", "b"]), tie_break="random"))
+    assert "tie-break random chose b (at random, as kube-scheduler: --tie-break name or --seed N" in random
+    by_name = text(doc(pod(scored, selected="a", top=["a", "b"]), tie_break="name"))
+    assert "tie-break name chose a" in by_name and "--seed" not in by_name

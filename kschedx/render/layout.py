@@ -468,9 +468,11 @@ class Report:
         best = scored[0].get("totalScore")
         limit = None if self.wide else GROUP_NAMES
         if len(top) > 1:
+            tie_break = self.doc.get("tieBreak", "random")
             self.add(_line((f"tie: {plural(len(top), 'node')} share the top score {best} "
-                            f"({_names(top, limit, sym)}); tie-break {self.doc.get('tieBreak', 'random')} "
-                            f"chose {selected}", WARN), indent=2))
+                            f"({_names(top, limit, sym)}); tie-break {tie_break} chose {selected}", WARN),
+                           ((" (at random, as kube-scheduler: --tie-break name or --seed N choose the same "
+                             "node every run)") if tie_break == "random" else "", MUTED), indent=2))
             coverage = self.coverage(nodes, scored)
         else:
             coverage = f"ties: none {sym.dot} " + self.coverage(nodes, scored)
