@@ -434,3 +434,10 @@ def test_a_random_tie_says_how_to_make_it_reproducible():
     assert "tie-break random chose b (at random, as kube-scheduler: --tie-break name or --seed N" in random
     by_name = text(doc(pod(scored, selected="a", top=["a", "b"]), tie_break="name"))
     assert "tie-break name chose a" in by_name and "--seed" not in by_name
+
+
+def test_an_unschedulable_pod_points_to_the_node_story():
+    p = pod([node("n1", [fail("NodeResourcesFit", "Insufficient cpu", details={"insufficient": []})])],
+            status="Unschedulable", message="0/1 nodes are available: 1 Insufficient cpu.")
+    assert "--node NAME shows why in numbers" in text(doc(p))
+    assert "--node NAME shows why in numbers" not in text(doc(SCHEDULED))

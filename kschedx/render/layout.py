@@ -322,6 +322,11 @@ class Report:
         if skipped:
             self.add(_line((f"skipped for this pod (PreFilter returned Skip, nothing to check): {', '.join(skipped)}",
                             MUTED), indent=2))
+        if pod.get("status") != "Scheduled" and len(nodes) <= MATRIX_MAX_NODES \
+                and any(f.get("details") for n in nodes for f in n.get("filters") or ()):
+            # The grouped list says the same; a matrix does not.
+            self.add(_line(("--node NAME shows why in numbers: free resources, pods per topology domain, "
+                            "devices, volumes", MUTED), indent=2))
 
     def _reported_by_pre_filter(self, pod: dict, node: dict) -> bool:
         pfr = pod.get("preFilterResult")
