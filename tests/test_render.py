@@ -441,3 +441,15 @@ def test_an_unschedulable_pod_points_to_the_node_story():
             status="Unschedulable", message="0/1 nodes are available: 1 Insufficient cpu.")
     assert "--node NAME shows why in numbers" in text(doc(p))
     assert "--node NAME shows why in numbers" not in text(doc(SCHEDULED))
+
+
+def test_terminal_lines_carry_no_trailing_spaces(monkeypatch):
+    """Rich pads wrapped lines to their block's width; copy-paste would carry them."""
+    monkeypatch.setenv("COLUMNS", "60")
+    out = rich_text(doc(WIDE_MATRIX))
+    assert ANSI_ESC in out
+    for line in out.splitlines():
+        assert not line.replace("\x1b[0m", "").endswith(" "), repr(line)
+
+
+ANSI_ESC = "\x1b["

@@ -8,6 +8,7 @@ report is actually printed.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from .layout import ASCII, HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, Table, build, symbols_for
@@ -88,10 +89,23 @@ def _text(spans):
 
 def render_rich(blocks, out) -> None:
     from rich.console import Console
+
+    console = Console(file=out, force_terminal=True, highlight=False, markup=False, emoji=False)
+    with console.capture() as captured:
+        _print_blocks(console, blocks)
+    # Rich pads wrapped lines to the width of their block: drop the trailing
+    # spaces, which copy-paste would otherwise carry along.
+    out.write(_TRAILING.sub(lambda m: "".join(_ANSI.findall(m.group(0))) + "\n", captured.get()))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_TRAILING = re.compile(r"(?: |\x1b\[[0-9;]*m)+\n")  # spaces (and style codes among them) before a line end
+
+
+def _print_blocks(console, blocks) -> None:
     from rich.padding import Padding
     from rich.table import Table as RichTable
 
-    console = Console(file=out, force_terminal=True, highlight=False, markup=False, emoji=False)
     for block in blocks:
         if isinstance(block, Blank):
             console.print()
