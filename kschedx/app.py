@@ -46,9 +46,14 @@ def _no_pods(objects, expansions) -> str:
         return "holds no Kubernetes objects: no pods to evaluate"
     if expansions:
         return "no pods to evaluate: " + "; ".join(n.partition(": ")[2] or n for n in expansions)
+    from .cluster import suggest_kind
+
     kinds: dict[str, int] = {}
     for obj, _ in objects:
         kinds[obj["kind"]] = kinds.get(obj["kind"], 0) + 1
+    for kind in kinds:
+        if suggest_kind(kind) in ("Pod", *WORKLOAD_KINDS):
+            return f"no pods to evaluate: kind {kind!r} is not a kind (did you mean {suggest_kind(kind)}?)"
     found = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     return (f"no Pod or workload (Deployment, Job, ...) to evaluate, only {found}; "
             "cluster objects go in --snapshot")

@@ -48,6 +48,24 @@ _STORAGE_KINDS = frozenset(
 # expands them into the pods their controllers would create.
 WORKLOAD_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob")
 
+
+def suggest_kind(kind) -> str | None:
+    """The kind kschedx reads that `kind` misspells by case or a plural s."""
+    if not isinstance(kind, str):
+        return None
+    from .workloads import WORKLOAD_KINDS as EXPANDED
+
+    known = {k.lower(): k for k in ("Pod", "Node", "PriorityClass", "RuntimeClass", *_INDEXED_KINDS,
+                                     *WORKLOAD_KINDS, *EXPANDED)}
+    folded = kind.lower()
+    if folded == "list" or (folded.endswith("list") and folded[:-4] in known):
+        right = "List" if folded == "list" else known[folded[:-4]] + "List"
+        return right if right != kind else None
+    for candidate in (folded, folded[:-1] if folded.endswith("s") else None):
+        if candidate in known and known[candidate] != kind:
+            return known[candidate]
+    return None
+
 # Which default plugins read each kind (the listers their upstream factories
 # take). When a kind could not be read from a cluster (RBAC forbids it, the API
 # group is not served), these plugins still run, without it, and the result
@@ -239,6 +257,11 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
 
     for kind, count in sorted(ignored.items()):
         state.notes.append(f"ignored {count} {kind} object(s): the scheduler does not read them")
+        known = suggest_kind(kind)
+        if known:
+            # `kind: node` or `kind: Nodes` is not a Node: say so rather than lose them quietly.
+            state.warnings.append(f"ignored {count} object(s) of kind {kind!r}, which is not a kind: "
+                                  f"did you mean {known}?")
 
     for pod, origin in pods:
         status = pod.get("status")

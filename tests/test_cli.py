@@ -411,3 +411,10 @@ def test_seed_with_tie_break_name_is_a_warning():
     assert r.exit_code == 0
     assert "--seed has no effect with --tie-break name" in r.stderr
     assert "--seed" not in run("explain", pod("web"), "--snapshot", CLUSTER, "--seed", "3").stderr
+
+
+def test_a_pod_file_with_a_lowercase_kind_says_so(tmp_path):
+    p = write(tmp_path, "pod.yaml", POD.replace("kind: Pod", "kind: pod"))
+    r = run("explain", p, "--snapshot", CLUSTER)
+    assert r.exit_code == 3
+    assert "kind 'pod' is not a kind (did you mean Pod?)" in r.stderr
