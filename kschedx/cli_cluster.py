@@ -255,6 +255,7 @@ def snapshot(path, full, cluster):
         check_writable(path)
     except UsageError as e:
         raise click.BadParameter(str(e), param_hint="'-o' / '--output'") from None
+    replaced = os.path.exists(path)
     try:
         conn = cluster.connect()
         try:
@@ -274,7 +275,7 @@ def snapshot(path, full, cluster):
         warn(w)
     counts = summary.counts
     other = sum(n for k, n in counts.items() if k not in ("Node", "Pod"))
-    click.echo(f"wrote {path}: {counts.get('Node', 0):,} nodes, {counts.get('Pod', 0):,} pods, {other:,} other "
+    click.echo(f"wrote {path}{' (replacing the previous file)' if replaced else ''}: {counts.get('Node', 0):,} nodes, {counts.get('Pod', 0):,} pods, {other:,} other "
                f"objects ({'all fields' if full else 'fields scheduling reads'}, {_size(summary.size)})",
                err=True)
 

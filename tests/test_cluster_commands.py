@@ -505,3 +505,12 @@ def test_write_failure_is_one_line_and_keeps_the_older_file(kube_api, tmp_path, 
         f"kschedx: error: cannot write {target}: no space left on device; nothing was written"]
     assert target.read_text() == "the previous snapshot"
     assert sorted(os.listdir(tmp_path)) == ["cluster.json", "kubeconfig"]
+
+
+def test_replacing_a_snapshot_says_so(kube_api, tmp_path):
+    small_cluster(kube_api)
+    path = tmp_path / "c.json"
+    first = run("snapshot", "-o", path, "--kubeconfig", kube_api.kubeconfig)
+    assert first.exit_code == 0 and "(replacing the previous file)" not in first.stderr
+    again = run("snapshot", "-o", path, "--kubeconfig", kube_api.kubeconfig)
+    assert again.exit_code == 0 and f"wrote {path} (replacing the previous file): 3 nodes" in again.stderr
