@@ -26,9 +26,10 @@ def _check_read_once(snapshot_paths, pod_paths) -> None:
     seen: dict[str, str] = {}
     for role, paths in (("--snapshot", snapshot_paths), ("POD_FILE", pod_paths or ())):
         for path in expand_paths(paths):
-            if path == "-":
-                continue
-            real = os.path.realpath(path)
+            real = "-" if path == "-" else os.path.realpath(path)
+            if real == "-" and real in seen:
+                raise InputError("stdin (-) can be read only once: give it to --snapshot or as a POD_FILE, "
+                                 "not both", source="<stdin>")
             if real in seen:
                 how = f"twice as {role}" if seen[real] == role else f"both as {seen[real]} and as {role}"
                 raise InputError(f"given {how}: each object in it would be a duplicate", source=path)

@@ -418,3 +418,9 @@ def test_a_pod_file_with_a_lowercase_kind_says_so(tmp_path):
     r = run("explain", p, "--snapshot", CLUSTER)
     assert r.exit_code == 3
     assert "kind 'pod' is not a kind (did you mean Pod?)" in r.stderr
+
+
+def test_stdin_can_be_read_only_once():
+    r = run("explain", "-", "--snapshot", "-", input=Path(pod("web")).read_text())
+    assert r.exit_code == 3
+    assert "stdin (-) can be read only once" in r.stderr
