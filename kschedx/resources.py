@@ -30,8 +30,15 @@ _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-
 
 @lru_cache(maxsize=65536)
 def milli(value) -> int:
-    """A quantity as milli-units, rounded up to milli precision like the API server."""
-    return parse_quantity(value).milli_value()
+    """A quantity as milli-units, rounded up to milli precision like the API server.
+
+    Computed from the exact value rather than MilliValue(): past 2^63 milli
+    (8 PiB of memory, which the API server stores capped at 2^63-1 bytes)
+    MilliValue() wraps, while the scheduler reads memory through Value(),
+    which does not. ceil(milli / 1000) of the exact amount is that Value().
+    """
+    exact = parse_quantity(value).as_fraction() * 1000
+    return -((-exact.numerator) // exact.denominator)
 
 
 def value_of(m: int) -> int:

@@ -266,3 +266,13 @@ def test_pod_info_requested_and_non_zero(the_pod, cpu, mem, non0_cpu, non0_mem):
 def test_pod_info_uses_status_resources_of_a_resized_pod():
     p = pod([c("c1", cpu="1")], statuses=[cs("c1", {"cpu": "3"})])
     assert PodInfo(p).resource.milli_cpu == 3000
+
+
+def test_memory_beyond_int64_milli_is_not_wrapped():
+    # 8Ei is stored capped at 2^63-1 bytes; MilliValue() of that wraps in
+    # int64, Value() does not, and the scheduler reads memory via Value().
+    from kschedx.resources import milli, value_of
+
+    assert value_of(milli("8Ei")) == 2**63 - 1
+    assert value_of(milli("1Gi")) == 1024**3
+    assert milli("100m") == 100
