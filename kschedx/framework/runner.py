@@ -11,72 +11,18 @@ itself would report: the first one in profile order.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
 from ..snapshot import NodeInfo, PodInfo, Snapshot
 from .cycle_state import CycleState
 from .fit_error import fit_error_message
 from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, PluginError, PreFilterResult
 from .profile import Profile
+from .records import SKIPPED, FilterTable, FilterVerdict, NodeResult, PluginScore, PodResult, ScoreTable
 from .status import Code, Status
 
+__all__ = ["Framework", "FilterVerdict", "NodeResult", "PluginScore", "PodResult", "NodeToStatus", "queue_order"]
+
 ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
-
-
-@dataclass
-class FilterVerdict:
-    plugin: str
-    status: Status | None  # None = Success
-    details: object = None  # a passing plugin's explanation (domain counts...)
-
-    @property
-    def code(self) -> Code:
-        return Code.SUCCESS if self.status is None else self.status.code
-
-
-@dataclass
-class PluginScore:
-    plugin: str
-    raw: int
-    normalized: int
-    weight: int
-    skipped: bool = False
-    details: object = None
-
-    @property
-    def weighted(self) -> int:
-        return self.normalized * self.weight
-
-
-@dataclass
-class NodeResult:
-    name: str
-    filters: list[FilterVerdict] = field(default_factory=list)
-    status: Status | None = None  # what kube-scheduler records for the node
-    first_failure: str | None = None
-    feasible: bool = False
-    scores: list[PluginScore] | None = None
-    total: int | None = None
-
-
-@dataclass
-class PodResult:
-    pod_info: PodInfo
-    status: str = "Unschedulable"  # Scheduled | Unschedulable | Gated | Error
-    selected_node: str | None = None
-    top_nodes: list[str] = field(default_factory=list)
-    message: str | None = None
-    gate: Status | None = None
-    pre_filter: list[Status] = field(default_factory=list)
-    pre_filter_result: dict | None = None
-    nodes: list[NodeResult] = field(default_factory=list)
-    preemption: dict | None = None
-    notes: list[str] = field(default_factory=list)
-    # What simulate needs after the cycle (not part of the schema).
-    nominated_node: str | None = None  # set by PostFilter: "" clears a nomination
-    victims: list[PodInfo] = field(default_factory=list)
-    cycle_state: CycleState | None = None  # for Reserve after the cycle
-    cleared_nominations: list[PodInfo] = field(default_factory=list)
 
 
 class Nominator:
@@ -254,6 +200,60 @@ class Framework:
             res.feasible = True
         return res
 
+    # -- recording filter pass, all nodes at once ----------------------------------
+    def _filter_table(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
+        """Every Filter plugin's verdict on every node, plugin by plugin (the
+        same verdicts `_evaluate_all_filters` gives node by node).
+
+        Returns the FilterTable and, for each node with a verdict other than
+        Success, its non-Success verdicts in profile order as (plugin index,
+        Status, PluginError raised or None)."""
+        names: list[str] = []
+        columns: list = []
+        unsuccessful: dict[int, list] = {}
+        for j, pl in enumerate(self.profile.filter):
+            names.append(pl.name)
+            if pl.name in state.skip_filter_plugins:
+                columns.append(SKIPPED)
+                continue
+            col, raised = _filter_column(pl, state, pod, nodes)
+            columns.append(col)
+            if col is None:
+                continue
+            for i, st in enumerate(col):
+                if st is not None and st.code != Code.SUCCESS:
+                    st.plugin = pl.name
+                    unsuccessful.setdefault(i, []).append((j, st, raised.get(i)))
+        return FilterTable(names, columns), unsuccessful
+
+    def _table_node(self, ni: NodeInfo, table: FilterTable, i: int, verdicts, strict: bool) -> NodeResult:
+        """A node's record from the table. With `strict`, an Error before the
+        node's first rejection aborts the cycle, as in `_evaluate_all_filters`."""
+        nr = NodeResult.from_table(ni.name, table, i)
+        if not verdicts:
+            nr.feasible = True
+            return nr
+        j, st, raised = verdicts[0]
+        if strict and not st.is_rejected():
+            if raised is not None:
+                raise raised
+            raise PluginError(f'running "{table.names[j]}" filter plugin: {st.message()}')
+        failed = next(((j, st) for j, st, _ in verdicts if st.code != Code.SKIP), None)
+        if failed is None:
+            nr.feasible = True
+        else:
+            nr.status = failed[1]
+            nr.first_failure = table.names[failed[0]]
+        return nr
+
+    def _nodes_with_nominated_pods(self, pod: PodInfo) -> set[str]:
+        """Nodes where `_add_ge_nominated_pods` adds a pod (filtered one by one)."""
+        return {
+            node
+            for node, pods in self.nominator.by_node.items()
+            if any(npi.priority >= pod.priority and npi.uid != pod.uid for npi in pods)
+        }
+
     def run_reserve_plugins(self, result: PodResult, node_name: str) -> None:
         """Reserve, for a pod placed on a node (simulate): plugins that keep
         state across pods (DynamicResources' in-flight allocations) record it."""
@@ -370,11 +370,21 @@ class Framework:
             records[nominated.name] = self._record_node(state, pod, nominated)
         nominated_fits = nominated is not None and records[nominated.name].feasible
 
+        by_one = self._nodes_with_nominated_pods(pod)
+        batch = [ni for ni in all_nodes if ni.name not in records and ni.name not in by_one]
+        table, unsuccessful = self._filter_table(state, pod, batch)
+        row = {ni.name: i for i, ni in enumerate(batch)}
+
         feasible: list[NodeInfo] = []
         for ni in all_nodes:
             nr = records.get(ni.name)
             if nr is None:
-                nr = self._record_node(state, pod, ni, strict=ni.name in candidate_names and not nominated_fits)
+                strict = ni.name in candidate_names and not nominated_fits
+                i = row.get(ni.name)
+                if i is None:
+                    nr = self._record_node(state, pod, ni, strict=strict)
+                else:
+                    nr = self._table_node(ni, table, i, unsuccessful.get(i), strict)
             result.nodes.append(nr)
             if ni is nominated:
                 if not nr.feasible:
@@ -399,7 +409,7 @@ class Framework:
         self._prioritize(state, pod, result, feasible)
 
     def _prioritize(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> None:
-        by_name = {nr.name: nr for nr in result.nodes}
+        by_name = {nr.name: nr for nr in result.nodes if nr.feasible}
         if len(feasible) == 1:
             # kube-scheduler takes the only feasible node without running
             # PreScore/Score, so a scoring failure cannot fail this cycle.
@@ -414,8 +424,9 @@ class Framework:
             result.selected_node = feasible[0].name
             result.status = "Scheduled"
             return
-        best = self._score(state, pod, by_name, feasible)
-        top = sorted(ni.name for ni in feasible if by_name[ni.name].total == best)
+        totals = self._score(state, pod, by_name, feasible)
+        best = max(totals)
+        top = sorted(ni.name for ni, total in zip(feasible, totals) if total == best)
         result.top_nodes = top
         if self.tie_break == "name" or len(top) == 1:
             result.selected_node = top[0]
@@ -423,8 +434,9 @@ class Framework:
             result.selected_node = self.rng.choice(top)
         result.status = "Scheduled"
 
-    def _score(self, state: CycleState, pod: PodInfo, by_name: dict, feasible: list[NodeInfo]) -> int:
-        """RunPreScorePlugins + RunScorePlugins; records scores, returns the best total."""
+    def _score(self, state: CycleState, pod: PodInfo, by_name: dict, feasible: list[NodeInfo]) -> list[int]:
+        """RunPreScorePlugins + RunScorePlugins; records scores, returns each
+        feasible node's total."""
         for pl in self.profile.pre_score:
             try:
                 st = pl.pre_score(state, pod, feasible)
@@ -435,41 +447,34 @@ class Framework:
             elif st is not None and not st.is_success():
                 raise PluginError(f'running PreScore plugin "{pl.name}": {st.message()}')
 
-        per_node: dict[str, list[PluginScore]] = {ni.name: [] for ni in feasible}
+        table = ScoreTable(state, pod, feasible)
         for pl in self.profile.score:
             weight = self.weight(pl.name)
             if pl.name in state.skip_score_plugins:
-                for ni in feasible:
-                    per_node[ni.name].append(PluginScore(pl.name, 0, 0, weight, skipped=True))
+                table.add(pl, weight, None, None)
                 continue
-            try:
-                scores = [NodeScore(ni.name, pl.score(state, pod, ni)) for ni in feasible]
-            except PluginError as exc:
-                raise PluginError(f'running Score plugins: plugin "{pl.name}" failed with: {exc}') from None
-            raw = [s.score for s in scores]
+            raw = _score_column(pl, state, pod, feasible)
+            normalized = raw
             if pl.implements("normalize_score"):
+                scores = [NodeScore(ni.name, r) for ni, r in zip(feasible, raw)]
                 st = pl.normalize_score(state, pod, scores)
                 if st is not None and not st.is_success():
                     raise PluginError(
                         f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {st.message()}'
                     )
-            for ni, r, s in zip(feasible, raw, scores):
-                if s.score > MAX_NODE_SCORE or s.score < MIN_NODE_SCORE:
-                    raise PluginError(
-                        f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
-                        f"score {s.score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                    )
-                details = pl.score_details(state, pod, ni)
-                per_node[ni.name].append(PluginScore(pl.name, r, s.score, weight, details=details))
+                normalized = [s.score for s in scores]
+            invalid = next((s for s in normalized if s > MAX_NODE_SCORE or s < MIN_NODE_SCORE), None)
+            if invalid is not None:
+                raise PluginError(
+                    f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
+                    f"score {invalid}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                )
+            table.add(pl, weight, raw, normalized)
 
-        best = None
-        for ni in feasible:
-            nr = by_name[ni.name]
-            nr.scores = per_node[ni.name]
-            nr.total = sum(ps.weighted for ps in nr.scores)
-            if best is None or nr.total > best:
-                best = nr.total
-        return best
+        totals = table.totals()
+        for k, (ni, total) in enumerate(zip(feasible, totals)):
+            by_name[ni.name].set_score_row(table, k, total)
+        return totals
 
     def _fit_error(self, state, pod, result, node_status, absent_status, pre_filter_msg: str = "") -> None:
         message = fit_error_message(self.snapshot.num_nodes(), node_status, absent_status, pre_filter_msg)
@@ -527,6 +532,50 @@ class Framework:
         if final.is_success() and post_result is not None and post_result.nominated_node:
             result.selected_node = post_result.nominated_node
         return final.message()
+
+
+def _filter_column(pl, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
+    """One Filter plugin on every node: (statuses, {node index: PluginError}).
+
+    A plugin's `filter_all` gives all statuses at once (None: every node
+    passes); `filter` is called node by node otherwise, and also when
+    filter_all fails, so that the failing node and its message are exact."""
+    filter_all = getattr(pl, "filter_all", None)
+    if filter_all is not None:
+        try:
+            return filter_all(state, pod, nodes), {}
+        except PluginError:
+            pass
+    f = pl.filter
+    try:
+        return [f(state, pod, ni) for ni in nodes], {}
+    except PluginError:
+        pass
+    col = []
+    raised = {}
+    for i, ni in enumerate(nodes):
+        try:
+            col.append(f(state, pod, ni))
+        except PluginError as exc:
+            col.append(Status.as_error(str(exc)))
+            raised[i] = exc
+    return col, raised
+
+
+def _score_column(pl, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> list[int]:
+    """One Score plugin on every feasible node (`score_all` when the plugin
+    has it); a PluginError names the first node's failure, as upstream's."""
+    score_all = getattr(pl, "score_all", None)
+    try:
+        if score_all is not None:
+            try:
+                return score_all(state, pod, nodes)
+            except PluginError:
+                pass
+        score = pl.score
+        return [score(state, pod, ni) for ni in nodes]
+    except PluginError as exc:
+        raise PluginError(f'running Score plugins: plugin "{pl.name}" failed with: {exc}') from None
 
 
 class NodeToStatus:

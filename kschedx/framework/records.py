@@ -1,0 +1,218 @@
+"""What one scheduling cycle records: every Filter verdict and every score.
+
+A cycle on 5,000 nodes yields ~65,000 Filter verdicts and ~45,000 scores.
+Most of them are never looked at one by one (simulate drops them once a pod
+is placed), so the runner keeps them per plugin, one column of values for
+all nodes (FilterTable, ScoreTable), and a NodeResult builds its own
+`filters` / `scores` lists from those columns only when they are read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..snapshot import NodeInfo, PodInfo
+from .cycle_state import CycleState
+from .status import Code, Status
+
+
+@dataclass
+class FilterVerdict:
+    plugin: str
+    status: Status | None  # None = Success
+    details: object = None  # a passing plugin's explanation (domain counts...)
+
+    @property
+    def code(self) -> Code:
+        return Code.SUCCESS if self.status is None else self.status.code
+
+
+@dataclass
+class PluginScore:
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+    skipped: bool = False
+    details: object = None
+
+    @property
+    def weighted(self) -> int:
+        return self.normalized * self.weight
+
+
+# A FilterTable column for a plugin that PreFilter told to skip.
+SKIPPED = "skipped"
+
+
+class FilterTable:
+    """The Filter verdicts of a list of nodes, one column per plugin.
+
+    A column is SKIPPED, None (every node passed without details), or one
+    value per node: None (Success), a Success Status carrying details, or a
+    failure Status whose plugin is set.
+    """
+
+    __slots__ = ("names", "columns", "_shared")
+
+    def __init__(self, names: list[str], columns: list):
+        self.names = names
+        self.columns = columns
+        # Success and Skip verdicts carry nothing node-specific: one object
+        # per plugin serves every node (nothing mutates a recorded verdict).
+        self._shared = [
+            FilterVerdict(name, Status(Code.SKIP, plugin=name)) if col is SKIPPED else FilterVerdict(name, None)
+            for name, col in zip(names, columns)
+        ]
+
+    def verdicts(self, i: int) -> list[FilterVerdict]:
+        out = []
+        for name, col, shared in zip(self.names, self.columns, self._shared):
+            st = None if col is None or col is SKIPPED else col[i]
+            if st is None:
+                out.append(shared)
+            elif st.code == Code.SUCCESS:
+                out.append(FilterVerdict(name, None, st.details))
+            else:
+                out.append(FilterVerdict(name, st))
+        return out
+
+
+class ScoreTable:
+    """The scores of the feasible nodes, one column per Score plugin.
+
+    Explanations (score_details) are asked of the plugins only when a node's
+    scores are read: they describe the cycle's state, which must not have
+    changed by then (simulate reads them before it changes the snapshot;
+    `generations` catches a late read).
+    """
+
+    __slots__ = ("plugins", "weights", "raw", "normalized", "nodes", "generations", "state", "pod")
+
+    def __init__(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
+        self.state = state
+        self.pod = pod
+        self.nodes = nodes
+        self.generations = [ni.generation for ni in nodes]
+        self.plugins: list = []
+        self.weights: list[int] = []
+        self.raw: list = []  # per plugin: list of ints, or None when skipped
+        self.normalized: list = []
+
+    def add(self, plugin, weight: int, raw: list[int] | None, normalized: list[int] | None) -> None:
+        self.plugins.append(plugin)
+        self.weights.append(weight)
+        self.raw.append(raw)
+        self.normalized.append(normalized)
+
+    def totals(self) -> list[int]:
+        totals = [0] * len(self.nodes)
+        for weight, col in zip(self.weights, self.normalized):
+            if col is not None:
+                totals = [t + s * weight for t, s in zip(totals, col)]
+        return totals
+
+    def scores(self, k: int) -> list[PluginScore]:
+        ni = self.nodes[k]
+        if ni.generation != self.generations[k]:
+            raise RuntimeError(f"score details of node {ni.name} read after the node changed")
+        out = []
+        for pl, weight, raw, norm in zip(self.plugins, self.weights, self.raw, self.normalized):
+            if raw is None:
+                out.append(PluginScore(pl.name, 0, 0, weight, skipped=True))
+            else:
+                details = pl.score_details(self.state, self.pod, ni)
+                out.append(PluginScore(pl.name, raw[k], norm[k], weight, details=details))
+        return out
+
+
+class NodeResult:
+    """One node's story in a cycle. `filters` and `scores` come from the
+    cycle's tables when they were recorded there (see the module doc)."""
+
+    __slots__ = ("name", "status", "first_failure", "feasible", "total", "_filters", "_scores", "_filter_row",
+                 "_score_row")
+
+    def __init__(self, name: str, filters: list[FilterVerdict] | None = None, status: Status | None = None,
+                 first_failure: str | None = None, feasible: bool = False, scores: list[PluginScore] | None = None,
+                 total: int | None = None):
+        self.name = name
+        self._filters = filters if filters is not None else []
+        self.status = status  # what kube-scheduler records for the node
+        self.first_failure = first_failure
+        self.feasible = feasible
+        self._scores = scores
+        self.total = total
+        self._filter_row = None  # (FilterTable, index)
+        self._score_row = None  # (ScoreTable, index)
+
+    @classmethod
+    def from_table(cls, name: str, table: FilterTable, i: int) -> "NodeResult":
+        nr = cls(name)
+        nr._filters = None
+        nr._filter_row = (table, i)
+        return nr
+
+    @property
+    def filters(self) -> list[FilterVerdict]:
+        if self._filters is None:
+            table, i = self._filter_row
+            self._filters = table.verdicts(i)
+        return self._filters
+
+    @filters.setter
+    def filters(self, value) -> None:
+        self._filters = value
+        self._filter_row = None
+
+    @property
+    def scores(self) -> list[PluginScore] | None:
+        if self._scores is None and self._score_row is not None:
+            table, k = self._score_row
+            self._scores = table.scores(k)
+        return self._scores
+
+    @scores.setter
+    def scores(self, value) -> None:
+        self._scores = value
+        self._score_row = None
+
+    def set_score_row(self, table: ScoreTable, k: int, total: int) -> None:
+        self._scores = None
+        self._score_row = (table, k)
+        self.total = total
+
+    def settle(self) -> None:
+        """Read everything kept in the tables now (before the state changes)."""
+        _ = self.filters
+        _ = self.scores
+
+    def __repr__(self):
+        return f"NodeResult({self.name}, feasible={self.feasible}, status={self.status!r})"
+
+
+@dataclass
+class PodResult:
+    pod_info: PodInfo
+    status: str = "Unschedulable"  # Scheduled | Unschedulable | Gated | Error
+    selected_node: str | None = None
+    top_nodes: list[str] = field(default_factory=list)
+    message: str | None = None
+    gate: Status | None = None
+    pre_filter: list[Status] = field(default_factory=list)
+    pre_filter_result: dict | None = None
+    nodes: list[NodeResult] = field(default_factory=list)
+    preemption: dict | None = None
+    notes: list[str] = field(default_factory=list)
+    # What simulate needs after the cycle (not part of the schema).
+    nominated_node: str | None = None  # set by PostFilter: "" clears a nomination
+    victims: list[PodInfo] = field(default_factory=list)
+    cycle_state: CycleState | None = None  # for Reserve after the cycle
+    cleared_nominations: list[PodInfo] = field(default_factory=list)
+
+    def settle(self) -> None:
+        """Compute the explanations kept lazily, while the cycle's state is
+        still the one they describe (simulate calls it before the snapshot
+        changes)."""
+        for nr in self.nodes:
+            nr.settle()
