@@ -101,6 +101,13 @@ class NodeAffinity(Plugin):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         return None
 
+    def filter_all(self, state, pod_info, nodes):
+        req = state.read(_PRE_FILTER_KEY) or required_node_affinity(pod_info)
+        # The rejection says nothing node-specific: one Status for all.
+        rejected = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
+        out = [None if req.matches(ni) else rejected for ni in nodes]
+        return out if rejected in out else None
+
     def pre_score(self, state, pod_info, nodes):
         terms = preferred_terms(pod_info)
         if terms is None:

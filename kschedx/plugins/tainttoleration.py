@@ -24,6 +24,9 @@ class TaintToleration(Plugin):
             details={"taint": {k: taint[k] for k in ("key", "value", "effect") if taint.get(k)}},
         )
 
+    def filter_all(self, state, pod_info, nodes):
+        return _only_tainted(nodes, lambda ni: self.filter(state, pod_info, ni), None)
+
     def pre_score(self, state, pod_info, nodes):
         tols = [t for t in pod_info.spec.get("tolerations") or () if (t.get("effect") or "") in ("", "PreferNoSchedule")]
         state.write(_PRE_SCORE_KEY, tols)
@@ -37,9 +40,29 @@ class TaintToleration(Plugin):
                 count += 1
         return count
 
+    def score_all(self, state, pod_info, nodes) -> list[int]:
+        return _only_tainted(nodes, lambda ni: self.score(state, pod_info, ni), 0)
+
     def normalize_score(self, state, pod_info, scores):
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
+
+
+def _only_tainted(nodes, per_node, untainted):
+    """per_node(ni) for the nodes with taints; `untainted` (what per_node
+    gives a node without taints) for the others. None stands for a list of
+    None (every node passes)."""
+    out = None
+    for i, ni in enumerate(nodes):
+        if ni.taints:
+            value = per_node(ni)
+            if value != untainted:
+                if out is None:
+                    out = [untainted] * len(nodes)
+                out[i] = value
+    if out is None and untainted is not None:
+        out = [untainted] * len(nodes)
+    return out
 
 
 PLUGIN = TaintToleration
