@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import KUBERNETES_REFERENCE
 from .framework.runner import NodeResult, PodResult
 from .framework.status import Status
+from .gc_policy import builds_long_lived
 from .quantity import BINARY_SI, Quantity
 from .resources import CPU, pod_requests
 
@@ -102,6 +103,7 @@ def pod_dict(r: PodResult, mode: str) -> dict:
     return d
 
 
+@builds_long_lived
 def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
                    not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None) -> dict:
     doc = {

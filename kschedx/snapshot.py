@@ -13,10 +13,12 @@ import itertools
 from datetime import datetime, timezone
 
 from .cluster import ClusterState
+from .gc_policy import builds_long_lived
 from .resources import (
     CPU,
     MEMORY,
     Resource,
+    defaults_apply,
     non_missing_container_requests,
     pod_requests,
     to_milli_list,
@@ -26,6 +28,7 @@ from .resources import (
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 
 _generation = itertools.count(1)
+_UNPARSED = object()
 
 
 def parse_time(value) -> datetime | None:
@@ -55,8 +58,8 @@ class PodInfo:
         "labels",
         "priority",
         "node_name",
-        "start_time",
-        "creation_time",
+        "_start_time",
+        "_creation_time",
         "resource",
         "non0_cpu",
         "non0_mem",
@@ -78,15 +81,14 @@ class PodInfo:
         self.labels = meta.get("labels") or {}
         self.priority = spec.get("priority") or 0
         self.node_name = spec.get("nodeName") or ""
-        self.start_time = parse_time((pod.get("status") or {}).get("startTime"))
-        self.creation_time = parse_time(meta.get("creationTimestamp"))
+        self._start_time = self._creation_time = _UNPARSED
         self._cache = {}
 
         requests = pod_requests(pod)
         self.resource = Resource()
         self.resource.add_milli_list(requests)
         non_missing = non_missing_container_requests(pod, requests)
-        non0 = pod_requests(pod, non_missing=non_missing) if non_missing else requests
+        non0 = pod_requests(pod, non_missing=non_missing) if defaults_apply(pod, non_missing) else requests
         self.non0_cpu = non0.get(CPU, 0)
         self.non0_mem = value_of(non0.get(MEMORY, 0))
 
@@ -111,6 +113,20 @@ class PodInfo:
     @property
     def spec(self) -> dict:
         return self.pod["spec"]
+
+    # The times are parsed when first read: only pending pods (queue order)
+    # and preemption victims need them, and a snapshot holds many pods.
+    @property
+    def start_time(self) -> datetime | None:
+        if self._start_time is _UNPARSED:
+            self._start_time = parse_time((self.pod.get("status") or {}).get("startTime"))
+        return self._start_time
+
+    @property
+    def creation_time(self) -> datetime | None:
+        if self._creation_time is _UNPARSED:
+            self._creation_time = parse_time(self.pod["metadata"].get("creationTimestamp"))
+        return self._creation_time
 
     def cached(self, key, compute):
         """Per-pod memo for what plugins derive from a pod (parsed terms...)."""
@@ -358,6 +374,7 @@ class Snapshot:
         self.pod_infos.pop(pi.uid, None)
 
 
+@builds_long_lived
 def build_snapshot(cluster: ClusterState) -> Snapshot:
     nodes = sorted(cluster.nodes, key=lambda n: n["metadata"]["name"])
     node_infos = [NodeInfo(n) for n in nodes]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import yaml
 
 from ..errors import InputError
+from ..gc_policy import builds_long_lived
 
 try:  # the C loader is ~10x faster on large cluster dumps
     _Loader = yaml.CSafeLoader
@@ -153,6 +154,7 @@ def _flatten(value, origin: Origin, out: list):
     out.append((value, origin))
 
 
+@builds_long_lived
 def read_objects(paths) -> list[tuple[dict, Origin]]:
     """Read every object from the given paths, in file and document order."""
     out: list[tuple[dict, Origin]] = []
