@@ -46,6 +46,23 @@ def parse_time(value) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
 
 
+# Label signatures: pods with the same namespace, labels and terminating
+# state share a small integer, so that a cycle evaluates a selector once per
+# signature instead of once per pod (podaffinity.py, PodTopologySpread).
+# Labels in another order make another signature: harmless, only less shared.
+_SIGNATURES: dict = {}
+SIGNATURE_INFO: list = []  # signature -> (namespace, labels, terminating)
+
+
+def label_signature_of(namespace: str, labels: dict, terminating: bool) -> int:
+    key = (namespace, terminating, tuple(labels.items()))
+    sig = _SIGNATURES.get(key)
+    if sig is None:
+        sig = _SIGNATURES[key] = len(SIGNATURE_INFO)
+        SIGNATURE_INFO.append((namespace, dict(labels), terminating))
+    return sig
+
+
 class PodInfo:
     """A pod with everything the plugins derive from it, computed once."""
 
@@ -67,6 +84,7 @@ class PodInfo:
         "pvc_names",
         "has_affinity",
         "has_required_anti_affinity",
+        "signature",
         "_cache",
     )
 
@@ -109,6 +127,7 @@ class PodInfo:
         self.has_required_anti_affinity = bool(
             (affinity.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         )
+        self.signature = label_signature_of(self.namespace, self.labels, meta.get("deletionTimestamp") is not None)
 
     @property
     def spec(self) -> dict:

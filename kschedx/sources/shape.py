@@ -251,13 +251,23 @@ def _valid_fields(value, tree: _Tree) -> bool:
                     return False
             if not sub.leaf and not _valid_fields(v, sub):
                 return False
-    for sub, children in ((tree.items, value if isinstance(value, list) else None),
-                          (tree.values, value.values() if isinstance(value, dict) else None)):
-        if sub is None or not children:
-            continue
-        for v in children:
-            if not _valid(v, sub):
+    items = tree.items
+    if items is not None and isinstance(value, list):
+        for v in value:
+            if not _valid(v, items):
                 return False
+    values = tree.values
+    if values is not None and isinstance(value, dict):
+        if values.leaf and values.types is not None and not values.no_bool:
+            # Label and annotation values: one isinstance() each.
+            types = values.types
+            for v in value.values():
+                if not isinstance(v, types):
+                    return False
+        else:
+            for v in value.values():
+                if not _valid(v, values):
+                    return False
     return True
 
 
