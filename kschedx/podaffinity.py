@@ -235,6 +235,13 @@ def is_terminating(pod_info) -> bool:
 # -- selector display ---------------------------------------------------------------
 def selector_string(sel: Selector) -> str:
     """labels.Selector's String(): requirements sorted by key, comma-joined."""
+    if sel.text is None:
+        # Explanations name a selector on every node: build the text once.
+        sel.text = _selector_text(sel)
+    return sel.text
+
+
+def _selector_text(sel: Selector) -> str:
     if sel.nothing:
         return "<none>"
     if not sel.requirements:

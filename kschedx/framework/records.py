@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..snapshot import NodeInfo, PodInfo
 from .cycle_state import CycleState
+from .interface import Plugin
 from .status import Code, Status
 
 
@@ -77,6 +78,17 @@ class FilterTable:
                 out.append(FilterVerdict(name, st))
         return out
 
+    def rows(self, i: int):
+        """verdicts(i) as (plugin, status, details) tuples, without objects."""
+        for name, col, shared in zip(self.names, self.columns, self._shared):
+            st = None if col is None or col is SKIPPED else col[i]
+            if st is None:
+                yield name, shared.status, None
+            elif st.code == Code.SUCCESS:
+                yield name, None, st.details
+            else:
+                yield name, st, None
+
 
 class ScoreTable:
     """The scores of the feasible nodes, one column per Score plugin.
@@ -113,17 +125,25 @@ class ScoreTable:
         return totals
 
     def scores(self, k: int) -> list[PluginScore]:
+        return [PluginScore(*row) for row in self.rows(k)]
+
+    def rows(self, k: int):
+        """The node's PluginScore fields, plugin by plugin, as tuples:
+        (plugin, raw, normalized, weight, skipped, details)."""
         ni = self.nodes[k]
         if ni.generation != self.generations[k]:
             raise RuntimeError(f"score details of node {ni.name} read after the node changed")
-        out = []
         for pl, weight, raw, norm in zip(self.plugins, self.weights, self.raw, self.normalized):
             if raw is None:
-                out.append(PluginScore(pl.name, 0, 0, weight, skipped=True))
+                yield pl.name, 0, 0, weight, True, None
             else:
-                details = pl.score_details(self.state, self.pod, ni)
-                out.append(PluginScore(pl.name, raw[k], norm[k], weight, details=details))
-        return out
+                details = pl.score_details(self.state, self.pod, ni) if _explains(pl) else None
+                yield pl.name, raw[k], norm[k], weight, False, details
+
+
+def _explains(plugin) -> bool:
+    """Whether the plugin has its own score_details (the default says nothing)."""
+    return type(plugin).score_details is not Plugin.score_details
 
 
 class NodeResult:
@@ -181,6 +201,24 @@ class NodeResult:
         self._scores = None
         self._score_row = (table, k)
         self.total = total
+
+    def filter_rows(self):
+        """(plugin, status, details) for each Filter plugin, from the table
+        when the list was never built (the document needs no objects)."""
+        if self._filters is None:
+            table, i = self._filter_row
+            return table.rows(i)
+        return ((v.plugin, v.status, v.details) for v in self._filters)
+
+    def score_rows(self):
+        """(plugin, raw, normalized, weight, skipped, details) per Score
+        plugin, or None when the node was not scored."""
+        if self._scores is None and self._score_row is not None:
+            table, k = self._score_row
+            return table.rows(k)
+        if self._scores is None:
+            return None
+        return ((s.plugin, s.raw, s.normalized, s.weight, s.skipped, s.details) for s in self._scores)
 
     def settle(self) -> None:
         """Read everything kept in the tables now (before the state changes)."""

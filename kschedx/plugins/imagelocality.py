@@ -67,6 +67,8 @@ class ImageLocality(Plugin):
         return out
 
     def score_details(self, state, pod_info, node_info):
+        if not node_info.image_states:
+            return None
         present = []
         for c in self._containers(pod_info):
             name = normalized_image_name(c.get("image") or "")
