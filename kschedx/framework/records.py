@@ -9,7 +9,7 @@ all nodes (FilterTable, ScoreTable), and a NodeResult builds its own
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..snapshot import NodeInfo, PodInfo
 from .cycle_state import CycleState
@@ -229,24 +229,96 @@ class NodeResult:
         return f"NodeResult({self.name}, feasible={self.feasible}, status={self.status!r})"
 
 
-@dataclass
+class NodeRecords:
+    """Every node's NodeResult of a cycle, built when first asked for, from
+    what the runner kept: the FilterTable (node i of `nodes` is row i, or
+    row_of[name]), the nodes filtered one by one (`explicit`), the outcome
+    of each table node with a non-Success verdict, the candidates of the
+    PreFilterResult, and the ScoreTable of the feasible nodes."""
+
+    __slots__ = ("nodes", "table", "row_of", "explicit", "outcomes", "candidates", "nominated", "absent_status",
+                 "absent_plugins", "score_table", "totals")
+
+    def __init__(self, nodes, table: FilterTable, row_of: dict | None, explicit: dict, outcomes: dict,
+                 candidates: set | None, nominated: str, absent_status: Status | None, absent_plugins: str):
+        self.nodes = nodes
+        self.table = table
+        self.row_of = row_of
+        self.explicit = explicit
+        self.outcomes = outcomes
+        self.candidates = candidates
+        self.nominated = nominated
+        self.absent_status = absent_status
+        self.absent_plugins = absent_plugins
+        self.score_table = None
+        self.totals = None
+
+    def scored(self, table: ScoreTable, totals: list[int]) -> None:
+        self.score_table = table
+        self.totals = totals
+
+    def build(self) -> list[NodeResult]:
+        out = []
+        scored = {}
+        if self.score_table is not None:
+            scored = {ni.name: k for k, ni in enumerate(self.score_table.nodes)}
+        candidates = self.candidates
+        for i, ni in enumerate(self.nodes):
+            name = ni.name
+            nr = self.explicit.get(name)
+            if nr is None:
+                nr = NodeResult.from_table(name, self.table, i if self.row_of is None else self.row_of[name])
+                outcome = self.outcomes.get(name)
+                if outcome is None:
+                    nr.feasible = True
+                else:
+                    nr.status, nr.first_failure = outcome
+            if candidates is not None and name not in candidates and name != self.nominated:
+                # Left out by the PreFilterResult: that is its status.
+                nr.feasible = False
+                nr.status = self.absent_status
+                nr.first_failure = self.absent_plugins
+            k = scored.get(name)
+            if k is not None:
+                nr.set_score_row(self.score_table, k, self.totals[k])
+            out.append(nr)
+        return out
+
+
 class PodResult:
-    pod_info: PodInfo
-    status: str = "Unschedulable"  # Scheduled | Unschedulable | Gated | Error
-    selected_node: str | None = None
-    top_nodes: list[str] = field(default_factory=list)
-    message: str | None = None
-    gate: Status | None = None
-    pre_filter: list[Status] = field(default_factory=list)
-    pre_filter_result: dict | None = None
-    nodes: list[NodeResult] = field(default_factory=list)
-    preemption: dict | None = None
-    notes: list[str] = field(default_factory=list)
-    # What simulate needs after the cycle (not part of the schema).
-    nominated_node: str | None = None  # set by PostFilter: "" clears a nomination
-    victims: list[PodInfo] = field(default_factory=list)
-    cycle_state: CycleState | None = None  # for Reserve after the cycle
-    cleared_nominations: list[PodInfo] = field(default_factory=list)
+    """One pod's cycle: the outcome, and every node's record (`nodes`, built
+    from the cycle's NodeRecords when first read)."""
+
+    def __init__(self, pod_info: PodInfo):
+        self.pod_info = pod_info
+        self.status = "Unschedulable"  # Scheduled | Unschedulable | Gated | Error
+        self.selected_node: str | None = None
+        self.top_nodes: list[str] = []
+        self.message: str | None = None
+        self.gate: Status | None = None
+        self.pre_filter: list[Status] = []
+        self.pre_filter_result: dict | None = None
+        self._nodes: list[NodeResult] | None = []
+        self.node_records: NodeRecords | None = None
+        self.preemption: dict | None = None
+        self.notes: list[str] = []
+        # What simulate needs after the cycle (not part of the schema).
+        self.nominated_node: str | None = None  # set by PostFilter: "" clears a nomination
+        self.victims: list[PodInfo] = []
+        self.cycle_state: CycleState | None = None  # for Reserve after the cycle
+        self.cleared_nominations: list[PodInfo] = []
+
+    @property
+    def nodes(self) -> list[NodeResult]:
+        if self.node_records is not None:
+            self._nodes = self.node_records.build()
+            self.node_records = None
+        return self._nodes
+
+    @nodes.setter
+    def nodes(self, value: list[NodeResult]) -> None:
+        self._nodes = value
+        self.node_records = None
 
     def settle(self) -> None:
         """Compute the explanations kept lazily, while the cycle's state is
@@ -254,3 +326,6 @@ class PodResult:
         changes)."""
         for nr in self.nodes:
             nr.settle()
+
+    def __repr__(self):
+        return f"PodResult({self.pod_info.key}, {self.status}, {self.selected_node})"

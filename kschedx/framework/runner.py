@@ -17,7 +17,16 @@ from .cycle_state import CycleState
 from .fit_error import fit_error_message
 from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, PluginError, PreFilterResult
 from .profile import Profile
-from .records import SKIPPED, FilterTable, FilterVerdict, NodeResult, PluginScore, PodResult, ScoreTable
+from .records import (
+    SKIPPED,
+    FilterTable,
+    FilterVerdict,
+    NodeRecords,
+    NodeResult,
+    PluginScore,
+    PodResult,
+    ScoreTable,
+)
 from .status import Code, Status
 
 __all__ = ["Framework", "FilterVerdict", "NodeResult", "PluginScore", "PodResult", "NodeToStatus", "queue_order"]
@@ -226,25 +235,19 @@ class Framework:
                     unsuccessful.setdefault(i, []).append((j, st, raised.get(i)))
         return FilterTable(names, columns), unsuccessful
 
-    def _table_node(self, ni: NodeInfo, table: FilterTable, i: int, verdicts, strict: bool) -> NodeResult:
-        """A node's record from the table. With `strict`, an Error before the
-        node's first rejection aborts the cycle, as in `_evaluate_all_filters`."""
-        nr = NodeResult.from_table(ni.name, table, i)
-        if not verdicts:
-            nr.feasible = True
-            return nr
+    @staticmethod
+    def _table_outcome(table: FilterTable, verdicts, strict: bool):
+        """(status, first failing plugin) of a node with non-Success verdicts
+        in the table, or None when it passes after all (Skip only). With
+        `strict`, an Error before the node's first rejection aborts the cycle,
+        as in `_evaluate_all_filters`."""
         j, st, raised = verdicts[0]
         if strict and not st.is_rejected():
             if raised is not None:
                 raise raised
             raise PluginError(f'running "{table.names[j]}" filter plugin: {st.message()}')
         failed = next(((j, st) for j, st, _ in verdicts if st.code != Code.SKIP), None)
-        if failed is None:
-            nr.feasible = True
-        else:
-            nr.status = failed[1]
-            nr.first_failure = table.names[failed[0]]
-        return nr
+        return None if failed is None else (failed[1], table.names[failed[0]])
 
     def _nodes_with_nominated_pods(self, pod: PodInfo) -> set[str]:
         """Nodes where `_add_ge_nominated_pods` adds a pod (filtered one by one)."""
@@ -349,14 +352,13 @@ class Framework:
             self._fit_error(state, pod, result, node_status, absent_status, pre_filter_msg=pre_status.message())
             return
 
-        candidates = all_nodes
+        candidate_names = None  # every node
         if pre_res is not None and not pre_res.all_nodes():
-            candidates = [ni for ni in all_nodes if ni.name in pre_res.node_names]
+            candidate_names = {ni.name for ni in all_nodes if ni.name in pre_res.node_names}
             absent_status = Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) {_go_list(narrowing)}"
             )
             result.pre_filter_result = {"nodeNames": sorted(pre_res.node_names), "plugins": narrowing}
-        candidate_names = {ni.name for ni in candidates}
 
         # evaluateNominatedNode: a pod's nominated node is filtered first,
         # before the PreFilterResult narrows the candidates. When it fits it is
@@ -365,42 +367,51 @@ class Framework:
         # it out.
         nominated_name = ((pod.pod.get("status") or {}).get("nominatedNodeName")) or ""
         nominated = snapshot.get(nominated_name) if nominated_name else None
-        records: dict[str, NodeResult] = {}
+        explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
         if nominated is not None:
-            records[nominated.name] = self._record_node(state, pod, nominated)
-        nominated_fits = nominated is not None and records[nominated.name].feasible
+            explicit[nominated.name] = self._record_node(state, pod, nominated)
+        nominated_fits = nominated is not None and explicit[nominated.name].feasible
 
-        by_one = self._nodes_with_nominated_pods(pod)
-        batch = [ni for ni in all_nodes if ni.name not in records and ni.name not in by_one]
+        # Nodes holding nominated pods are filtered one by one (with and
+        # without those pods); all others in one table, plugin by plugin.
+        by_one = self._nodes_with_nominated_pods(pod) - explicit.keys()
+        row_of = None  # node name -> table row; None: row i is all_nodes[i]
+        batch = all_nodes
+        if explicit or by_one:
+            batch = [ni for ni in all_nodes if ni.name not in explicit and ni.name not in by_one]
+            row_of = {ni.name: i for i, ni in enumerate(batch)}
         table, unsuccessful = self._filter_table(state, pod, batch)
-        row = {ni.name: i for i, ni in enumerate(batch)}
 
-        feasible: list[NodeInfo] = []
-        for ni in all_nodes:
-            nr = records.get(ni.name)
-            if nr is None:
-                strict = ni.name in candidate_names and not nominated_fits
-                i = row.get(ni.name)
-                if i is None:
-                    nr = self._record_node(state, pod, ni, strict=strict)
-                else:
-                    nr = self._table_node(ni, table, i, unsuccessful.get(i), strict)
-            result.nodes.append(nr)
-            if ni is nominated:
-                if not nr.feasible:
-                    node_status[ni.name] = nr.status
+        # Only nodes with a non-Success verdict and nodes filtered one by one
+        # need a look of their own, in node order: the first Error kube-
+        # scheduler would meet aborts the cycle.
+        if row_of is None:
+            interesting = sorted(unsuccessful)
+        else:
+            interesting = [j for j, ni in enumerate(all_nodes)
+                           if ni.name not in row_of or row_of[ni.name] in unsuccessful]
+        outcomes: dict[str, tuple | None] = {}  # table nodes: (status, plugin), None = passes
+        for j in interesting:
+            ni = all_nodes[j]
+            name = ni.name
+            if name in explicit:
                 continue
-            if ni.name not in candidate_names:
-                nr.feasible = False
-                nr.status = absent_status
-                nr.first_failure = ", ".join(narrowing)
-                continue
-            if nr.feasible:
-                feasible.append(ni)
+            strict = (candidate_names is None or name in candidate_names) and not nominated_fits
+            if row_of is not None and name not in row_of:
+                explicit[name] = self._record_node(state, pod, ni, strict=strict)
             else:
-                node_status[ni.name] = nr.status
+                outcomes[name] = self._table_outcome(table, unsuccessful[j if row_of is None else row_of[name]], strict)
+
+        if candidate_names is None and not explicit:
+            # The common case: every node a candidate, all in the table.
+            node_status = {name: o[0] for name, o in outcomes.items() if o is not None}
+            feasible = [ni for ni in all_nodes if ni.name not in node_status] if node_status else list(all_nodes)
+        else:
+            feasible = self._classify(all_nodes, nominated, candidate_names, explicit, outcomes, node_status)
         if nominated_fits:
             feasible = [nominated]
+        result.node_records = NodeRecords(all_nodes, table, row_of, explicit, outcomes, candidate_names,
+                                          nominated_name, absent_status, ", ".join(narrowing))
 
         if not feasible:
             self._fit_error(state, pod, result, node_status, absent_status)
@@ -408,23 +419,48 @@ class Framework:
 
         self._prioritize(state, pod, result, feasible)
 
+    @staticmethod
+    def _classify(all_nodes, nominated, candidate_names, explicit, outcomes, node_status) -> list[NodeInfo]:
+        """The feasible nodes, in node order; failed candidates go into
+        node_status. Nodes the PreFilterResult left out are neither (their
+        records say so, see NodeRecords)."""
+        feasible = []
+        for ni in all_nodes:
+            name = ni.name
+            if ni is nominated:
+                if not explicit[name].feasible:
+                    node_status[name] = explicit[name].status
+                continue
+            if candidate_names is not None and name not in candidate_names:
+                continue
+            nr = explicit.get(name)
+            if nr is not None:
+                if nr.feasible:
+                    feasible.append(ni)
+                else:
+                    node_status[name] = nr.status
+                continue
+            outcome = outcomes.get(name)
+            if outcome is None:
+                feasible.append(ni)
+            else:
+                node_status[name] = outcome[0]
+        return feasible
+
     def _prioritize(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> None:
-        by_name = {nr.name: nr for nr in result.nodes if nr.feasible}
         if len(feasible) == 1:
             # kube-scheduler takes the only feasible node without running
             # PreScore/Score, so a scoring failure cannot fail this cycle.
             result.notes.append(ONE_FEASIBLE_NOTE)
             try:
-                self._score(state, pod, by_name, feasible)
+                self._score(state, pod, result, feasible)
             except PluginError as exc:
-                by_name[feasible[0].name].scores = None
-                by_name[feasible[0].name].total = None
                 result.notes.append(f"scores not available: {exc}")
             result.top_nodes = [feasible[0].name]
             result.selected_node = feasible[0].name
             result.status = "Scheduled"
             return
-        totals = self._score(state, pod, by_name, feasible)
+        totals = self._score(state, pod, result, feasible)
         best = max(totals)
         top = sorted(ni.name for ni, total in zip(feasible, totals) if total == best)
         result.top_nodes = top
@@ -434,7 +470,7 @@ class Framework:
             result.selected_node = self.rng.choice(top)
         result.status = "Scheduled"
 
-    def _score(self, state: CycleState, pod: PodInfo, by_name: dict, feasible: list[NodeInfo]) -> list[int]:
+    def _score(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> list[int]:
         """RunPreScorePlugins + RunScorePlugins; records scores, returns each
         feasible node's total."""
         for pl in self.profile.pre_score:
@@ -472,8 +508,7 @@ class Framework:
             table.add(pl, weight, raw, normalized)
 
         totals = table.totals()
-        for k, (ni, total) in enumerate(zip(feasible, totals)):
-            by_name[ni.name].set_score_row(table, k, total)
+        result.node_records.scored(table, totals)
         return totals
 
     def _fit_error(self, state, pod, result, node_status, absent_status, pre_filter_msg: str = "") -> None:
