@@ -13,7 +13,7 @@ from kschedx import app
 from kschedx.result import build_document
 from golden_compare import GOLDEN, case_names
 
-BATCH_METHODS = ("filter_all", "score_all")
+BATCH_METHODS = ("filter_all", "score_all", "normalize_all")
 
 
 def explain_document(name: str, batch: bool) -> str:

@@ -8,10 +8,12 @@ upstream returns a nil *Status.
 Batch fast paths (optional): a plugin whose Filter or Score is cheap per node
 can also define `filter_all(state, pod_info, nodes)` -> one Status-or-None per
 node, or None when every node passes without details, and
-`score_all(state, pod_info, nodes)` -> one score per node. The runner calls
-them for a cycle's recording pass (one Python call instead of one per node);
-they must give exactly what `filter` / `score` give node by node, which stay
-the reference (preemption and nominated pods call them).
+`score_all(state, pod_info, nodes)` -> one score per node, and, for a
+NormalizeScore that cannot fail, `normalize_all(state, pod_info, nodes,
+scores)` -> the normalized scores as a new list. The runner calls them for a
+cycle's recording pass (one Python call instead of one per node); they must
+give exactly what `filter` / `score` / `normalize_score` give, which stay the
+reference (preemption and nominated pods call the per-node methods).
 """
 
 from __future__ import annotations

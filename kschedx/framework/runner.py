@@ -242,7 +242,9 @@ class Framework:
         `strict`, an Error before the node's first rejection aborts the cycle,
         as in `_evaluate_all_filters`."""
         j, st, raised = verdicts[0]
-        if strict and not st.is_rejected():
+        if st.is_rejected():
+            return st, table.names[j]
+        if strict:
             if raised is not None:
                 raise raised
             raise PluginError(f'running "{table.names[j]}" filter plugin: {st.message()}')
@@ -491,7 +493,10 @@ class Framework:
                 continue
             raw = _score_column(pl, state, pod, feasible)
             normalized = raw
-            if pl.implements("normalize_score"):
+            normalize_all = getattr(pl, "normalize_all", None)
+            if normalize_all is not None:
+                normalized = normalize_all(state, pod, feasible, raw)
+            elif pl.implements("normalize_score"):
                 scores = [NodeScore(ni.name, r) for ni, r in zip(feasible, raw)]
                 st = pl.normalize_score(state, pod, scores)
                 if st is not None and not st.is_success():

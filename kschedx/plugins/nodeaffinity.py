@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult
 from ..framework.status import Code, Status
 from ..labels import NodeSelector, NodeSelectorTerm, SelectorError, is_empty_term, selector_from_set
-from .helper.normalize_score import default_normalize_score
+from .helper.normalize_score import default_normalize_score, default_normalize_values
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
@@ -133,6 +133,9 @@ class NodeAffinity(Plugin):
     def normalize_score(self, state, pod_info, scores):
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
+
+    def normalize_all(self, state, pod_info, nodes, scores: list[int]) -> list[int]:
+        return default_normalize_values(MAX_NODE_SCORE, False, scores)
 
 
 PLUGIN = NodeAffinity

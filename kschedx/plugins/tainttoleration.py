@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..framework.interface import MAX_NODE_SCORE, Plugin
 from ..framework.status import Code, Status
-from .helper.normalize_score import default_normalize_score
+from .helper.normalize_score import default_normalize_score, default_normalize_values
 from .helper.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint, tolerations_tolerate_taint
 
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
@@ -46,6 +46,9 @@ class TaintToleration(Plugin):
     def normalize_score(self, state, pod_info, scores):
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
+
+    def normalize_all(self, state, pod_info, nodes, scores: list[int]) -> list[int]:
+        return default_normalize_values(MAX_NODE_SCORE, True, scores)
 
 
 def _only_tainted(nodes, per_node, untainted):

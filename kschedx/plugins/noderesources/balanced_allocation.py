@@ -65,19 +65,26 @@ class NodeResourcesBalancedAllocation(Plugin):
         if reqs is None or [name for name, _ in self.resources] != [CPU, MEMORY]:
             return [self.score(state, pod_info, ni) for ni in nodes]
         pod_cpu, pod_mem = reqs
+        max_score = float(MAX_NODE_SCORE)
         out = []
         for ni in nodes:
             # balanced_resource_scorer over vectors(), unrolled for cpu and
-            # memory (same float64 operations in the same order).
+            # memory (same float64 operations in the same order); with one
+            # fraction or none the deviation is 0.
             alloc = ni.allocatable
-            used = ni.requested
-            fractions = []
-            if alloc.milli_cpu:
-                fractions.append(min(float(used.milli_cpu + pod_cpu) / float(alloc.milli_cpu), 1.0))
-            if alloc.memory:
-                fractions.append(min(float(used.memory + pod_mem) / float(alloc.memory), 1.0))
-            std = abs((fractions[0] - fractions[1]) / 2) if len(fractions) == 2 else 0.0
-            out.append(int((1 - std) * float(MAX_NODE_SCORE)))
+            alloc_cpu = alloc.milli_cpu
+            alloc_mem = alloc.memory
+            std = 0.0
+            if alloc_cpu and alloc_mem:
+                used = ni.requested
+                cpu = float(used.milli_cpu + pod_cpu) / float(alloc_cpu)
+                if cpu > 1:
+                    cpu = 1.0
+                mem = float(used.memory + pod_mem) / float(alloc_mem)
+                if mem > 1:
+                    mem = 1.0
+                std = abs((cpu - mem) / 2)
+            out.append(int((1 - std) * max_score))
         return out
 
     def score_details(self, state, pod_info, node_info):

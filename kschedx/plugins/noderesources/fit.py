@@ -44,20 +44,6 @@ def compute_pod_resource_request(pod_info) -> Resource:
     return pod_info.cached("FitRequest", compute)
 
 
-def _clearly_fits(req: Resource, node_info) -> bool:
-    """A quick test that fits_request finds nothing insufficient (False
-    means: ask fits_request)."""
-    alloc = node_info.allocatable
-    used = node_info.requested
-    return (
-        len(node_info.pods) < alloc.allowed_pod_number
-        and not req.scalar
-        and req.milli_cpu <= alloc.milli_cpu - used.milli_cpu
-        and req.memory <= alloc.memory - used.memory
-        and req.ephemeral_storage <= alloc.ephemeral_storage - used.ephemeral_storage
-    )
-
-
 def fits_request(req: Resource, node_info, ignored=frozenset(), ignored_groups=frozenset()) -> list[InsufficientResource]:
     out = []
     alloc = node_info.allocatable
@@ -110,9 +96,18 @@ class NodeResourcesFit(Plugin):
 
     def filter_all(self, state, pod_info, nodes):
         req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info)
+        cpu, memory, storage = req.milli_cpu, req.memory, req.ephemeral_storage
+        quick = not req.scalar
         out = None
         for i, ni in enumerate(nodes):
-            if _clearly_fits(req, ni):
+            # A quick test that fits_request finds nothing insufficient;
+            # otherwise fits_request decides.
+            alloc = ni.allocatable
+            used = ni.requested
+            if (quick and len(ni.pods) < alloc.allowed_pod_number
+                    and cpu <= alloc.milli_cpu - used.milli_cpu
+                    and memory <= alloc.memory - used.memory
+                    and storage <= alloc.ephemeral_storage - used.ephemeral_storage):
                 continue
             st = self._status(fits_request(req, ni, self.ignored, self.ignored_groups))
             if st is not None:
