@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..gc_policy import builds_long_lived
 from ..snapshot import NodeInfo, PodInfo
 from .cycle_state import CycleState
 from .interface import Plugin
@@ -99,7 +100,7 @@ class ScoreTable:
     `generations` catches a late read).
     """
 
-    __slots__ = ("plugins", "weights", "raw", "normalized", "nodes", "generations", "state", "pod")
+    __slots__ = ("plugins", "weights", "raw", "normalized", "nodes", "generations", "state", "pod", "details")
 
     def __init__(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
         self.state = state
@@ -110,6 +111,25 @@ class ScoreTable:
         self.weights: list[int] = []
         self.raw: list = []  # per plugin: list of ints, or None when skipped
         self.normalized: list = []
+        self.details: list | None = None  # per plugin, per node, once settled
+
+    def settle(self) -> None:
+        """Ask the plugins for every node's explanation now, while the state
+        is the one they describe."""
+        if self.details is not None:
+            return
+        self._check_unchanged(range(len(self.nodes)))
+        state, pod, nodes = self.state, self.pod, self.nodes
+        self.details = [
+            [pl.score_details(state, pod, ni) for ni in nodes] if raw is not None and _explains(pl) else None
+            for pl, raw in zip(self.plugins, self.raw)
+        ]
+
+    def _check_unchanged(self, indexes) -> None:
+        for k in indexes:
+            ni = self.nodes[k]
+            if ni.generation != self.generations[k]:
+                raise RuntimeError(f"score details of node {ni.name} read after the node changed")
 
     def add(self, plugin, weight: int, raw: list[int] | None, normalized: list[int] | None) -> None:
         self.plugins.append(plugin)
@@ -131,13 +151,17 @@ class ScoreTable:
         """The node's PluginScore fields, plugin by plugin, as tuples:
         (plugin, raw, normalized, weight, skipped, details)."""
         ni = self.nodes[k]
-        if ni.generation != self.generations[k]:
-            raise RuntimeError(f"score details of node {ni.name} read after the node changed")
-        for pl, weight, raw, norm in zip(self.plugins, self.weights, self.raw, self.normalized):
+        settled = self.details
+        if settled is None:
+            self._check_unchanged((k,))
+        for j, (pl, weight, raw, norm) in enumerate(zip(self.plugins, self.weights, self.raw, self.normalized)):
             if raw is None:
                 yield pl.name, 0, 0, weight, True, None
             else:
-                details = pl.score_details(self.state, self.pod, ni) if _explains(pl) else None
+                if settled is not None:
+                    details = None if settled[j] is None else settled[j][k]
+                else:
+                    details = pl.score_details(self.state, self.pod, ni) if _explains(pl) else None
                 yield pl.name, raw[k], norm[k], weight, False, details
 
 
@@ -221,9 +245,9 @@ class NodeResult:
         return ((s.plugin, s.raw, s.normalized, s.weight, s.skipped, s.details) for s in self._scores)
 
     def settle(self) -> None:
-        """Read everything kept in the tables now (before the state changes)."""
-        _ = self.filters
-        _ = self.scores
+        """Compute now what describes the cycle's state (score explanations)."""
+        if self._score_row is not None:
+            self._score_row[0].settle()
 
     def __repr__(self):
         return f"NodeResult({self.name}, feasible={self.feasible}, status={self.status!r})"
@@ -320,11 +344,16 @@ class PodResult:
         self._nodes = value
         self.node_records = None
 
+    @builds_long_lived
     def settle(self) -> None:
         """Compute the explanations kept lazily, while the cycle's state is
         still the one they describe (simulate calls it before the snapshot
-        changes)."""
-        for nr in self.nodes:
+        changes). The result then lives until the document is built."""
+        if self.node_records is not None:
+            if self.node_records.score_table is not None:
+                self.node_records.score_table.settle()
+            return
+        for nr in self._nodes or ():
             nr.settle()
 
     def __repr__(self):
