@@ -39,19 +39,22 @@ class Nominator:
 
     def __init__(self):
         self.by_node: dict[str, list[PodInfo]] = {}
+        self._node_of: dict[str, str] = {}  # uid -> node: removal looks at one node only
 
     def add(self, pi: PodInfo, node: str) -> None:
         self.remove(pi)
         self.by_node.setdefault(node, []).append(pi)
+        self._node_of[pi.uid] = node
 
     def remove(self, pi: PodInfo) -> None:
-        for node, pods in list(self.by_node.items()):
-            kept = [p for p in pods if p.uid != pi.uid]
-            if len(kept) != len(pods):
-                if kept:
-                    self.by_node[node] = kept
-                else:
-                    del self.by_node[node]
+        node = self._node_of.pop(pi.uid, None)
+        if node is None:
+            return
+        kept = [p for p in self.by_node[node] if p.uid != pi.uid]
+        if kept:
+            self.by_node[node] = kept
+        else:
+            del self.by_node[node]
 
     def nominated_pods_for_node(self, node: str) -> list[PodInfo]:
         return self.by_node.get(node, [])
