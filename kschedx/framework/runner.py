@@ -375,6 +375,21 @@ class Framework:
         explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
         if nominated is not None:
             explicit[nominated.name] = self._record_node(state, pod, nominated)
+
+        feasible = self._filter_nodes(state, pod, result, candidate_names, nominated, explicit, node_status,
+                                      absent_status, narrowing)
+        if not feasible:
+            self._fit_error(state, pod, result, node_status, absent_status)
+            return
+
+        self._prioritize(state, pod, result, feasible)
+
+    def _filter_nodes(self, state, pod, result, candidate_names, nominated, explicit, node_status,
+                      absent_status, narrowing) -> list[NodeInfo]:
+        """Every Filter plugin on every node (the nominated node is done):
+        returns the feasible nodes in node order, fills node_status with the
+        failed candidates' statuses, and leaves the records to the result."""
+        all_nodes = self.snapshot.node_infos
         nominated_fits = nominated is not None and explicit[nominated.name].feasible
 
         # Nodes holding nominated pods are filtered one by one (with and
@@ -409,20 +424,14 @@ class Framework:
 
         if candidate_names is None and not explicit:
             # The common case: every node a candidate, all in the table.
-            node_status = {name: o[0] for name, o in outcomes.items() if o is not None}
+            node_status.update((name, o[0]) for name, o in outcomes.items() if o is not None)
             feasible = [ni for ni in all_nodes if ni.name not in node_status] if node_status else list(all_nodes)
         else:
             feasible = self._classify(all_nodes, nominated, candidate_names, explicit, outcomes, node_status)
-        if nominated_fits:
-            feasible = [nominated]
         result.node_records = NodeRecords(all_nodes, table, row_of, explicit, outcomes, candidate_names,
-                                          nominated_name, absent_status, ", ".join(narrowing))
-
-        if not feasible:
-            self._fit_error(state, pod, result, node_status, absent_status)
-            return
-
-        self._prioritize(state, pod, result, feasible)
+                                          nominated.name if nominated is not None else "", absent_status,
+                                          ", ".join(narrowing))
+        return [nominated] if nominated_fits else feasible
 
     @staticmethod
     def _classify(all_nodes, nominated, candidate_names, explicit, outcomes, node_status) -> list[NodeInfo]:
