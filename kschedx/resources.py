@@ -245,8 +245,10 @@ def defaults_apply(pod: dict, non_missing: dict[str, int]) -> bool:
     if not non_missing:
         return False
     status = pod.get("status") or {}
-    if status.get("containerStatuses") or status.get("initContainerStatuses"):
-        return True
+    for group in ("containerStatuses", "initContainerStatuses"):
+        for cs in status.get(group) or ():
+            if cs.get("resources") is not None:  # aggregate_container_requests reads them
+                return True
     spec = pod["spec"]
     for group in ("containers", "initContainers"):
         for c in spec.get(group) or ():
