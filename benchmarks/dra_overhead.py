@@ -53,17 +53,22 @@ def timed_plugin(fw, name):
     """Wrap one plugin's extension points to add up the time spent in them."""
     pl = fw.profile.by_name[name]
     spent = [0.0]
-    for point in ("pre_enqueue", "pre_filter", "filter", "score", "normalize_score", "post_filter"):
+    depth = [0]  # a batch method may call the per-node one: count the outer call only
+    for point in ("pre_enqueue", "pre_filter", "filter", "filter_all", "score", "score_all", "normalize_score",
+                  "normalize_all", "post_filter"):
         fn = getattr(pl, point, None)
         if fn is None:
             continue
 
         def wrapper(*a, _fn=fn, **k):
             t = time.perf_counter()
+            depth[0] += 1
             try:
                 return _fn(*a, **k)
             finally:
-                spent[0] += time.perf_counter() - t
+                depth[0] -= 1
+                if depth[0] == 0:
+                    spent[0] += time.perf_counter() - t
 
         setattr(pl, point, wrapper)
     return spent

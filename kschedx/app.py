@@ -284,6 +284,8 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
     for i in range(len(queue)):
         pi = queue[i]
         r = fw.schedule(pi)
+        if detail == "full":
+            r.settle()  # explanations are read before the snapshot changes
         r.placed_node = None
         by_uid[pi.uid] = r
         if r.status == "Scheduled":

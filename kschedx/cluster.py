@@ -6,10 +6,10 @@ snapshot and the plugins read from here, never from files.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .errors import InputError
+from .gc_policy import builds_long_lived
 from .sources.admission import Admission, object_ref
 from .storage.validation import check_pod_volumes, check_storage_object
 
@@ -185,6 +185,7 @@ class ClusterState:
         return [p for p in self.pods if p["spec"].get("nodeName")]
 
 
+@builds_long_lived
 def build_cluster(objects, *, extra_pods=None) -> ClusterState:
     """(object, origin) pairs -> an admitted ClusterState.
 
@@ -290,17 +291,26 @@ def synthesize_namespaces(state: ClusterState) -> None:
         }
 
 
-@contextmanager
-def _malformed(obj: dict, origin):
+class _malformed:
     """A field of the wrong shape (a string where a list belongs...) is bad
-    input like any other: report the object, never a traceback."""
-    try:
-        yield
-    except InputError:
-        raise
-    except (AttributeError, TypeError, KeyError, IndexError) as exc:
-        raise InputError(f"malformed object: a field has the wrong type ({exc})", source=origin,
-                         obj=object_ref(obj)) from None
+    input like any other: report the object, never a traceback.
+    (A class rather than @contextmanager: it runs twice per pod.)"""
+
+    __slots__ = ("obj", "origin")
+
+    def __init__(self, obj: dict, origin):
+        self.obj = obj
+        self.origin = origin
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None and issubclass(exc_type, (AttributeError, TypeError, KeyError, IndexError)) \
+                and not issubclass(exc_type, InputError):
+            raise InputError(f"malformed object: a field has the wrong type ({exc})", source=self.origin,
+                             obj=object_ref(self.obj)) from None
+        return False
 
 
 def _duplicate(obj: dict, origin, first) -> InputError:

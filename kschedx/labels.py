@@ -95,11 +95,12 @@ class Requirement:
 class Selector:
     """A conjunction of requirements; `nothing` matches no labels at all."""
 
-    __slots__ = ("requirements", "nothing")
+    __slots__ = ("requirements", "nothing", "text")
 
     def __init__(self, requirements=(), nothing: bool = False):
         self.requirements = tuple(requirements)
         self.nothing = nothing
+        self.text = None  # its String() form, once asked (podaffinity.selector_string)
 
     def matches(self, labels: dict) -> bool:
         if self.nothing:

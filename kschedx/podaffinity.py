@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 
 from .labels import EVERYTHING, NOTHING, Selector, SelectorError, label_selector
+from .snapshot import SIGNATURE_INFO
 
 HOSTNAME_KEY = "kubernetes.io/hostname"
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -156,8 +157,24 @@ def _compute_terms(pod_info) -> PodAffinityTerms:
     return out
 
 
+# Parsed term lists shared by every pod of a namespace with the same pod
+# (anti-)affinity: the replicas of a workload are parsed once.
+_POD_TERMS_CACHE: dict = {}
+
+
+def _shared_terms(pod_info) -> PodAffinityTerms:
+    affinity = pod_info.spec.get("affinity") or {}
+    key = (pod_info.namespace, repr((affinity.get("podAffinity"), affinity.get("podAntiAffinity"))))
+    terms = _POD_TERMS_CACHE.get(key)
+    if terms is None:
+        terms = _compute_terms(pod_info)
+        if len(_POD_TERMS_CACHE) < _TERM_CACHE_LIMIT:
+            _POD_TERMS_CACHE[key] = terms
+    return terms
+
+
 def affinity_terms(pod_info) -> PodAffinityTerms:
-    return pod_info.cached("PodAffinityTerms", _compute_terms)
+    return pod_info.cached("PodAffinityTerms", _shared_terms)
 
 
 def pod_matches_all_terms(terms, pod_info) -> bool:
@@ -171,26 +188,10 @@ def pod_matches_all_terms(terms, pod_info) -> bool:
     return True
 
 
-# -- label signatures -----------------------------------------------------------
-# (namespace, labels, terminating) -> small int, and back.
-_SIGNATURES: dict = {}
-SIGNATURE_INFO: list = []
-
-
-def _signature(pod_info) -> int:
-    meta = pod_info.pod["metadata"]
-    terminating = meta.get("deletionTimestamp") is not None
-    key = (pod_info.namespace, frozenset(pod_info.labels.items()), terminating)
-    sig = _SIGNATURES.get(key)
-    if sig is None:
-        sig = _SIGNATURES[key] = len(SIGNATURE_INFO)
-        SIGNATURE_INFO.append((pod_info.namespace, dict(pod_info.labels), terminating))
-    return sig
-
-
+# -- label signatures (snapshot.label_signature_of) ---------------------------------
 def label_signature(pod_info) -> int:
     """Pods with equal namespace, labels and terminating state share one id."""
-    return pod_info.cached("LabelSignature", _signature)
+    return pod_info.signature
 
 
 # NodeInfo.generation changes whenever a node's pods change, and a clone keeps
@@ -206,7 +207,7 @@ def node_signature_counts(node_info) -> dict[int, int]:
     if counts is None:
         counts = {}
         for p in node_info.pods:
-            sig = label_signature(p)
+            sig = p.signature
             counts[sig] = counts.get(sig, 0) + 1
         if len(_NODE_COUNTS) >= _NODE_COUNTS_LIMIT:
             _NODE_COUNTS.clear()
@@ -215,7 +216,7 @@ def node_signature_counts(node_info) -> dict[int, int]:
 
 
 def pods_with_signature(node_info, sig: int) -> list:
-    return [p for p in node_info.pods if label_signature(p) == sig]
+    return [p for p in node_info.pods if p.signature == sig]
 
 
 class SignaturePod:
@@ -234,6 +235,13 @@ def is_terminating(pod_info) -> bool:
 # -- selector display ---------------------------------------------------------------
 def selector_string(sel: Selector) -> str:
     """labels.Selector's String(): requirements sorted by key, comma-joined."""
+    if sel.text is None:
+        # Explanations name a selector on every node: build the text once.
+        sel.text = _selector_text(sel)
+    return sel.text
+
+
+def _selector_text(sel: Selector) -> str:
     if sel.nothing:
         return "<none>"
     if not sel.requirements:

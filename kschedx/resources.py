@@ -84,7 +84,7 @@ def is_scalar_resource_name(name: str) -> bool:
     )
 
 
-@dataclass
+@dataclass(slots=True)
 class Resource:
     """framework.Resource: the scheduler's integer view of a resource list."""
 
@@ -243,6 +243,27 @@ def pod_requests(pod: dict, non_missing: dict[str, int] | None = None, use_statu
     if overhead:
         _add(reqs, to_milli_list(overhead))
     return reqs
+
+
+def defaults_apply(pod: dict, non_missing: dict[str, int]) -> bool:
+    """Whether pod_requests(pod, non_missing=...) can differ from
+    pod_requests(pod): some container lacks a defaulted resource, or the
+    container statuses (in-place resizes) stand in for the spec's requests."""
+    if not non_missing:
+        return False
+    status = pod.get("status") or {}
+    for group in ("containerStatuses", "initContainerStatuses"):
+        for cs in status.get(group) or ():
+            if cs.get("resources") is not None:  # aggregate_container_requests reads them
+                return True
+    spec = pod["spec"]
+    for group in ("containers", "initContainers"):
+        for c in spec.get(group) or ():
+            requests = (c.get("resources") or {}).get("requests") or {}
+            for name in non_missing:
+                if name not in requests:
+                    return True
+    return False
 
 
 def non_missing_container_requests(pod: dict, requests: dict[str, int]) -> dict[str, int]:

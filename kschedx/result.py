@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import KUBERNETES_REFERENCE
 from .framework.runner import NodeResult, PodResult
 from .framework.status import Status
+from .gc_policy import builds_long_lived
 from .quantity import BINARY_SI, Quantity
 from .resources import CPU, pod_requests
 
@@ -21,14 +22,14 @@ def status_dict(st: Status, plugin: str | None = None) -> dict:
 
 def node_dict(nr: NodeResult) -> dict:
     filters = []
-    for v in nr.filters:
-        if v.status is None:
-            fd = {"plugin": v.plugin, "code": "Success", "reasons": []}
-            if v.details:
-                fd["details"] = v.details
+    for plugin, status, details in nr.filter_rows():
+        if status is None:
+            fd = {"plugin": plugin, "code": "Success", "reasons": []}
+            if details:
+                fd["details"] = details
             filters.append(fd)
         else:
-            filters.append(status_dict(v.status, v.plugin))
+            filters.append(status_dict(status, plugin))
     d = {
         "name": nr.name,
         "feasible": nr.feasible,
@@ -37,20 +38,21 @@ def node_dict(nr: NodeResult) -> dict:
     }
     if nr.status is not None:
         d["status"] = {"code": nr.status.code.label, "plugin": nr.status.plugin, "reasons": list(nr.status.reasons)}
-    if nr.scores is not None:
+    rows = nr.score_rows()
+    if rows is not None:
         scores = []
-        for s in nr.scores:
+        for plugin, raw, normalized, weight, skipped, details in rows:
             sd = {
-                "plugin": s.plugin,
-                "raw": s.raw,
-                "normalized": s.normalized,
-                "weight": s.weight,
-                "weighted": s.weighted,
+                "plugin": plugin,
+                "raw": raw,
+                "normalized": normalized,
+                "weight": weight,
+                "weighted": normalized * weight,
             }
-            if s.skipped:
+            if skipped:
                 sd["skipped"] = True
-            if s.details:
-                sd["details"] = s.details
+            if details:
+                sd["details"] = details
             scores.append(sd)
         d["scores"] = scores
         d["totalScore"] = nr.total
@@ -102,6 +104,7 @@ def pod_dict(r: PodResult, mode: str) -> dict:
     return d
 
 
+@builds_long_lived
 def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
                    not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None) -> dict:
     doc = {

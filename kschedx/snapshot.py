@@ -13,10 +13,12 @@ import itertools
 from datetime import datetime, timezone
 
 from .cluster import ClusterState
+from .gc_policy import builds_long_lived
 from .resources import (
     CPU,
     MEMORY,
     Resource,
+    defaults_apply,
     non_missing_container_requests,
     pod_requests,
     to_milli_list,
@@ -26,6 +28,7 @@ from .resources import (
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 
 _generation = itertools.count(1)
+_UNPARSED = object()
 
 
 def parse_time(value) -> datetime | None:
@@ -43,6 +46,23 @@ def parse_time(value) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
 
 
+# Label signatures: pods with the same namespace, labels and terminating
+# state share a small integer, so that a cycle evaluates a selector once per
+# signature instead of once per pod (podaffinity.py, PodTopologySpread).
+# Labels in another order make another signature: harmless, only less shared.
+_SIGNATURES: dict = {}
+SIGNATURE_INFO: list = []  # signature -> (namespace, labels, terminating)
+
+
+def label_signature_of(namespace: str, labels: dict, terminating: bool) -> int:
+    key = (namespace, terminating, tuple(labels.items()))
+    sig = _SIGNATURES.get(key)
+    if sig is None:
+        sig = _SIGNATURES[key] = len(SIGNATURE_INFO)
+        SIGNATURE_INFO.append((namespace, dict(labels), terminating))
+    return sig
+
+
 class PodInfo:
     """A pod with everything the plugins derive from it, computed once."""
 
@@ -55,8 +75,8 @@ class PodInfo:
         "labels",
         "priority",
         "node_name",
-        "start_time",
-        "creation_time",
+        "_start_time",
+        "_creation_time",
         "resource",
         "non0_cpu",
         "non0_mem",
@@ -64,6 +84,7 @@ class PodInfo:
         "pvc_names",
         "has_affinity",
         "has_required_anti_affinity",
+        "signature",
         "_cache",
     )
 
@@ -78,15 +99,14 @@ class PodInfo:
         self.labels = meta.get("labels") or {}
         self.priority = spec.get("priority") or 0
         self.node_name = spec.get("nodeName") or ""
-        self.start_time = parse_time((pod.get("status") or {}).get("startTime"))
-        self.creation_time = parse_time(meta.get("creationTimestamp"))
+        self._start_time = self._creation_time = _UNPARSED
         self._cache = {}
 
         requests = pod_requests(pod)
         self.resource = Resource()
         self.resource.add_milli_list(requests)
         non_missing = non_missing_container_requests(pod, requests)
-        non0 = pod_requests(pod, non_missing=non_missing) if non_missing else requests
+        non0 = pod_requests(pod, non_missing=non_missing) if defaults_apply(pod, non_missing) else requests
         self.non0_cpu = non0.get(CPU, 0)
         self.non0_mem = value_of(non0.get(MEMORY, 0))
 
@@ -107,10 +127,25 @@ class PodInfo:
         self.has_required_anti_affinity = bool(
             (affinity.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         )
+        self.signature = label_signature_of(self.namespace, self.labels, meta.get("deletionTimestamp") is not None)
 
     @property
     def spec(self) -> dict:
         return self.pod["spec"]
+
+    # The times are parsed when first read: only pending pods (queue order)
+    # and preemption victims need them, and a snapshot holds many pods.
+    @property
+    def start_time(self) -> datetime | None:
+        if self._start_time is _UNPARSED:
+            self._start_time = parse_time((self.pod.get("status") or {}).get("startTime"))
+        return self._start_time
+
+    @property
+    def creation_time(self) -> datetime | None:
+        if self._creation_time is _UNPARSED:
+            self._creation_time = parse_time(self.pod["metadata"].get("creationTimestamp"))
+        return self._creation_time
 
     def cached(self, key, compute):
         """Per-pod memo for what plugins derive from a pod (parsed terms...)."""
@@ -358,6 +393,7 @@ class Snapshot:
         self.pod_infos.pop(pi.uid, None)
 
 
+@builds_long_lived
 def build_snapshot(cluster: ClusterState) -> Snapshot:
     nodes = sorted(cluster.nodes, key=lambda n: n["metadata"]["name"])
     node_infos = [NodeInfo(n) for n in nodes]

@@ -64,6 +64,7 @@ def simulate_dra(workload):
     results = []
     for pi in workload.pods:
         r = fw.schedule(pi)
+        r.settle()  # explanations are read before the snapshot changes, as app.simulate does
         results.append(r)
         if r.status == "Scheduled":
             fw.run_reserve_plugins(r, r.selected_node)

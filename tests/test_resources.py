@@ -11,9 +11,12 @@ the overhead.
 
 import pytest
 from builders import container, make_pod, sidecar
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kschedx.resources import (
     DEFAULT_MEMORY_REQUEST,
+    defaults_apply,
     non_missing_container_requests,
     pod_level_requests_set,
     pod_requests,
@@ -276,3 +279,23 @@ def test_memory_beyond_int64_milli_is_not_wrapped():
     assert value_of(milli("8Ei")) == 2**63 - 1
     assert value_of(milli("1Gi")) == 1024**3
     assert milli("100m") == 100
+
+
+# --- defaults_apply: when the non-zero requests need their own PodRequests ---------------
+_RESOURCE_LISTS = st.sampled_from([None, {}, {"cpu": "100m"}, {"memory": "64Mi"}, {"cpu": "1", "memory": "1Gi"},
+                                   {"cpu": "0", "memory": "0"}, {"example.com/gpu": "1"}])
+_STATUS = st.sampled_from([None, {"name": "c0"}, {"name": "c0", "resources": {"requests": {"cpu": "2"}}},
+                           {"name": "c1", "resources": {}}])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_RESOURCE_LISTS, min_size=1, max_size=3), st.lists(_RESOURCE_LISTS, max_size=2),
+       st.lists(_STATUS, max_size=2), st.booleans(), st.sampled_from([None, {"requests": {"cpu": "1"}}]))
+def test_requests_stand_for_non_zero_requests_unless_defaults_apply(requests, init, statuses, sidecars, pod_level):
+    containers = [container(f"c{i}", requests=r) for i, r in enumerate(requests)]
+    inits = [(sidecar if sidecars else container)(f"i{i}", requests=r) for i, r in enumerate(init)]
+    p = pod(containers, inits, pod_level=pod_level, statuses=[s for s in statuses if s])
+    reqs = pod_requests(p)
+    non_missing = non_missing_container_requests(p, reqs)
+    if not defaults_apply(p, non_missing):
+        assert pod_requests(p, non_missing=non_missing) == reqs

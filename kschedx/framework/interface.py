@@ -4,6 +4,16 @@ A plugin implements an extension point by defining its method; the profile
 finds them by name. Plugins receive PodInfo / NodeInfo (already-parsed views)
 rather than raw objects, and return a Status, or None for Success, as
 upstream returns a nil *Status.
+
+Batch fast paths (optional): a plugin whose Filter or Score is cheap per node
+can also define `filter_all(state, pod_info, nodes)` -> one Status-or-None per
+node, or None when every node passes without details, and
+`score_all(state, pod_info, nodes)` -> one score per node, and, for a
+NormalizeScore that cannot fail, `normalize_all(state, pod_info, nodes,
+scores)` -> the normalized scores as a new list. The runner calls them for a
+cycle's recording pass (one Python call instead of one per node); they must
+give exactly what `filter` / `score` / `normalize_score` give, which stay the
+reference (preemption and nominated pods call the per-node methods).
 """
 
 from __future__ import annotations

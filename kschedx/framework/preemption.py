@@ -257,11 +257,12 @@ class Evaluator:
         nodes in map order: kschedx takes the smallest name (or a seeded
         random one with --tie-break random)."""
         remaining = sorted(candidates, key=lambda c: c.name)
+        scores = {c.name: c.scores() for c in remaining}  # node names are unique
         for level, criterion in enumerate(CRITERIA):
-            best = max(c.scores()[level] for c in remaining)
+            best = max(scores[c.name][level] for c in remaining)
             kept = []
             for c in remaining:
-                if c.scores()[level] == best:
+                if scores[c.name][level] == best:
                     kept.append(c)
                 else:
                     c.lost_on = criterion

@@ -11,72 +11,27 @@ itself would report: the first one in profile order.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
 from ..snapshot import NodeInfo, PodInfo, Snapshot
 from .cycle_state import CycleState
 from .fit_error import fit_error_message
 from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, PluginError, PreFilterResult
 from .profile import Profile
+from .records import (
+    SKIPPED,
+    FilterTable,
+    FilterVerdict,
+    NodeRecords,
+    NodeResult,
+    PluginScore,
+    PodResult,
+    ScoreTable,
+)
 from .status import Code, Status
 
+__all__ = ["Framework", "FilterVerdict", "NodeResult", "PluginScore", "PodResult", "NodeToStatus", "queue_order"]
+
 ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
-
-
-@dataclass
-class FilterVerdict:
-    plugin: str
-    status: Status | None  # None = Success
-    details: object = None  # a passing plugin's explanation (domain counts...)
-
-    @property
-    def code(self) -> Code:
-        return Code.SUCCESS if self.status is None else self.status.code
-
-
-@dataclass
-class PluginScore:
-    plugin: str
-    raw: int
-    normalized: int
-    weight: int
-    skipped: bool = False
-    details: object = None
-
-    @property
-    def weighted(self) -> int:
-        return self.normalized * self.weight
-
-
-@dataclass
-class NodeResult:
-    name: str
-    filters: list[FilterVerdict] = field(default_factory=list)
-    status: Status | None = None  # what kube-scheduler records for the node
-    first_failure: str | None = None
-    feasible: bool = False
-    scores: list[PluginScore] | None = None
-    total: int | None = None
-
-
-@dataclass
-class PodResult:
-    pod_info: PodInfo
-    status: str = "Unschedulable"  # Scheduled | Unschedulable | Gated | Error
-    selected_node: str | None = None
-    top_nodes: list[str] = field(default_factory=list)
-    message: str | None = None
-    gate: Status | None = None
-    pre_filter: list[Status] = field(default_factory=list)
-    pre_filter_result: dict | None = None
-    nodes: list[NodeResult] = field(default_factory=list)
-    preemption: dict | None = None
-    notes: list[str] = field(default_factory=list)
-    # What simulate needs after the cycle (not part of the schema).
-    nominated_node: str | None = None  # set by PostFilter: "" clears a nomination
-    victims: list[PodInfo] = field(default_factory=list)
-    cycle_state: CycleState | None = None  # for Reserve after the cycle
-    cleared_nominations: list[PodInfo] = field(default_factory=list)
 
 
 class Nominator:
@@ -84,19 +39,22 @@ class Nominator:
 
     def __init__(self):
         self.by_node: dict[str, list[PodInfo]] = {}
+        self._node_of: dict[str, str] = {}  # uid -> node: removal looks at one node only
 
     def add(self, pi: PodInfo, node: str) -> None:
         self.remove(pi)
         self.by_node.setdefault(node, []).append(pi)
+        self._node_of[pi.uid] = node
 
     def remove(self, pi: PodInfo) -> None:
-        for node, pods in list(self.by_node.items()):
-            kept = [p for p in pods if p.uid != pi.uid]
-            if len(kept) != len(pods):
-                if kept:
-                    self.by_node[node] = kept
-                else:
-                    del self.by_node[node]
+        node = self._node_of.pop(pi.uid, None)
+        if node is None:
+            return
+        kept = [p for p in self.by_node[node] if p.uid != pi.uid]
+        if kept:
+            self.by_node[node] = kept
+        else:
+            del self.by_node[node]
 
     def nominated_pods_for_node(self, node: str) -> list[PodInfo]:
         return self.by_node.get(node, [])
@@ -254,6 +212,56 @@ class Framework:
             res.feasible = True
         return res
 
+    # -- recording filter pass, all nodes at once ----------------------------------
+    def _filter_table(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
+        """Every Filter plugin's verdict on every node, plugin by plugin (the
+        same verdicts `_evaluate_all_filters` gives node by node).
+
+        Returns the FilterTable and, for each node with a verdict other than
+        Success, its non-Success verdicts in profile order as (plugin index,
+        Status, PluginError raised or None)."""
+        names: list[str] = []
+        columns: list = []
+        unsuccessful: dict[int, list] = {}
+        for j, pl in enumerate(self.profile.filter):
+            names.append(pl.name)
+            if pl.name in state.skip_filter_plugins:
+                columns.append(SKIPPED)
+                continue
+            col, raised = _filter_column(pl, state, pod, nodes)
+            columns.append(col)
+            if col is None:
+                continue
+            for i, st in enumerate(col):
+                if st is not None and st.code != Code.SUCCESS:
+                    st.plugin = pl.name
+                    unsuccessful.setdefault(i, []).append((j, st, raised.get(i)))
+        return FilterTable(names, columns), unsuccessful
+
+    @staticmethod
+    def _table_outcome(table: FilterTable, verdicts, strict: bool):
+        """(status, first failing plugin) of a node with non-Success verdicts
+        in the table, or None when it passes after all (Skip only). With
+        `strict`, an Error before the node's first rejection aborts the cycle,
+        as in `_evaluate_all_filters`."""
+        j, st, raised = verdicts[0]
+        if st.is_rejected():
+            return st, table.names[j]
+        if strict:
+            if raised is not None:
+                raise raised
+            raise PluginError(f'running "{table.names[j]}" filter plugin: {st.message()}')
+        failed = next(((j, st) for j, st, _ in verdicts if st.code != Code.SKIP), None)
+        return None if failed is None else (failed[1], table.names[failed[0]])
+
+    def _nodes_with_nominated_pods(self, pod: PodInfo) -> set[str]:
+        """Nodes where `_add_ge_nominated_pods` adds a pod (filtered one by one)."""
+        return {
+            node
+            for node, pods in self.nominator.by_node.items()
+            if any(npi.priority >= pod.priority and npi.uid != pod.uid for npi in pods)
+        }
+
     def run_reserve_plugins(self, result: PodResult, node_name: str) -> None:
         """Reserve, for a pod placed on a node (simulate): plugins that keep
         state across pods (DynamicResources' in-flight allocations) record it."""
@@ -349,14 +357,13 @@ class Framework:
             self._fit_error(state, pod, result, node_status, absent_status, pre_filter_msg=pre_status.message())
             return
 
-        candidates = all_nodes
+        candidate_names = None  # every node
         if pre_res is not None and not pre_res.all_nodes():
-            candidates = [ni for ni in all_nodes if ni.name in pre_res.node_names]
+            candidate_names = {ni.name for ni in all_nodes if ni.name in pre_res.node_names}
             absent_status = Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) {_go_list(narrowing)}"
             )
             result.pre_filter_result = {"nodeNames": sorted(pre_res.node_names), "plugins": narrowing}
-        candidate_names = {ni.name for ni in candidates}
 
         # evaluateNominatedNode: a pod's nominated node is filtered first,
         # before the PreFilterResult narrows the candidates. When it fits it is
@@ -365,57 +372,111 @@ class Framework:
         # it out.
         nominated_name = ((pod.pod.get("status") or {}).get("nominatedNodeName")) or ""
         nominated = snapshot.get(nominated_name) if nominated_name else None
-        records: dict[str, NodeResult] = {}
+        explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
         if nominated is not None:
-            records[nominated.name] = self._record_node(state, pod, nominated)
-        nominated_fits = nominated is not None and records[nominated.name].feasible
+            explicit[nominated.name] = self._record_node(state, pod, nominated)
 
-        feasible: list[NodeInfo] = []
-        for ni in all_nodes:
-            nr = records.get(ni.name)
-            if nr is None:
-                nr = self._record_node(state, pod, ni, strict=ni.name in candidate_names and not nominated_fits)
-            result.nodes.append(nr)
-            if ni is nominated:
-                if not nr.feasible:
-                    node_status[ni.name] = nr.status
-                continue
-            if ni.name not in candidate_names:
-                nr.feasible = False
-                nr.status = absent_status
-                nr.first_failure = ", ".join(narrowing)
-                continue
-            if nr.feasible:
-                feasible.append(ni)
-            else:
-                node_status[ni.name] = nr.status
-        if nominated_fits:
-            feasible = [nominated]
-
+        feasible = self._filter_nodes(state, pod, result, candidate_names, nominated, explicit, node_status,
+                                      absent_status, narrowing)
         if not feasible:
             self._fit_error(state, pod, result, node_status, absent_status)
             return
 
         self._prioritize(state, pod, result, feasible)
 
+    def _filter_nodes(self, state, pod, result, candidate_names, nominated, explicit, node_status,
+                      absent_status, narrowing) -> list[NodeInfo]:
+        """Every Filter plugin on every node (the nominated node is done):
+        returns the feasible nodes in node order, fills node_status with the
+        failed candidates' statuses, and leaves the records to the result."""
+        all_nodes = self.snapshot.node_infos
+        nominated_fits = nominated is not None and explicit[nominated.name].feasible
+
+        # Nodes holding nominated pods are filtered one by one (with and
+        # without those pods); all others in one table, plugin by plugin.
+        by_one = self._nodes_with_nominated_pods(pod) - explicit.keys()
+        row_of = None  # node name -> table row; None: row i is all_nodes[i]
+        batch = all_nodes
+        if explicit or by_one:
+            batch = [ni for ni in all_nodes if ni.name not in explicit and ni.name not in by_one]
+            row_of = {ni.name: i for i, ni in enumerate(batch)}
+        table, unsuccessful = self._filter_table(state, pod, batch)
+
+        # Only nodes with a non-Success verdict and nodes filtered one by one
+        # need a look of their own, in node order: the first Error kube-
+        # scheduler would meet aborts the cycle.
+        if row_of is None:
+            interesting = sorted(unsuccessful)
+        else:
+            interesting = [j for j, ni in enumerate(all_nodes)
+                           if ni.name not in row_of or row_of[ni.name] in unsuccessful]
+        outcomes: dict[str, tuple | None] = {}  # table nodes: (status, plugin), None = passes
+        for j in interesting:
+            ni = all_nodes[j]
+            name = ni.name
+            if name in explicit:
+                continue
+            strict = (candidate_names is None or name in candidate_names) and not nominated_fits
+            if row_of is not None and name not in row_of:
+                explicit[name] = self._record_node(state, pod, ni, strict=strict)
+            else:
+                outcomes[name] = self._table_outcome(table, unsuccessful[j if row_of is None else row_of[name]], strict)
+
+        if candidate_names is None and not explicit:
+            # The common case: every node a candidate, all in the table.
+            node_status.update((name, o[0]) for name, o in outcomes.items() if o is not None)
+            feasible = [ni for ni in all_nodes if ni.name not in node_status] if node_status else list(all_nodes)
+        else:
+            feasible = self._classify(all_nodes, nominated, candidate_names, explicit, outcomes, node_status)
+        result.node_records = NodeRecords(all_nodes, table, row_of, explicit, outcomes, candidate_names,
+                                          nominated.name if nominated is not None else "", absent_status,
+                                          ", ".join(narrowing))
+        return [nominated] if nominated_fits else feasible
+
+    @staticmethod
+    def _classify(all_nodes, nominated, candidate_names, explicit, outcomes, node_status) -> list[NodeInfo]:
+        """The feasible nodes, in node order; failed candidates go into
+        node_status. Nodes the PreFilterResult left out are neither (their
+        records say so, see NodeRecords)."""
+        feasible = []
+        for ni in all_nodes:
+            name = ni.name
+            if ni is nominated:
+                if not explicit[name].feasible:
+                    node_status[name] = explicit[name].status
+                continue
+            if candidate_names is not None and name not in candidate_names:
+                continue
+            nr = explicit.get(name)
+            if nr is not None:
+                if nr.feasible:
+                    feasible.append(ni)
+                else:
+                    node_status[name] = nr.status
+                continue
+            outcome = outcomes.get(name)
+            if outcome is None:
+                feasible.append(ni)
+            else:
+                node_status[name] = outcome[0]
+        return feasible
+
     def _prioritize(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> None:
-        by_name = {nr.name: nr for nr in result.nodes}
         if len(feasible) == 1:
             # kube-scheduler takes the only feasible node without running
             # PreScore/Score, so a scoring failure cannot fail this cycle.
             result.notes.append(ONE_FEASIBLE_NOTE)
             try:
-                self._score(state, pod, by_name, feasible)
+                self._score(state, pod, result, feasible)
             except PluginError as exc:
-                by_name[feasible[0].name].scores = None
-                by_name[feasible[0].name].total = None
                 result.notes.append(f"scores not available: {exc}")
             result.top_nodes = [feasible[0].name]
             result.selected_node = feasible[0].name
             result.status = "Scheduled"
             return
-        best = self._score(state, pod, by_name, feasible)
-        top = sorted(ni.name for ni in feasible if by_name[ni.name].total == best)
+        totals = self._score(state, pod, result, feasible)
+        best = max(totals)
+        top = sorted(ni.name for ni, total in zip(feasible, totals) if total == best)
         result.top_nodes = top
         if self.tie_break == "name" or len(top) == 1:
             result.selected_node = top[0]
@@ -423,8 +484,9 @@ class Framework:
             result.selected_node = self.rng.choice(top)
         result.status = "Scheduled"
 
-    def _score(self, state: CycleState, pod: PodInfo, by_name: dict, feasible: list[NodeInfo]) -> int:
-        """RunPreScorePlugins + RunScorePlugins; records scores, returns the best total."""
+    def _score(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> list[int]:
+        """RunPreScorePlugins + RunScorePlugins; records scores, returns each
+        feasible node's total."""
         for pl in self.profile.pre_score:
             try:
                 st = pl.pre_score(state, pod, feasible)
@@ -435,41 +497,36 @@ class Framework:
             elif st is not None and not st.is_success():
                 raise PluginError(f'running PreScore plugin "{pl.name}": {st.message()}')
 
-        per_node: dict[str, list[PluginScore]] = {ni.name: [] for ni in feasible}
+        table = ScoreTable(state, pod, feasible)
         for pl in self.profile.score:
             weight = self.weight(pl.name)
             if pl.name in state.skip_score_plugins:
-                for ni in feasible:
-                    per_node[ni.name].append(PluginScore(pl.name, 0, 0, weight, skipped=True))
+                table.add(pl, weight, None, None)
                 continue
-            try:
-                scores = [NodeScore(ni.name, pl.score(state, pod, ni)) for ni in feasible]
-            except PluginError as exc:
-                raise PluginError(f'running Score plugins: plugin "{pl.name}" failed with: {exc}') from None
-            raw = [s.score for s in scores]
-            if pl.implements("normalize_score"):
+            raw = _score_column(pl, state, pod, feasible)
+            normalized = raw
+            normalize_all = getattr(pl, "normalize_all", None)
+            if normalize_all is not None:
+                normalized = normalize_all(state, pod, feasible, raw)
+            elif pl.implements("normalize_score"):
+                scores = [NodeScore(ni.name, r) for ni, r in zip(feasible, raw)]
                 st = pl.normalize_score(state, pod, scores)
                 if st is not None and not st.is_success():
                     raise PluginError(
                         f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {st.message()}'
                     )
-            for ni, r, s in zip(feasible, raw, scores):
-                if s.score > MAX_NODE_SCORE or s.score < MIN_NODE_SCORE:
-                    raise PluginError(
-                        f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
-                        f"score {s.score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                    )
-                details = pl.score_details(state, pod, ni)
-                per_node[ni.name].append(PluginScore(pl.name, r, s.score, weight, details=details))
+                normalized = [s.score for s in scores]
+            invalid = next((s for s in normalized if s > MAX_NODE_SCORE or s < MIN_NODE_SCORE), None)
+            if invalid is not None:
+                raise PluginError(
+                    f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
+                    f"score {invalid}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                )
+            table.add(pl, weight, raw, normalized)
 
-        best = None
-        for ni in feasible:
-            nr = by_name[ni.name]
-            nr.scores = per_node[ni.name]
-            nr.total = sum(ps.weighted for ps in nr.scores)
-            if best is None or nr.total > best:
-                best = nr.total
-        return best
+        totals = table.totals()
+        result.node_records.scored(table, totals)
+        return totals
 
     def _fit_error(self, state, pod, result, node_status, absent_status, pre_filter_msg: str = "") -> None:
         message = fit_error_message(self.snapshot.num_nodes(), node_status, absent_status, pre_filter_msg)
@@ -527,6 +584,50 @@ class Framework:
         if final.is_success() and post_result is not None and post_result.nominated_node:
             result.selected_node = post_result.nominated_node
         return final.message()
+
+
+def _filter_column(pl, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
+    """One Filter plugin on every node: (statuses, {node index: PluginError}).
+
+    A plugin's `filter_all` gives all statuses at once (None: every node
+    passes); `filter` is called node by node otherwise, and also when
+    filter_all fails, so that the failing node and its message are exact."""
+    filter_all = getattr(pl, "filter_all", None)
+    if filter_all is not None:
+        try:
+            return filter_all(state, pod, nodes), {}
+        except PluginError:
+            pass
+    f = pl.filter
+    try:
+        return [f(state, pod, ni) for ni in nodes], {}
+    except PluginError:
+        pass
+    col = []
+    raised = {}
+    for i, ni in enumerate(nodes):
+        try:
+            col.append(f(state, pod, ni))
+        except PluginError as exc:
+            col.append(Status.as_error(str(exc)))
+            raised[i] = exc
+    return col, raised
+
+
+def _score_column(pl, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> list[int]:
+    """One Score plugin on every feasible node (`score_all` when the plugin
+    has it); a PluginError names the first node's failure, as upstream's."""
+    score_all = getattr(pl, "score_all", None)
+    try:
+        if score_all is not None:
+            try:
+                return score_all(state, pod, nodes)
+            except PluginError:
+                pass
+        score = pl.score
+        return [score(state, pod, ni) for ni in nodes]
+    except PluginError as exc:
+        raise PluginError(f'running Score plugins: plugin "{pl.name}" failed with: {exc}') from None
 
 
 class NodeToStatus:

@@ -46,7 +46,29 @@ class ImageLocality(Plugin):
                 total_score += scaled_image_score(st, total)
         return calculate_priority(total_score, len(containers))
 
+    def score_all(self, state, pod_info, nodes) -> list[int]:
+        total = self.handle.snapshot.num_nodes()
+        containers = self._containers(pod_info)
+        names = [normalized_image_name(c.get("image") or "") for c in containers]
+        # Most nodes report no images: their score is the same for all.
+        no_images = calculate_priority(0, len(containers))
+        out = []
+        for ni in nodes:
+            states = ni.image_states
+            if not states:
+                out.append(no_images)
+                continue
+            total_score = 0
+            for name in names:
+                st = states.get(name)
+                if st is not None:
+                    total_score += scaled_image_score(st, total)
+            out.append(calculate_priority(total_score, len(containers)))
+        return out
+
     def score_details(self, state, pod_info, node_info):
+        if not node_info.image_states:
+            return None
         present = []
         for c in self._containers(pod_info):
             name = normalized_image_name(c.get("image") or "")

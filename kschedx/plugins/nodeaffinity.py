@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult
 from ..framework.status import Code, Status
 from ..labels import NodeSelector, NodeSelectorTerm, SelectorError, is_empty_term, selector_from_set
-from .helper.normalize_score import default_normalize_score
+from .helper.normalize_score import default_normalize_score, default_normalize_values
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
@@ -101,6 +101,13 @@ class NodeAffinity(Plugin):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         return None
 
+    def filter_all(self, state, pod_info, nodes):
+        req = state.read(_PRE_FILTER_KEY) or required_node_affinity(pod_info)
+        # The rejection says nothing node-specific: one Status for all.
+        rejected = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
+        out = [None if req.matches(ni) else rejected for ni in nodes]
+        return out if rejected in out else None
+
     def pre_score(self, state, pod_info, nodes):
         terms = preferred_terms(pod_info)
         if terms is None:
@@ -126,6 +133,9 @@ class NodeAffinity(Plugin):
     def normalize_score(self, state, pod_info, scores):
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
+
+    def normalize_all(self, state, pod_info, nodes, scores: list[int]) -> list[int]:
+        return default_normalize_values(MAX_NODE_SCORE, False, scores)
 
 
 PLUGIN = NodeAffinity

@@ -21,5 +21,10 @@ class NodeName(Plugin):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
         return None
 
+    def filter_all(self, state, pod_info, nodes):
+        if not pod_info.spec.get("nodeName"):
+            return None
+        return [self.filter(state, pod_info, ni) for ni in nodes]
+
 
 PLUGIN = NodeName

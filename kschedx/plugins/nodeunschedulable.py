@@ -20,5 +20,16 @@ class NodeUnschedulable(Plugin):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
+    def filter_all(self, state, pod_info, nodes):
+        out = None
+        for i, ni in enumerate(nodes):
+            if ni.unschedulable:
+                st = self.filter(state, pod_info, ni)
+                if st is not None:
+                    if out is None:
+                        out = [None] * len(nodes)
+                    out[i] = st
+        return out
+
 
 PLUGIN = NodeUnschedulable

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..framework.interface import MAX_NODE_SCORE, Plugin
 from ..framework.status import Code, Status
-from .helper.normalize_score import default_normalize_score
+from .helper.normalize_score import default_normalize_score, default_normalize_values
 from .helper.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint, tolerations_tolerate_taint
 
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
@@ -24,6 +24,9 @@ class TaintToleration(Plugin):
             details={"taint": {k: taint[k] for k in ("key", "value", "effect") if taint.get(k)}},
         )
 
+    def filter_all(self, state, pod_info, nodes):
+        return _only_tainted(nodes, lambda ni: self.filter(state, pod_info, ni), None)
+
     def pre_score(self, state, pod_info, nodes):
         tols = [t for t in pod_info.spec.get("tolerations") or () if (t.get("effect") or "") in ("", "PreferNoSchedule")]
         state.write(_PRE_SCORE_KEY, tols)
@@ -37,9 +40,32 @@ class TaintToleration(Plugin):
                 count += 1
         return count
 
+    def score_all(self, state, pod_info, nodes) -> list[int]:
+        return _only_tainted(nodes, lambda ni: self.score(state, pod_info, ni), 0)
+
     def normalize_score(self, state, pod_info, scores):
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
+
+    def normalize_all(self, state, pod_info, nodes, scores: list[int]) -> list[int]:
+        return default_normalize_values(MAX_NODE_SCORE, True, scores)
+
+
+def _only_tainted(nodes, per_node, untainted):
+    """per_node(ni) for the nodes with taints; `untainted` (what per_node
+    gives a node without taints) for the others. None stands for a list of
+    None (every node passes)."""
+    out = None
+    for i, ni in enumerate(nodes):
+        if ni.taints:
+            value = per_node(ni)
+            if value != untainted:
+                if out is None:
+                    out = [untainted] * len(nodes)
+                out[i] = value
+    if out is None and untainted is not None:
+        out = [untainted] * len(nodes)
+    return out
 
 
 PLUGIN = TaintToleration

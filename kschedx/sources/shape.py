@@ -172,13 +172,36 @@ class _Tree:
     """The paths of a shape merged into one tree, so that a walk visits each
     present field once and skips absent subtrees at once (pods are many)."""
 
-    __slots__ = ("checks", "keys", "items", "values")
+    __slots__ = ("checks", "keys", "items", "values", "types", "no_bool", "leaf")
 
     def __init__(self):
         self.checks = []
         self.keys: dict[str, _Tree] = {}
         self.items: _Tree | None = None
         self.values: _Tree | None = None
+        # The checks as one isinstance() test (see _finish).
+        self.types: tuple | None = None
+        self.no_bool = False
+        self.leaf = False
+
+
+# What each check accepts, as isinstance() types (_is_int also refuses bool).
+_TYPES = {_is_str: (str,), _is_int: (int,), _is_bool: (bool,), _is_map: (dict,), _is_list: (list,),
+          _is_time: (str, datetime)}
+
+
+def _finish(tree: _Tree) -> None:
+    checks = set(tree.checks)
+    if len(checks) == 1:
+        (check,) = checks
+        tree.types = _TYPES[check]
+        tree.no_bool = check is _is_int
+    elif not checks:
+        tree.types = (object,)
+    tree.leaf = not tree.keys and tree.items is None and tree.values is None
+    for sub in (*tree.keys.values(), tree.items, tree.values):
+        if sub is not None:
+            _finish(sub)
 
 
 def _compile(shape) -> _Tree:
@@ -197,7 +220,56 @@ def _compile(shape) -> _Tree:
             else:
                 node = node.keys.setdefault(part, _Tree())
         node.checks.append(check)
+    _finish(root)
     return root
+
+
+def _accepts(tree: _Tree, value) -> bool:
+    if tree.types is None:
+        return all(check(value) for check in tree.checks)
+    return isinstance(value, tree.types) and not (tree.no_bool and value.__class__ is bool)
+
+
+def _valid(value, tree: _Tree) -> bool:
+    """Whether `value` passes every check: the fast path for correct input,
+    which is nearly all of it. It may look at fields in any order; _walk,
+    which names the first wrong field in shape order, runs only on failure."""
+    return _accepts(tree, value) and _valid_fields(value, tree)
+
+
+def _valid_fields(value, tree: _Tree) -> bool:
+    """The checks below `value` (its own are done)."""
+    keys = tree.keys
+    if keys and isinstance(value, dict):
+        # Only the fields present: objects hold few of the fields the shape
+        # knows about. Leaves are checked here, without a call.
+        for key, v in value.items():
+            sub = keys.get(key)
+            if sub is None or v is None:
+                continue
+            if sub.types is None or not isinstance(v, sub.types) or (sub.no_bool and v.__class__ is bool):
+                if not _accepts(sub, v):
+                    return False
+            if not sub.leaf and not _valid_fields(v, sub):
+                return False
+    items = tree.items
+    if items is not None and isinstance(value, list):
+        for v in value:
+            if not _valid(v, items):
+                return False
+    values = tree.values
+    if values is not None and isinstance(value, dict):
+        if values.leaf and values.types is not None and not values.no_bool:
+            # Label and annotation values: one isinstance() each.
+            types = values.types
+            for v in value.values():
+                if not isinstance(v, types):
+                    return False
+        else:
+            for v in value.values():
+                if not _valid(v, values):
+                    return False
+    return True
 
 
 def _walk(value, tree: _Tree, where: str):
@@ -233,7 +305,10 @@ _METADATA = _compile(METADATA)
 def check_shape(obj: dict, origin, ref: str) -> None:
     """Raise InputError for the first field of `obj` that has the wrong type."""
     kind = obj.get("kind")
-    bad = _walk(obj, _POD if kind == "Pod" else _NODE if kind == "Node" else _METADATA, "")
+    tree = _POD if kind == "Pod" else _NODE if kind == "Node" else _METADATA
+    if _valid(obj, tree):
+        return
+    bad = _walk(obj, tree, "")
     if bad is None:
         return
     value, where, check = bad

@@ -122,6 +122,9 @@ def check_storage_object(obj: dict, origin) -> None:
 
 def check_pod_volumes(pod: dict, origin) -> None:
     """spec.volumes: a list of mappings whose sources are mappings."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict) or spec.get("volumes") is None:
+        return  # most pods: nothing to check
     ref = object_ref(pod)
     vols = _get(pod, "spec.volumes", LIST, origin, ref)
     for i, v in _each_map(vols, "spec.volumes", origin, ref):

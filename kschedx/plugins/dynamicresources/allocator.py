@@ -33,6 +33,19 @@ PARTITIONABLE_DEVICES = False
 DEVICE_TAINTS = False
 DEVICE_BINDING_AND_STATUS = False
 
+_CEL_ENV = None
+
+
+def _cel_env():
+    """The cel_env module, imported on first use (celpy costs ~150 ms to
+    import) and then kept: selectors are evaluated per device on every node."""
+    global _CEL_ENV
+    if _CEL_ENV is None:
+        from . import cel_env
+
+        _CEL_ENV = cel_env
+    return _CEL_ENV
+
 
 class AllocatorError(Exception):
     """A fatal problem with a claim or class: the scheduling attempt errors out."""
@@ -365,19 +378,20 @@ class _Run:
     def _selectors_match(self, key, dev: SliceDevice, cls, selectors) -> bool:
         if not selectors:
             return True
-        from .cel_env import CelRuntimeError, compile_selector  # celpy costs ~150 ms to import
+        cel = _cel_env()
+
+        def where():
+            return f"class {cls['metadata']['name']}" if cls is not None else f"claim {claim_key(self.claims[key[0]])}"
 
         for i, sel in enumerate(selectors):
             expr = (sel.get("cel") or {}).get("expression", "")
-            compiled = compile_selector(expr)
-            where = (f"class {cls['metadata']['name']}" if cls is not None
-                     else f"claim {claim_key(self.claims[key[0]])}")
+            compiled = cel.compile_selector(expr)
             if compiled.error is not None:
-                raise AllocatorError(f"{where}: selector #{i}: CEL compile error: {compiled.error}")
+                raise AllocatorError(f"{where()}: selector #{i}: CEL compile error: {compiled.error}")
             try:
                 ok = compiled.matches(dev.cel)
-            except CelRuntimeError as exc:
-                raise AllocatorError(f"{where}: selector #{i}: CEL runtime error: {exc}") from None
+            except cel.CelRuntimeError as exc:
+                raise AllocatorError(f"{where()}: selector #{i}: CEL runtime error: {exc}") from None
             if not ok:
                 return False
         return True
@@ -544,18 +558,17 @@ def _device_reason(run: "_Run", key, rd: RequestData, dev: SliceDevice, chosen: 
     if not DEVICE_BINDING_AND_STATUS and dev.device.get("bindingConditions"):
         return "has binding conditions, which need DRADeviceBindingConditions (off in v1.35)"
     cls = rd.device_class
-    from .cel_env import CelRuntimeError, compile_selector  # celpy costs ~150 ms to import
-
+    cel = _cel_env()
     for where, selectors in (("DeviceClass " + cls["metadata"]["name"], (cls.get("spec") or {}).get("selectors") or []),
                              ("request", request.selectors)):
         for i, sel in enumerate(selectors):
             expr = (sel.get("cel") or {}).get("expression", "")
-            compiled = compile_selector(expr)
+            compiled = cel.compile_selector(expr)
             if compiled.error is not None:
                 return f"{where} selector #{i} does not compile: {compiled.error}"
             try:
                 ok = compiled.matches(dev.cel)
-            except CelRuntimeError as exc:
+            except cel.CelRuntimeError as exc:
                 return f"{where} selector #{i} failed: {exc}"
             if not ok:
                 return f"{where} selector #{i} is false: {expr}"

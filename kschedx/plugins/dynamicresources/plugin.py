@@ -17,7 +17,7 @@ from __future__ import annotations
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
 from ...labels import NodeSelector
-from ..helper.normalize_score import default_normalize_score
+from ..helper.normalize_score import default_normalize_score, default_normalize_values
 from .allocator import FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE, Allocator, AllocatorError, FailedOnNode
 from .claims import (
     ClaimError,
@@ -233,9 +233,18 @@ class DynamicResources(Plugin):
             return 0
         return _compute_score(s.claims, allocations)
 
+    def score_all(self, state, pod_info, nodes) -> list[int]:
+        s = state.read(STATE_KEY)
+        if s is not None and not s.claims:
+            return [0] * len(nodes)  # what score gives every node
+        return [self.score(state, pod_info, ni) for ni in nodes]
+
     def normalize_score(self, state, pod_info, scores):
         default_normalize_score(100, False, scores)
         return None
+
+    def normalize_all(self, state, pod_info, nodes, scores: list[int]) -> list[int]:
+        return default_normalize_values(100, False, scores)
 
     def score_details(self, state, pod_info, node_info):
         s = state.read(STATE_KEY)

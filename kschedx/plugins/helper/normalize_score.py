@@ -20,6 +20,16 @@ def default_normalize_score(max_priority: int, reverse: bool, scores) -> None:
         s.score = score
 
 
+def default_normalize_values(max_priority: int, reverse: bool, values: list[int]) -> list[int]:
+    """default_normalize_score on a list of plain scores (a new list), for
+    plugins' normalize_all."""
+    max_count = max(0, max(values, default=0))
+    if max_count == 0:
+        return [max_priority] * len(values) if reverse else list(values)
+    out = [go_div(max_priority * v, max_count) for v in values]
+    return [max_priority - v for v in out] if reverse else out
+
+
 def go_div(a: int, b: int) -> int:
     """Go's integer division truncates toward zero; Python's // floors."""
     q = abs(a) // abs(b)

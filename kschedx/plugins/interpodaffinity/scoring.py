@@ -66,6 +66,7 @@ def compute_pre_score(plugin, state: PreScoreState, pod_info, preferred_affinity
     ns_labels = state.namespace_labels
     incoming_memo: dict = {}  # label signature -> [(key, signed weight, source)]
     existing_memo: dict = {}  # id(term) -> incoming pod matches it
+    by_terms: dict = {}  # id(PodAffinityTerms) -> [(topology key, signed weight, source)]
     any_node = False
     for ni in nodes:
         labels = ni.labels
@@ -85,27 +86,18 @@ def compute_pre_score(plugin, state: PreScoreState, pod_info, preferred_affinity
                     if tv is not None:
                         node_scores.add(key, tv, amount * n, (sig, ni), ni.name, source, amount, n)
         # The existing pods' own terms: only pods with affinity have any.
+        # Replicas share their parsed terms, so what the incoming pod
+        # satisfies is worked out once per terms object.
         for ep in ni.pods_with_affinity:
             terms = affinity_terms(ep)
-            if hard_weight > 0:
-                for t in terms.required_affinity:
-                    if _existing_term_matches(existing_memo, t, pod_info, ns_labels):
-                        tv = labels.get(t.topology_key)
-                        if tv is not None:
-                            node_scores.add(t.topology_key, tv, hard_weight, ep, ni.name,
-                                            EXISTING_REQUIRED_AFFINITY, hard_weight)
-            for wt in terms.preferred_affinity:
-                if _existing_term_matches(existing_memo, wt.term, pod_info, ns_labels):
-                    tv = labels.get(wt.term.topology_key)
-                    if tv is not None:
-                        node_scores.add(wt.term.topology_key, tv, wt.weight, ep, ni.name,
-                                        EXISTING_PREFERRED_AFFINITY, wt.weight)
-            for wt in terms.preferred_anti_affinity:
-                if _existing_term_matches(existing_memo, wt.term, pod_info, ns_labels):
-                    tv = labels.get(wt.term.topology_key)
-                    if tv is not None:
-                        node_scores.add(wt.term.topology_key, tv, -wt.weight, ep, ni.name,
-                                        EXISTING_PREFERRED_ANTI, -wt.weight)
+            matched = by_terms.get(id(terms))
+            if matched is None:
+                matched = by_terms[id(terms)] = _existing_matches(existing_memo, terms, pod_info, ns_labels,
+                                                                  hard_weight)
+            for key, amount, source in matched:
+                tv = labels.get(key)
+                if tv is not None:
+                    node_scores.add(key, tv, amount, ep, ni.name, source, amount)
         if node_scores.scores:
             any_node = True
             _merge(state, node_scores)
@@ -122,6 +114,24 @@ def _incoming_matches(preferred_affinity, preferred_anti, ep) -> list:
     for wt in preferred_anti:
         if wt.term.matches(ep, None):
             out.append((wt.term.topology_key, -wt.weight, INCOMING_PREFERRED_ANTI))
+    return out
+
+
+def _existing_matches(memo, terms, pod_info, ns_labels, hard_weight: int) -> list:
+    """An existing pod's terms that the incoming pod satisfies, in the order
+    upstream's processExistingPod adds them: required affinity (with the
+    hardPodAffinityWeight), preferred affinity, preferred anti-affinity."""
+    out = []
+    if hard_weight > 0:
+        for t in terms.required_affinity:
+            if _existing_term_matches(memo, t, pod_info, ns_labels):
+                out.append((t.topology_key, hard_weight, EXISTING_REQUIRED_AFFINITY))
+    for wt in terms.preferred_affinity:
+        if _existing_term_matches(memo, wt.term, pod_info, ns_labels):
+            out.append((wt.term.topology_key, wt.weight, EXISTING_PREFERRED_AFFINITY))
+    for wt in terms.preferred_anti_affinity:
+        if _existing_term_matches(memo, wt.term, pod_info, ns_labels):
+            out.append((wt.term.topology_key, -wt.weight, EXISTING_PREFERRED_ANTI))
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...framework.interface import MAX_NODE_SCORE, Plugin
 from ...framework.status import Code, Status
-from ...resources import Resource, is_extended_resource_name, pod_requests
+from ...resources import CPU, MEMORY, Resource, is_extended_resource_name, pod_requests
 from .resource_allocation import DEFAULT_RESOURCES, pod_request_list, vectors
 
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
@@ -92,7 +92,32 @@ class NodeResourcesFit(Plugin):
 
     def filter(self, state, pod_info, node_info):
         req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info)
-        insufficient = fits_request(req, node_info, self.ignored, self.ignored_groups)
+        return self._status(fits_request(req, node_info, self.ignored, self.ignored_groups))
+
+    def filter_all(self, state, pod_info, nodes):
+        req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info)
+        cpu, memory, storage = req.milli_cpu, req.memory, req.ephemeral_storage
+        quick = not req.scalar
+        out = None
+        for i, ni in enumerate(nodes):
+            # A quick test that fits_request finds nothing insufficient;
+            # otherwise fits_request decides.
+            alloc = ni.allocatable
+            used = ni.requested
+            if (quick and len(ni.pods) < alloc.allowed_pod_number
+                    and cpu <= alloc.milli_cpu - used.milli_cpu
+                    and memory <= alloc.memory - used.memory
+                    and storage <= alloc.ephemeral_storage - used.ephemeral_storage):
+                continue
+            st = self._status(fits_request(req, ni, self.ignored, self.ignored_groups))
+            if st is not None:
+                if out is None:
+                    out = [None] * len(nodes)
+                out[i] = st
+        return out
+
+    @staticmethod
+    def _status(insufficient: list[InsufficientResource]) -> Status | None:
         if not insufficient:
             return None
         code = Code.UNSCHEDULABLE
@@ -109,6 +134,27 @@ class NodeResourcesFit(Plugin):
         reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
         requested, allocatable = vectors(node_info, self.resources, reqs, False)
         return least_resource_scorer(self.resources, requested, allocatable)
+
+    def score_all(self, state, pod_info, nodes) -> list[int]:
+        reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
+        if [name for name, _ in self.resources] != [CPU, MEMORY]:
+            return [self.score(state, pod_info, ni) for ni in nodes]
+        (_, cpu_weight), (_, mem_weight) = self.resources
+        pod_cpu, pod_mem = reqs
+        out = []
+        for ni in nodes:
+            # least_resource_scorer over vectors(), unrolled for cpu and memory.
+            alloc = ni.allocatable
+            used = ni.non_zero_requested
+            score = weight_sum = 0
+            if alloc.milli_cpu:
+                score += least_requested_score(used.milli_cpu + pod_cpu, alloc.milli_cpu) * cpu_weight
+                weight_sum += cpu_weight
+            if alloc.memory:
+                score += least_requested_score(used.memory + pod_mem, alloc.memory) * mem_weight
+                weight_sum += mem_weight
+            out.append(score // weight_sum if weight_sum else 0)
+        return out
 
     def score_details(self, state, pod_info, node_info):
         reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)

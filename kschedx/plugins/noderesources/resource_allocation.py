@@ -52,8 +52,16 @@ def allocatable_and_requested(node_info, resource: str, pod_request: int, use_re
 def vectors(node_info, resources, pod_reqs, use_requested: bool):
     requested = [0] * len(resources)
     allocatable = [0] * len(resources)
+    used = node_info.requested if use_requested else node_info.non_zero_requested
     for i, (name, _) in enumerate(resources):
-        alloc, req = allocatable_and_requested(node_info, name, pod_reqs[i], use_requested)
+        # cpu and memory (the default resources) inline, as
+        # allocatable_and_requested gives them.
+        if name == CPU:
+            alloc, req = node_info.allocatable.milli_cpu, used.milli_cpu + pod_reqs[i]
+        elif name == MEMORY:
+            alloc, req = node_info.allocatable.memory, used.memory + pod_reqs[i]
+        else:
+            alloc, req = allocatable_and_requested(node_info, name, pod_reqs[i], use_requested)
         if alloc == 0:
             continue
         allocatable[i] = alloc

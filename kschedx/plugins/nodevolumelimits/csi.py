@@ -110,6 +110,8 @@ class CSILimits(Plugin):
             return hit[2]
         attached: dict[str, str] = {}
         for existing in node_info.pods:
+            if not existing.pod["spec"].get("volumes"):
+                continue  # attaches nothing (most pods)
             got = self._existing_volumes(existing, migration, csi_node)
             if isinstance(got, _Failure):
                 attached = got

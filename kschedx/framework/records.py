@@ -1,0 +1,360 @@
+"""What one scheduling cycle records: every Filter verdict and every score.
+
+A cycle on 5,000 nodes yields ~65,000 Filter verdicts and ~45,000 scores.
+Most of them are never looked at one by one (simulate drops them once a pod
+is placed), so the runner keeps them per plugin, one column of values for
+all nodes (FilterTable, ScoreTable), and a NodeResult builds its own
+`filters` / `scores` lists from those columns only when they are read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..gc_policy import builds_long_lived
+from ..snapshot import NodeInfo, PodInfo
+from .cycle_state import CycleState
+from .interface import Plugin
+from .status import Code, Status
+
+
+@dataclass
+class FilterVerdict:
+    plugin: str
+    status: Status | None  # None = Success
+    details: object = None  # a passing plugin's explanation (domain counts...)
+
+    @property
+    def code(self) -> Code:
+        return Code.SUCCESS if self.status is None else self.status.code
+
+
+@dataclass
+class PluginScore:
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+    skipped: bool = False
+    details: object = None
+
+    @property
+    def weighted(self) -> int:
+        return self.normalized * self.weight
+
+
+# A FilterTable column for a plugin that PreFilter told to skip.
+SKIPPED = "skipped"
+
+
+class FilterTable:
+    """The Filter verdicts of a list of nodes, one column per plugin.
+
+    A column is SKIPPED, None (every node passed without details), or one
+    value per node: None (Success), a Success Status carrying details, or a
+    failure Status whose plugin is set.
+    """
+
+    __slots__ = ("names", "columns", "_shared")
+
+    def __init__(self, names: list[str], columns: list):
+        self.names = names
+        self.columns = columns
+        # Success and Skip verdicts carry nothing node-specific: one object
+        # per plugin serves every node (nothing mutates a recorded verdict).
+        self._shared = [
+            FilterVerdict(name, Status(Code.SKIP, plugin=name)) if col is SKIPPED else FilterVerdict(name, None)
+            for name, col in zip(names, columns)
+        ]
+
+    def verdicts(self, i: int) -> list[FilterVerdict]:
+        out = []
+        for name, col, shared in zip(self.names, self.columns, self._shared):
+            st = None if col is None or col is SKIPPED else col[i]
+            if st is None:
+                out.append(shared)
+            elif st.code == Code.SUCCESS:
+                out.append(FilterVerdict(name, None, st.details))
+            else:
+                out.append(FilterVerdict(name, st))
+        return out
+
+    def rows(self, i: int):
+        """verdicts(i) as (plugin, status, details) tuples, without objects."""
+        for name, col, shared in zip(self.names, self.columns, self._shared):
+            st = None if col is None or col is SKIPPED else col[i]
+            if st is None:
+                yield name, shared.status, None
+            elif st.code == Code.SUCCESS:
+                yield name, None, st.details
+            else:
+                yield name, st, None
+
+
+class ScoreTable:
+    """The scores of the feasible nodes, one column per Score plugin.
+
+    Explanations (score_details) are asked of the plugins only when a node's
+    scores are read: they describe the cycle's state, which must not have
+    changed by then (simulate reads them before it changes the snapshot;
+    `generations` catches a late read).
+    """
+
+    __slots__ = ("plugins", "weights", "raw", "normalized", "nodes", "generations", "state", "pod", "details")
+
+    def __init__(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
+        self.state = state
+        self.pod = pod
+        self.nodes = nodes
+        self.generations = [ni.generation for ni in nodes]
+        self.plugins: list = []
+        self.weights: list[int] = []
+        self.raw: list = []  # per plugin: list of ints, or None when skipped
+        self.normalized: list = []
+        self.details: list | None = None  # per plugin, per node, once settled
+
+    def settle(self) -> None:
+        """Ask the plugins for every node's explanation now, while the state
+        is the one they describe."""
+        if self.details is not None:
+            return
+        self._check_unchanged(range(len(self.nodes)))
+        state, pod, nodes = self.state, self.pod, self.nodes
+        self.details = [
+            [pl.score_details(state, pod, ni) for ni in nodes] if raw is not None and _explains(pl) else None
+            for pl, raw in zip(self.plugins, self.raw)
+        ]
+
+    def _check_unchanged(self, indexes) -> None:
+        for k in indexes:
+            ni = self.nodes[k]
+            if ni.generation != self.generations[k]:
+                raise RuntimeError(f"score details of node {ni.name} read after the node changed")
+
+    def add(self, plugin, weight: int, raw: list[int] | None, normalized: list[int] | None) -> None:
+        self.plugins.append(plugin)
+        self.weights.append(weight)
+        self.raw.append(raw)
+        self.normalized.append(normalized)
+
+    def totals(self) -> list[int]:
+        totals = [0] * len(self.nodes)
+        for weight, col in zip(self.weights, self.normalized):
+            if col is not None:
+                totals = [t + s * weight for t, s in zip(totals, col)]
+        return totals
+
+    def scores(self, k: int) -> list[PluginScore]:
+        return [PluginScore(*row) for row in self.rows(k)]
+
+    def rows(self, k: int):
+        """The node's PluginScore fields, plugin by plugin, as tuples:
+        (plugin, raw, normalized, weight, skipped, details)."""
+        ni = self.nodes[k]
+        settled = self.details
+        if settled is None:
+            self._check_unchanged((k,))
+        for j, (pl, weight, raw, norm) in enumerate(zip(self.plugins, self.weights, self.raw, self.normalized)):
+            if raw is None:
+                yield pl.name, 0, 0, weight, True, None
+            else:
+                if settled is not None:
+                    details = None if settled[j] is None else settled[j][k]
+                else:
+                    details = pl.score_details(self.state, self.pod, ni) if _explains(pl) else None
+                yield pl.name, raw[k], norm[k], weight, False, details
+
+
+def _explains(plugin) -> bool:
+    """Whether the plugin has its own score_details (the default says nothing)."""
+    return type(plugin).score_details is not Plugin.score_details
+
+
+class NodeResult:
+    """One node's story in a cycle. `filters` and `scores` come from the
+    cycle's tables when they were recorded there (see the module doc)."""
+
+    __slots__ = ("name", "status", "first_failure", "feasible", "total", "_filters", "_scores", "_filter_row",
+                 "_score_row")
+
+    def __init__(self, name: str, filters: list[FilterVerdict] | None = None, status: Status | None = None,
+                 first_failure: str | None = None, feasible: bool = False, scores: list[PluginScore] | None = None,
+                 total: int | None = None):
+        self.name = name
+        self._filters = filters if filters is not None else []
+        self.status = status  # what kube-scheduler records for the node
+        self.first_failure = first_failure
+        self.feasible = feasible
+        self._scores = scores
+        self.total = total
+        self._filter_row = None  # (FilterTable, index)
+        self._score_row = None  # (ScoreTable, index)
+
+    @classmethod
+    def from_table(cls, name: str, table: FilterTable, i: int) -> "NodeResult":
+        nr = cls(name)
+        nr._filters = None
+        nr._filter_row = (table, i)
+        return nr
+
+    @property
+    def filters(self) -> list[FilterVerdict]:
+        if self._filters is None:
+            table, i = self._filter_row
+            self._filters = table.verdicts(i)
+        return self._filters
+
+    @filters.setter
+    def filters(self, value) -> None:
+        self._filters = value
+        self._filter_row = None
+
+    @property
+    def scores(self) -> list[PluginScore] | None:
+        if self._scores is None and self._score_row is not None:
+            table, k = self._score_row
+            self._scores = table.scores(k)
+        return self._scores
+
+    @scores.setter
+    def scores(self, value) -> None:
+        self._scores = value
+        self._score_row = None
+
+    def set_score_row(self, table: ScoreTable, k: int, total: int) -> None:
+        self._scores = None
+        self._score_row = (table, k)
+        self.total = total
+
+    def filter_rows(self):
+        """(plugin, status, details) for each Filter plugin, from the table
+        when the list was never built (the document needs no objects)."""
+        if self._filters is None:
+            table, i = self._filter_row
+            return table.rows(i)
+        return ((v.plugin, v.status, v.details) for v in self._filters)
+
+    def score_rows(self):
+        """(plugin, raw, normalized, weight, skipped, details) per Score
+        plugin, or None when the node was not scored."""
+        if self._scores is None and self._score_row is not None:
+            table, k = self._score_row
+            return table.rows(k)
+        if self._scores is None:
+            return None
+        return ((s.plugin, s.raw, s.normalized, s.weight, s.skipped, s.details) for s in self._scores)
+
+    def settle(self) -> None:
+        """Compute now what describes the cycle's state (score explanations)."""
+        if self._score_row is not None:
+            self._score_row[0].settle()
+
+    def __repr__(self):
+        return f"NodeResult({self.name}, feasible={self.feasible}, status={self.status!r})"
+
+
+class NodeRecords:
+    """Every node's NodeResult of a cycle, built when first asked for, from
+    what the runner kept: the FilterTable (node i of `nodes` is row i, or
+    row_of[name]), the nodes filtered one by one (`explicit`), the outcome
+    of each table node with a non-Success verdict, the candidates of the
+    PreFilterResult, and the ScoreTable of the feasible nodes."""
+
+    __slots__ = ("nodes", "table", "row_of", "explicit", "outcomes", "candidates", "nominated", "absent_status",
+                 "absent_plugins", "score_table", "totals")
+
+    def __init__(self, nodes, table: FilterTable, row_of: dict | None, explicit: dict, outcomes: dict,
+                 candidates: set | None, nominated: str, absent_status: Status | None, absent_plugins: str):
+        self.nodes = nodes
+        self.table = table
+        self.row_of = row_of
+        self.explicit = explicit
+        self.outcomes = outcomes
+        self.candidates = candidates
+        self.nominated = nominated
+        self.absent_status = absent_status
+        self.absent_plugins = absent_plugins
+        self.score_table = None
+        self.totals = None
+
+    def scored(self, table: ScoreTable, totals: list[int]) -> None:
+        self.score_table = table
+        self.totals = totals
+
+    def build(self) -> list[NodeResult]:
+        out = []
+        scored = {}
+        if self.score_table is not None:
+            scored = {ni.name: k for k, ni in enumerate(self.score_table.nodes)}
+        candidates = self.candidates
+        for i, ni in enumerate(self.nodes):
+            name = ni.name
+            nr = self.explicit.get(name)
+            if nr is None:
+                nr = NodeResult.from_table(name, self.table, i if self.row_of is None else self.row_of[name])
+                outcome = self.outcomes.get(name)
+                if outcome is None:
+                    nr.feasible = True
+                else:
+                    nr.status, nr.first_failure = outcome
+            if candidates is not None and name not in candidates and name != self.nominated:
+                # Left out by the PreFilterResult: that is its status.
+                nr.feasible = False
+                nr.status = self.absent_status
+                nr.first_failure = self.absent_plugins
+            k = scored.get(name)
+            if k is not None:
+                nr.set_score_row(self.score_table, k, self.totals[k])
+            out.append(nr)
+        return out
+
+
+class PodResult:
+    """One pod's cycle: the outcome, and every node's record (`nodes`, built
+    from the cycle's NodeRecords when first read)."""
+
+    def __init__(self, pod_info: PodInfo):
+        self.pod_info = pod_info
+        self.status = "Unschedulable"  # Scheduled | Unschedulable | Gated | Error
+        self.selected_node: str | None = None
+        self.top_nodes: list[str] = []
+        self.message: str | None = None
+        self.gate: Status | None = None
+        self.pre_filter: list[Status] = []
+        self.pre_filter_result: dict | None = None
+        self._nodes: list[NodeResult] | None = []
+        self.node_records: NodeRecords | None = None
+        self.preemption: dict | None = None
+        self.notes: list[str] = []
+        # What simulate needs after the cycle (not part of the schema).
+        self.nominated_node: str | None = None  # set by PostFilter: "" clears a nomination
+        self.victims: list[PodInfo] = []
+        self.cycle_state: CycleState | None = None  # for Reserve after the cycle
+        self.cleared_nominations: list[PodInfo] = []
+
+    @property
+    def nodes(self) -> list[NodeResult]:
+        if self.node_records is not None:
+            self._nodes = self.node_records.build()
+            self.node_records = None
+        return self._nodes
+
+    @nodes.setter
+    def nodes(self, value: list[NodeResult]) -> None:
+        self._nodes = value
+        self.node_records = None
+
+    @builds_long_lived
+    def settle(self) -> None:
+        """Compute the explanations kept lazily, while the cycle's state is
+        still the one they describe (simulate calls it before the snapshot
+        changes). The result then lives until the document is built."""
+        if self.node_records is not None:
+            if self.node_records.score_table is not None:
+                self.node_records.score_table.settle()
+            return
+        for nr in self._nodes or ():
+            nr.settle()
+
+    def __repr__(self):
+        return f"PodResult({self.pod_info.key}, {self.status}, {self.selected_node})"
