@@ -139,22 +139,34 @@ def main():
 
 # -- output ---------------------------------------------------------------------
 def emit(doc: dict, output: str, node: str | None = None) -> None:
-    """The document on stdout in the chosen format; warnings on stderr."""
+    """The document on stdout in the chosen format; warnings on stderr.
+
+    A reader that leaves early (`kschedx explain ... | head`) ends the output
+    quietly; the command still exits with the result's own code, so a script
+    reading PIPESTATUS is not told a pod was unschedulable.
+    """
     for w in doc.get("warnings") or ():
         click.echo(f"kschedx: warning: {w}", err=True)
-    if output == "json":
-        from .render.machine import to_json
+    try:
+        if output == "json":
+            from .render.machine import to_json
 
-        _write_utf8(to_json(doc))
-    elif output == "yaml":
-        from .render.machine import to_yaml
+            _write_utf8(to_json(doc))
+        elif output == "yaml":
+            from .render.machine import to_yaml
 
-        _write_utf8(to_yaml(doc))
-    else:
-        from .render.human import render
+            _write_utf8(to_yaml(doc))
+        elif doc.get("mode") == "simulate":
+            from .render.simulate import render_simulate
 
-        render(doc, wide=(output == "wide"), node=node)
-    sys.stdout.flush()
+            render_simulate(doc, wide=(output == "wide"))
+        else:
+            from .render.human import render
+
+            render(doc, wide=(output == "wide"), node=node)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
 
 
 def _write_utf8(text: str) -> None:
@@ -263,14 +275,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster
         detail = "full" if output in ("json", "yaml") else "placements"
     with _progress(len(workload.pods)) as progress:
         doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
-    if output in ("json", "yaml"):
-        emit(doc, output)
-    else:
-        for w in doc.get("warnings") or ():
-            click.echo(f"kschedx: warning: {w}", err=True)
-        from .render.simulate import render_simulate
-
-        render_simulate(doc, wide=(output == "wide"))
+    emit(doc, output)
     sys.exit(exit_code(doc))
 
 

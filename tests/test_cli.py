@@ -323,6 +323,17 @@ def test_closed_pipe_is_quiet():
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr
 
 
+def test_closed_pipe_keeps_the_result_exit_code():
+    # web.yaml is schedulable: the reader leaving early must not turn that into 1.
+    r = subprocess.run(
+        f"'{sys.executable}' -m kschedx explain fixtures/pods/web.yaml --snapshot fixtures/cluster/ -o wide"
+        " | head -n 1; exit ${PIPESTATUS[0]}",
+        shell=True, executable="/bin/bash", capture_output=True, text=True, cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    assert r.returncode == 0, r.stderr
+
+
 def test_importing_the_cli_loads_no_heavy_module():
     r = _python("-c", "import sys, kschedx.cli; "
                       "print(sorted(m for m in ('kubernetes', 'rich', 'tabulate') if m in sys.modules))")
