@@ -327,7 +327,7 @@ def test_closed_pipe_keeps_the_result_exit_code():
     # web.yaml is schedulable: the reader leaving early must not turn that into 1.
     r = subprocess.run(
         f"'{sys.executable}' -m kschedx explain fixtures/pods/web.yaml --snapshot fixtures/cluster/ -o wide"
-        " | head -n 1; exit ${PIPESTATUS[0]}",
+        " | true; exit ${PIPESTATUS[0]}",  # the reader is gone before kschedx writes
         shell=True, executable="/bin/bash", capture_output=True, text=True, cwd=ROOT,
         env=dict(os.environ, PYTHONPATH=str(ROOT)),
     )
