@@ -1,0 +1,31 @@
+"""What every builder shares: the object envelope and its optional fields."""
+
+from __future__ import annotations
+
+__all__ = ["AUTO", "api_object", "metadata", "put"]
+
+
+class _Auto:
+    def __repr__(self):
+        return "AUTO"
+
+
+AUTO = _Auto()
+"""A field the builder fills in itself (a fresh uid, say); None leaves it out."""
+
+
+def put(obj: dict, **fields) -> dict:
+    """Sets the fields that are given (not None), in order; returns obj."""
+    for key, value in fields.items():
+        if value is not None:
+            obj[key] = value
+    return obj
+
+
+def metadata(name: str, namespace: str | None = None, **fields) -> dict:
+    return put({"name": name}, namespace=namespace, **fields)
+
+
+def api_object(api_version: str, kind: str, meta: dict, **fields) -> dict:
+    """{apiVersion, kind, metadata, ...fields}, fields as given (None: left out)."""
+    return put({"apiVersion": api_version, "kind": kind, "metadata": meta}, **fields)

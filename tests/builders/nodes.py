@@ -1,0 +1,43 @@
+"""Nodes, and the images they hold."""
+
+from __future__ import annotations
+
+from .core import api_object, metadata, put
+
+__all__ = ["image", "make_node", "node_spec"]
+
+
+def make_node(
+    name="node",
+    *,
+    cpu=None,
+    memory=None,
+    pods=None,
+    allocatable=None,
+    labels=None,
+    taints=None,
+    unschedulable=False,
+    images=None,
+) -> dict:
+    """A node whose capacity and allocatable are the same list.
+
+    cpu / memory / pods are quantities; `allocatable` adds or overrides any
+    resource. Without any, the node has an empty allocatable (all zero)."""
+    alloc = put({}, cpu=_str(cpu), memory=_str(memory), pods=_str(pods))
+    for k, v in (allocatable or {}).items():
+        alloc[k] = str(v)
+    meta = metadata(name, uid=f"node-{name}", labels=dict(labels) if labels is not None else None)
+    status = put({"capacity": dict(alloc), "allocatable": dict(alloc)}, images=images or None)
+    return api_object("v1", "Node", meta, spec=node_spec(taints, unschedulable), status=status)
+
+
+def node_spec(taints=None, unschedulable=False) -> dict:
+    return put({}, taints=taints or None, unschedulable=True if unschedulable else None)
+
+
+def image(size, *names) -> dict:
+    return {"names": list(names), "sizeBytes": size}
+
+
+def _str(q):
+    return str(q) if q is not None else None
