@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["AUTO", "api_object", "metadata", "put"]
+__all__ = ["AUTO", "api_object", "metadata", "owner_reference", "put"]
 
 
 class _Auto:
@@ -29,3 +29,8 @@ def metadata(name: str, namespace: str | None = None, **fields) -> dict:
 def api_object(api_version: str, kind: str, meta: dict, **fields) -> dict:
     """{apiVersion, kind, metadata, ...fields}, fields as given (None: left out)."""
     return put({"apiVersion": api_version, "kind": kind, "metadata": meta}, **fields)
+
+
+def owner_reference(kind: str, name: str, uid: str, api_version: str = "v1") -> dict:
+    """A controller owner reference."""
+    return {"apiVersion": api_version, "kind": kind, "name": name, "uid": uid, "controller": True}

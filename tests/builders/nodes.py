@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .core import api_object, metadata, put
 
-__all__ = ["image", "make_node", "node_spec"]
+__all__ = ["image", "make_node", "node_spec", "topology_node"]
 
 
 def make_node(
@@ -29,6 +29,14 @@ def make_node(
     meta = metadata(name, uid=f"node-{name}", labels=dict(labels) if labels is not None else None)
     status = put({"capacity": dict(alloc), "allocatable": dict(alloc)}, images=images or None)
     return api_object("v1", "Node", meta, spec=node_spec(taints, unschedulable), status=status)
+
+
+def topology_node(name, labels=None, taints=None, unschedulable=False) -> dict:
+    """A node that only its labels (and taints) tell apart: room for any pod
+    (100 CPUs, 100Gi, 1000 pods), no capacity list, no uid."""
+    meta = metadata(name, labels=dict(labels or {}))
+    status = {"allocatable": {"cpu": "100", "memory": "100Gi", "pods": "1000"}}
+    return api_object("v1", "Node", meta, spec=node_spec(list(taints) if taints else None, unschedulable), status=status)
 
 
 def node_spec(taints=None, unschedulable=False) -> dict:

@@ -1,17 +1,31 @@
-"""Pods and what goes in them: containers, and the pod of most plugin tests
-(`make_pod`: a fresh uid, one container, only the fields a test gives)."""
+"""Pods and what goes in them: containers; the pod of most plugin tests
+(`make_pod`: a fresh uid, one container, only the fields a test gives); and
+`P`, a pod built step by step like upstream's st.MakePod()."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 
-from .core import AUTO, api_object, metadata, put
+from .constraints import (
+    REQUIRED,
+    affinity_term,
+    label_selector,
+    node_selector_term,
+    requirement,
+    required_node_affinity,
+    spread_constraint,
+    toleration,
+)
+from .core import AUTO, api_object, metadata, owner_reference, put
 
-__all__ = ["IMAGE", "container", "make_pod", "req_containers", "sidecar"]
+__all__ = ["DELETED_AT", "IMAGE", "P", "container", "make_pod", "req_containers", "sidecar"]
 
 IMAGE = "registry.example/app:1"
+DELETED_AT = "2024-01-01T00:00:00Z"  # the deletionTimestamp of a terminating pod
 
 _uids = itertools.count(1)
+_names = itertools.count(1)
 
 
 def container(name="c", *, requests=None, limits=None, image=None, ports=None, restart_policy=None) -> dict:
@@ -72,3 +86,109 @@ def make_pod(
 
 def _copy(d: dict | None) -> dict | None:
     return dict(d) if d is not None else None
+
+
+class P:
+    """A pod under construction; .obj() returns (a copy of) the dict.
+
+    Unnamed pods are pod-1, pod-2, ...; a P has no uid (admission gives it one)."""
+
+    def __init__(self, name: str | None = None):
+        self.o = make_pod(name or f"pod-{next(_names)}", uid=None, labels={}, containers=[container(image="img")])
+
+    def name(self, n):
+        self.o["metadata"]["name"] = n
+        return self
+
+    def namespace(self, ns):
+        self.o["metadata"]["namespace"] = ns or "default"
+        return self
+
+    def uid(self, uid):
+        self.o["metadata"]["uid"] = uid
+        return self
+
+    def labels(self, d):
+        self.o["metadata"]["labels"].update(d)
+        return self
+
+    def label(self, k, v):
+        self.o["metadata"]["labels"][k] = v
+        return self
+
+    def node(self, n):
+        self.o["spec"]["nodeName"] = n
+        return self
+
+    def terminating(self):
+        self.o["metadata"]["deletionTimestamp"] = DELETED_AT
+        return self
+
+    def owner(self, kind, name, api_version="apps/v1"):
+        self.o["metadata"].setdefault("ownerReferences", []).append(owner_reference(kind, name, "x", api_version))
+        return self
+
+    def node_selector(self, d):
+        self.o["spec"]["nodeSelector"] = dict(d)
+        return self
+
+    def node_affinity_in(self, key, values):
+        return self._node_affinity(requirement(key, "In", *values))
+
+    def node_affinity_not_in(self, key, values):
+        return self._node_affinity(requirement(key, "NotIn", *values))
+
+    def _node_affinity(self, req):
+        self.o["spec"].setdefault("affinity", {})["nodeAffinity"] = required_node_affinity(node_selector_term(req))
+        return self
+
+    def toleration(self, key, effect="NoSchedule", operator="Exists", value=None):
+        self.o["spec"].setdefault("tolerations", []).append(toleration(key, value, effect, operator))
+        return self
+
+    # -- pod (anti-)affinity ------------------------------------------------------------
+    def _term(self, anti, kind, selector, topology_key, weight=1, **extra):
+        term = affinity_term(selector, topology_key, **extra)
+        aff = self.o["spec"].setdefault("affinity", {})
+        block = aff.setdefault("podAntiAffinity" if anti else "podAffinity", {})
+        if kind == REQUIRED:
+            block.setdefault("requiredDuringSchedulingIgnoredDuringExecution", []).append(term)
+        else:
+            block.setdefault("preferredDuringSchedulingIgnoredDuringExecution", []).append(
+                {"weight": weight, "podAffinityTerm": term})
+        return self
+
+    def pod_affinity(self, topology_key, selector, kind=REQUIRED, weight=1, **extra):
+        return self._term(False, kind, selector, topology_key, weight, **extra)
+
+    def pod_anti_affinity(self, topology_key, selector, kind=REQUIRED, weight=1, **extra):
+        return self._term(True, kind, selector, topology_key, weight, **extra)
+
+    def pod_affinity_in(self, key, topology_key, values, kind=REQUIRED, weight=1):
+        return self._term(False, kind, label_selector(requirement(key, "In", *values)), topology_key, weight)
+
+    def pod_affinity_not_in(self, key, topology_key, values, kind=REQUIRED, weight=1):
+        return self._term(False, kind, label_selector(requirement(key, "NotIn", *values)), topology_key, weight)
+
+    def pod_affinity_exists(self, key, topology_key, kind=REQUIRED, weight=1):
+        return self._term(False, kind, label_selector(requirement(key, "Exists")), topology_key, weight)
+
+    def pod_anti_affinity_in(self, key, topology_key, values, kind=REQUIRED, weight=1):
+        return self._term(True, kind, label_selector(requirement(key, "In", *values)), topology_key, weight)
+
+    def pod_anti_affinity_not_in(self, key, topology_key, values, kind=REQUIRED, weight=1):
+        return self._term(True, kind, label_selector(requirement(key, "NotIn", *values)), topology_key, weight)
+
+    def pod_anti_affinity_exists(self, key, topology_key, kind=REQUIRED, weight=1):
+        return self._term(True, kind, label_selector(requirement(key, "Exists")), topology_key, weight)
+
+    # -- spread ----------------------------------------------------------------------------
+    def spread(self, max_skew, topology_key, when, selector, min_domains=None, node_affinity_policy=None,
+               node_taints_policy=None, match_label_keys=None):
+        self.o["spec"].setdefault("topologySpreadConstraints", []).append(spread_constraint(
+            max_skew, topology_key, when, selector, min_domains=min_domains, node_affinity_policy=node_affinity_policy,
+            node_taints_policy=node_taints_policy, match_label_keys=match_label_keys))
+        return self
+
+    def obj(self):
+        return copy.deepcopy(self.o)

@@ -8,7 +8,10 @@ import pytest
 
 from kschedx.framework.cycle_state import CycleState
 from kschedx.plugins.interpodaffinity import filtering
-from podbuilder import REQUIRED, Env, P, exists, namespace, node, verdict
+from builders import REQUIRED, Env, P, exists, label_selector, namespace, requirement
+from builders import affinity_term as term
+from builders import rejection as verdict
+from builders import topology_node as node
 
 IPA = "InterPodAffinity"
 AFF = ("UnschedulableAndUnresolvable", ("node(s) didn't match pod affinity rules",))
@@ -30,14 +33,8 @@ def existing():
     return P().labels(POD_LABEL).node("node1")
 
 
-def term(selector, topology_key="", **extra):
-    d = {"labelSelector": selector, "topologyKey": topology_key}
-    d.update(extra)
-    return d
-
-
 def in_(key, *values):
-    return {"matchExpressions": [{"key": key, "operator": "In", "values": list(values)}]}
+    return label_selector(requirement(key, "In", *values))
 
 
 def with_terms(p: P, affinity=(), anti=()):
