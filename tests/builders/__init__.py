@@ -2,9 +2,9 @@
 plugins over them, one place for every test:
 
 - core.py         the object envelope and optional fields (`put`)
-- pods.py         pods and containers (`make_pod`, `P`)
-- nodes.py        nodes
-- cluster.py      namespaces
+- pods.py         pods and containers (`make_pod`, `P`, the preemption tables' pods)
+- nodes.py        nodes (plugin tests', affinity/spread tests', preemption tables')
+- cluster.py      namespaces, PodDisruptionBudgets
 - constraints.py  selectors, affinity terms, spread constraints, tolerations, taints
 - harness.py      NodeInfos, snapshots, frameworks, plugins run by extension point
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from .core import api_object, metadata, put
+from .pods import VERY_LARGE
 
-__all__ = ["image", "make_node", "node_spec", "topology_node"]
+__all__ = ["HOSTNAME", "image", "make_node", "node_spec", "preemption_node", "topology_node"]
+
+HOSTNAME = "kubernetes.io/hostname"
 
 
 def make_node(
@@ -35,8 +38,18 @@ def topology_node(name, labels=None, taints=None, unschedulable=False) -> dict:
     """A node that only its labels (and taints) tell apart: room for any pod
     (100 CPUs, 100Gi, 1000 pods), no capacity list, no uid."""
     meta = metadata(name, labels=dict(labels or {}))
+    spec = node_spec(list(taints) if taints else None, unschedulable)
     status = {"allocatable": {"cpu": "100", "memory": "100Gi", "pods": "1000"}}
-    return api_object("v1", "Node", meta, spec=node_spec(list(taints) if taints else None, unschedulable), status=status)
+    return api_object("v1", "Node", meta, spec=spec, status=status)
+
+
+def preemption_node(name, capacity=None, labels=None) -> dict:
+    """st.MakeNode().Capacity(...) of upstream's preemption tables: 32 pods
+    unless the capacity says otherwise, labelled with its hostname."""
+    cap = {"pods": "32"}
+    cap.update(capacity or VERY_LARGE)
+    meta = metadata(name, labels=dict(labels or {HOSTNAME: name}))
+    return api_object("v1", "Node", meta, status={"capacity": cap, "allocatable": dict(cap)})
 
 
 def node_spec(taints=None, unschedulable=False) -> dict:

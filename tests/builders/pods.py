@@ -19,10 +19,40 @@ from .constraints import (
 )
 from .core import AUTO, api_object, metadata, owner_reference, put
 
-__all__ = ["DELETED_AT", "IMAGE", "P", "container", "make_pod", "req_containers", "sidecar"]
+__all__ = [
+    "HIGH",
+    "IMAGE",
+    "LARGE",
+    "LOW",
+    "MEDIUM",
+    "MID",
+    "NEG",
+    "NODE_RES",
+    "ONE_POD",
+    "P",
+    "PAST",
+    "SMALL",
+    "VERY_HIGH",
+    "VERY_LARGE",
+    "container",
+    "epoch",
+    "make_pod",
+    "preemption_pod",
+    "req_containers",
+    "sidecar",
+]
 
 IMAGE = "registry.example/app:1"
-DELETED_AT = "2024-01-01T00:00:00Z"  # the deletionTimestamp of a terminating pod
+PAST = "2024-01-01T00:00:00Z"  # when a terminating pod was deleted, an evicted one disrupted
+
+# The requests, capacities and priorities of upstream's preemption tests.
+SMALL = {"cpu": "100m", "memory": "100"}
+MEDIUM = {"cpu": "200m", "memory": "200"}
+LARGE = {"cpu": "300m", "memory": "300"}
+VERY_LARGE = {"cpu": "500m", "memory": "500"}
+ONE_POD = {"pods": "1"}
+NODE_RES = {"cpu": "200m", "memory": "400"}
+NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
 
 _uids = itertools.count(1)
 _names = itertools.count(1)
@@ -61,6 +91,7 @@ def make_pod(
     scheduling_gates=None,
     status=None,
     created=None,
+    terminating=False,
     **spec,
 ) -> dict:
     """A Pod as stored, without admission: what is given, one default
@@ -80,8 +111,27 @@ def make_pod(
         schedulingGates=[{"name": g} for g in scheduling_gates] if scheduling_gates is not None else None,
     )
     meta = metadata(name, namespace, uid=f"uid-{next(_uids)}" if uid is AUTO else uid,
-                    labels=_copy(labels), creationTimestamp=created)
+                    labels=_copy(labels), creationTimestamp=created, deletionTimestamp=PAST if terminating else None)
     return api_object("v1", "Pod", meta, spec=spec, status=status)
+
+
+def preemption_pod(name, *, priority=None, node=None, req=None, labels=None, start=None, ns="default", nominated=None,
+                   policy=None, terminating=False, disruption=False, affinity=None, spread=None) -> dict:
+    """A pod as upstream's preemption tables make it (st.MakePod().Name(n).UID(n)...):
+    one pause container requesting `req`, a status (start time, nominated node,
+    the DisruptionTarget condition of a pod being preempted) always there."""
+    status = put({}, startTime=start or None, nominatedNodeName=nominated or None, conditions=[
+        {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}] if disruption else None)
+    return make_pod(name, ns, uid=name, labels=labels or None, terminating=terminating,
+                    containers=[container(image="pause", requests=req or None)], priority=priority,
+                    node=node or None, preemptionPolicy=policy or None, affinity=affinity or None,
+                    topologySpreadConstraints=spread or None, status=status)
+
+
+def epoch(n: int) -> str:
+    """metav1.Time of n seconds after the epoch (upstream uses nanoseconds;
+    only the order matters)."""
+    return f"1970-01-01T00:00:{n:02d}Z"
 
 
 def _copy(d: dict | None) -> dict | None:
@@ -121,7 +171,7 @@ class P:
         return self
 
     def terminating(self):
-        self.o["metadata"]["deletionTimestamp"] = DELETED_AT
+        self.o["metadata"]["deletionTimestamp"] = PAST
         return self
 
     def owner(self, kind, name, api_version="apps/v1"):
