@@ -2,9 +2,10 @@
 plugins over them, one place for every test:
 
 - core.py         the object envelope and optional fields (`put`)
-- pods.py         pods and containers (`make_pod`, `P`, the preemption tables' pods)
-- nodes.py        nodes (plugin tests', affinity/spread tests', preemption tables')
+- pods.py         pods and containers (`make_pod`, `P`, the preemption and volume tests' pods)
+- nodes.py        nodes (plugin tests', affinity/spread, preemption and volume tests')
 - cluster.py      namespaces, PodDisruptionBudgets
+- storage.py      PersistentVolumes and claims, StorageClasses, CSI objects
 - constraints.py  selectors, affinity terms, spread constraints, tolerations, taints
 - harness.py      NodeInfos, snapshots, frameworks, plugins run by extension point
 
@@ -22,3 +23,4 @@ from .core import *  # noqa: F401,F403
 from .harness import *  # noqa: F401,F403
 from .nodes import *  # noqa: F401,F403
 from .pods import *  # noqa: F401,F403
+from .storage import *  # noqa: F401,F403

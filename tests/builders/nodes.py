@@ -5,7 +5,7 @@ from __future__ import annotations
 from .core import api_object, metadata, put
 from .pods import VERY_LARGE
 
-__all__ = ["HOSTNAME", "image", "make_node", "node_spec", "preemption_node", "topology_node"]
+__all__ = ["HOSTNAME", "capacity_node", "image", "make_node", "node_spec", "preemption_node", "topology_node"]
 
 HOSTNAME = "kubernetes.io/hostname"
 
@@ -50,6 +50,14 @@ def preemption_node(name, capacity=None, labels=None) -> dict:
     cap.update(capacity or VERY_LARGE)
     meta = metadata(name, labels=dict(labels or {HOSTNAME: name}))
     return api_object("v1", "Node", meta, status={"capacity": cap, "allocatable": dict(cap)})
+
+
+def capacity_node(name, labels=None, **status) -> dict:
+    """A node of the volume plugin tests, as a kubelet registers it: a capacity
+    (8 CPUs, 16Gi, 110 pods) and no allocatable (admission copies it); `status`
+    adds status fields."""
+    meta = metadata(name, labels=dict(labels or {}))
+    return api_object("v1", "Node", meta, status={"capacity": {"cpu": "8", "memory": "16Gi", "pods": "110"}, **status})
 
 
 def node_spec(taints=None, unschedulable=False) -> dict:

@@ -34,12 +34,14 @@ __all__ = [
     "SMALL",
     "VERY_HIGH",
     "VERY_LARGE",
+    "claim_volumes",
     "container",
     "epoch",
     "make_pod",
     "preemption_pod",
     "req_containers",
     "sidecar",
+    "volume_pod",
 ]
 
 IMAGE = "registry.example/app:1"
@@ -126,6 +128,18 @@ def preemption_pod(name, *, priority=None, node=None, req=None, labels=None, sta
                     containers=[container(image="pause", requests=req or None)], priority=priority,
                     node=node or None, preemptionPolicy=policy or None, affinity=affinity or None,
                     topologySpreadConstraints=spread or None, status=status)
+
+
+def volume_pod(name, ns="default", claims=(), volumes=(), node_name=None, uid=None, priority=None) -> dict:
+    """A pod of the volume plugin tests: its `claims` as volumes v0, v1, ...
+    followed by `volumes`; no uid unless given."""
+    return make_pod(name, ns, uid=uid or None, containers=[container(image="x")], node=node_name or None,
+                    priority=priority, volumes=claim_volumes(claims) + list(volumes))
+
+
+def claim_volumes(claims) -> list[dict]:
+    """Volumes v0, v1, ... for these claim names."""
+    return [{"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)]
 
 
 def epoch(n: int) -> str:
