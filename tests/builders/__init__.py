@@ -12,7 +12,8 @@ plugins over them, one place for every test:
 Objects are built without admission: they are what a plugin sees after the
 API server has stored them, so tests state every field that matters to them.
 `admitted()` and `framework()` run the real fixture admission when a test
-needs it.
+needs it. The api_* builders (and `served`) make objects as the test API
+server (tests/kubeapi.py) serves them, for the tests of live clusters.
 
 Tests import from the package: `from builders import make_pod, run_filter`.
 """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["AUTO", "api_object", "metadata", "owner_reference", "put"]
+__all__ = ["AUTO", "api_object", "metadata", "owner_reference", "put", "served"]
 
 
 class _Auto:
@@ -29,6 +29,11 @@ def metadata(name: str, namespace: str | None = None, **fields) -> dict:
 def api_object(api_version: str, kind: str, meta: dict, **fields) -> dict:
     """{apiVersion, kind, metadata, ...fields}, fields as given (None: left out)."""
     return put({"apiVersion": api_version, "kind": kind, "metadata": meta}, **fields)
+
+
+def served(api_version: str, kind: str, meta: dict, **fields) -> dict:
+    """api_object as the test API server serves it: kind first."""
+    return {"kind": kind, **api_object(api_version, kind, meta, **fields)}
 
 
 def owner_reference(kind: str, name: str, uid: str, api_version: str = "v1") -> dict:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from .core import api_object, metadata, put
+from .core import api_object, metadata, put, served
 from .pods import VERY_LARGE
 
-__all__ = ["HOSTNAME", "capacity_node", "image", "make_node", "node_spec", "preemption_node", "topology_node"]
+__all__ = [
+    "HOSTNAME",
+    "api_node",
+    "capacity_node",
+    "image",
+    "make_node",
+    "node_spec",
+    "preemption_node",
+    "topology_node",
+]
 
 HOSTNAME = "kubernetes.io/hostname"
 
@@ -58,6 +67,14 @@ def capacity_node(name, labels=None, **status) -> dict:
     adds status fields."""
     meta = metadata(name, labels=dict(labels or {}))
     return api_object("v1", "Node", meta, status={"capacity": {"cpu": "8", "memory": "16Gi", "pods": "110"}, **status})
+
+
+def api_node(name, *, cpu="4", memory="16Gi", pods="110", labels=None, **extra) -> dict:
+    """A node as the test API server serves it: labelled with its hostname,
+    capacity = allocatable; `extra` replaces whole top-level fields."""
+    rl = {"cpu": cpu, "memory": memory, "pods": pods}
+    meta = metadata(name, labels={HOSTNAME: name, **(labels or {})})
+    return {**served("v1", "Node", meta, spec={}, status={"capacity": rl, "allocatable": dict(rl)}), **extra}
 
 
 def node_spec(taints=None, unschedulable=False) -> dict:

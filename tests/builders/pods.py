@@ -17,7 +17,7 @@ from .constraints import (
     spread_constraint,
     toleration,
 )
-from .core import AUTO, api_object, metadata, owner_reference, put
+from .core import AUTO, api_object, metadata, owner_reference, put, served
 
 __all__ = [
     "HIGH",
@@ -34,6 +34,7 @@ __all__ = [
     "SMALL",
     "VERY_HIGH",
     "VERY_LARGE",
+    "api_pod",
     "claim_volumes",
     "container",
     "epoch",
@@ -45,6 +46,7 @@ __all__ = [
 ]
 
 IMAGE = "registry.example/app:1"
+PAUSE = "registry.k8s.io/pause:3.10"
 PAST = "2024-01-01T00:00:00Z"  # when a terminating pod was deleted, an evicted one disrupted
 
 # The requests, capacities and priorities of upstream's preemption tests.
@@ -140,6 +142,21 @@ def volume_pod(name, ns="default", claims=(), volumes=(), node_name=None, uid=No
 def claim_volumes(claims) -> list[dict]:
     """Volumes v0, v1, ... for these claim names."""
     return [{"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)]
+
+
+def api_pod(name, *, namespace="default", node_name=None, phase=None, cpu="100m", memory="128Mi", labels=None,
+            uid=None, ready=True) -> dict:
+    """A pod as the test API server serves it: labelled app=<name> unless
+    `labels`, one pause container, Running (and Ready unless not `ready`) when
+    bound, Pending otherwise, unless `phase` says."""
+    if phase is None:
+        phase = "Running" if node_name else "Pending"
+    meta = metadata(name, namespace, labels=labels or {"app": name}, uid=uid or None)
+    spec = put({"containers": [container("app", image=PAUSE, requests={"cpu": cpu, "memory": memory})],
+                "schedulerName": "default-scheduler", "terminationGracePeriodSeconds": 30}, nodeName=node_name or None)
+    status = put({"phase": phase}, conditions=[{"type": "Ready", "status": "True" if ready else "False"}]
+                 if phase == "Running" else None)
+    return served("v1", "Pod", meta, spec=spec, status=status)
 
 
 def epoch(n: int) -> str:
