@@ -4,7 +4,7 @@ plugins over them, one place for every test:
 - core.py         the object envelope and optional fields (`put`)
 - pods.py         pods and containers (`make_pod`, `P`, the preemption and volume tests' pods)
 - nodes.py        nodes (plugin tests', affinity/spread, preemption and volume tests')
-- cluster.py      namespaces, PodDisruptionBudgets
+- cluster.py      namespaces, PodDisruptionBudgets, PriorityClasses, RuntimeClasses
 - storage.py      PersistentVolumes and claims, StorageClasses, CSI objects
 - constraints.py  selectors, affinity terms, spread constraints, tolerations, taints
 - harness.py      NodeInfos, snapshots, frameworks, plugins run by extension point

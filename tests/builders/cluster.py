@@ -1,11 +1,12 @@
-"""Cluster-level objects around pods: namespaces, PodDisruptionBudgets."""
+"""Cluster-level objects around pods: namespaces, PodDisruptionBudgets,
+PriorityClasses, RuntimeClasses."""
 
 from __future__ import annotations
 
-from .core import api_object, metadata, served
+from .core import api_object, metadata, put, served
 from .pods import PAST
 
-__all__ = ["api_pdb", "namespace", "pdb"]
+__all__ = ["api_pdb", "namespace", "pdb", "priority_class", "runtime_class"]
 
 
 def namespace(name, labels=None) -> dict:
@@ -28,3 +29,15 @@ def api_pdb(name, *, namespace="default", match_labels, disruptions_allowed=0, d
               "currentHealthy": current_healthy, "desiredHealthy": desired_healthy, "expectedPods": current_healthy}
     return served("policy/v1", "PodDisruptionBudget", metadata(name, namespace, generation=generation),
                   spec={"minAvailable": desired_healthy, "selector": {"matchLabels": match_labels}}, status=status)
+
+
+def priority_class(name, value, global_default=False, policy=None) -> dict:
+    return api_object("scheduling.k8s.io/v1", "PriorityClass", metadata(name), value=value,
+                      globalDefault=True if global_default else None, preemptionPolicy=policy or None)
+
+
+def runtime_class(name, overhead=None, node_selector=None, tolerations=None) -> dict:
+    """A RuntimeClass (handler h) with pod overhead and scheduling constraints."""
+    scheduling = put({}, nodeSelector=node_selector or None, tolerations=tolerations or None)
+    return api_object("node.k8s.io/v1", "RuntimeClass", metadata(name), handler="h",
+                      overhead={"podFixed": overhead} if overhead else None, scheduling=scheduling or None)

@@ -9,6 +9,7 @@ __all__ = [
     "HOSTNAME",
     "api_node",
     "capacity_node",
+    "fixture_node",
     "image",
     "make_node",
     "node_spec",
@@ -41,6 +42,11 @@ def make_node(
     meta = metadata(name, uid=f"node-{name}", labels=dict(labels) if labels is not None else None)
     status = put({"capacity": dict(alloc), "allocatable": dict(alloc)}, images=images or None)
     return api_object("v1", "Node", meta, spec=node_spec(taints, unschedulable), status=status)
+
+
+def fixture_node(name) -> dict:
+    """A node as a user may write it in a fixture file: a name and nothing else."""
+    return api_object("v1", "Node", metadata(name))
 
 
 def topology_node(name, labels=None, taints=None, unschedulable=False) -> dict:

@@ -1,6 +1,8 @@
 """Pods and what goes in them: containers; the pod of most plugin tests
-(`make_pod`: a fresh uid, one container, only the fields a test gives); and
-`P`, a pod built step by step like upstream's st.MakePod()."""
+(`make_pod`: a fresh uid, one container, only the fields a test gives); the
+pods other tests were written against, each a few arguments of make_pod
+(fixture_pod, preemption_pod, volume_pod) or as the test API server serves
+them (api_pod); and `P`, a pod built step by step like upstream's st.MakePod()."""
 
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ __all__ = [
     "claim_volumes",
     "container",
     "epoch",
+    "fixture_pod",
     "make_pod",
     "preemption_pod",
     "req_containers",
@@ -117,6 +120,13 @@ def make_pod(
     meta = metadata(name, namespace, uid=f"uid-{next(_uids)}" if uid is AUTO else uid,
                     labels=_copy(labels), creationTimestamp=created, deletionTimestamp=PAST if terminating else None)
     return api_object("v1", "Pod", meta, spec=spec, status=status)
+
+
+def fixture_pod(name="p", namespace=None, **spec) -> dict:
+    """A pod as a user writes it in a fixture file: a name, one container,
+    the spec fields given; no uid, no namespace unless given."""
+    spec.setdefault("containers", [container(image="i")])
+    return make_pod(name, namespace, uid=None, **spec)
 
 
 def preemption_pod(name, *, priority=None, node=None, req=None, labels=None, start=None, ns="default", nominated=None,
