@@ -1,6 +1,7 @@
 """What the tests of live clusters share (the cluster source, explain
---kubeconfig, snapshot, bind): no ambient kubeconfig, the CLI runner, a
-port nothing listens on, and a small cluster on the test API server."""
+--kubeconfig, snapshot, bind): no ambient kubeconfig, the CLI runner, the
+in-cluster configuration, a port nothing listens on, and a small cluster on
+the test API server."""
 
 from __future__ import annotations
 
@@ -23,6 +24,19 @@ def no_ambient_config(monkeypatch, tmp_path):
 
 def run(*args, input=None):
     return CliRunner().invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
+
+
+def in_cluster(api, monkeypatch, tmp_path) -> None:
+    """Be a pod of the test API server's cluster: its service account token
+    and CA where the client looks for them, KUBERNETES_SERVICE_* set."""
+    from kubernetes.config import incluster_config
+
+    token = tmp_path / "token"
+    token.write_text(api.token)
+    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(token))
+    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(api.tls.ca_cert))
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(api.port))
 
 
 def closed_port() -> int:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import yaml
 
 from builders import api_node, api_pdb, api_pod, metadata, served
-from cluster_scenarios import closed_port, no_ambient_config, run, small_cluster  # noqa: F401 (fixture)
+from cluster_scenarios import closed_port, in_cluster, no_ambient_config, run, small_cluster  # noqa: F401 (fixture)
 from kschedx import cli_cluster
 from kschedx.cluster import PLUGINS_READING
 
@@ -424,15 +424,8 @@ def test_pods_keep_their_priority_when_the_class_cannot_be_read(kube_api):
 
 
 def test_in_cluster_configuration(kube_api, monkeypatch, tmp_path):
-    from kubernetes.config import incluster_config
-
     small_cluster(kube_api)
-    token = tmp_path / "token"
-    token.write_text(kube_api.token)
-    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(token))
-    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(kube_api.tls.ca_cert))
-    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
-    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(kube_api.port))
+    in_cluster(kube_api, monkeypatch, tmp_path)
     doc = doc_of(run("explain", "default/web", "-o", "json"))  # no kubeconfig anywhere
     assert [p["pod"] for p in doc["pods"]] == ["default/web"]
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from builders import api_node, api_pdb, api_pod, metadata, served
-from cluster_scenarios import closed_port, no_ambient_config  # noqa: F401 (fixture)
+from cluster_scenarios import closed_port, in_cluster, no_ambient_config  # noqa: F401 (fixture)
 from kubeapi_tls import make_ca
 from kschedx.errors import ClusterError, InputError
 from kschedx.sources import cluster
@@ -448,14 +448,7 @@ def test_kubeconfig_problems_are_input_errors(kube_api, tmp_path, monkeypatch):
 
 
 def test_in_cluster_configuration(kube_api, monkeypatch, tmp_path):
-    from kubernetes.config import incluster_config
-
-    token = tmp_path / "token"
-    token.write_text(kube_api.token)
-    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(token))
-    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(kube_api.tls.ca_cert))
-    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
-    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(kube_api.port))
+    in_cluster(kube_api, monkeypatch, tmp_path)
     kube_api.add(api_node("n1"))
     conn = cluster.connect()  # no kubeconfig anywhere: HOME is empty
     assert conn.context_name is None and conn.server == kube_api.url
