@@ -456,10 +456,10 @@ def test_valid_scheduling_fields_pass_validation():
                                          ("nodelist", "NodeList"), ("deployment", "Deployment")])
 def test_a_misspelled_kind_is_a_warning_not_a_silent_loss(kind, meant):
     obj = {"apiVersion": "v1", "kind": kind, "metadata": {"name": "x"}}
-    cluster = build_cluster([(obj, Origin("test.yaml", 1))])
+    cluster = admitted(obj)
     assert cluster.warnings == [f"ignored 1 object(s) of kind {kind!r}, which is not a kind: did you mean {meant}?"]
 
 
 def test_kinds_the_scheduler_does_not_read_are_ignored_quietly():
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
-    assert build_cluster([(cm, Origin("test.yaml", 1))]).warnings == []
+    assert admitted(cm).warnings == []

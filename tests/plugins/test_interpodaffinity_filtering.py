@@ -8,7 +8,7 @@ import pytest
 
 from kschedx.framework.cycle_state import CycleState
 from kschedx.plugins.interpodaffinity import filtering
-from builders import REQUIRED, Env, P, exists, label_selector, namespace, requirement
+from builders import Env, P, admitted, label_selector, namespace, requirement
 from builders import affinity_term as term
 from builders import rejection as verdict
 from builders import topology_node as node
@@ -424,15 +424,12 @@ def test_nominated_pods_count_through_add_pod():
     """A higher-priority pod nominated to node A counts there (AddPod on a
     cloned state) for the incoming pod's anti-affinity, and nowhere else."""
     from kschedx import app
-    from kschedx.cluster import build_cluster
-    from kschedx.sources.fixtures import Origin
 
     nominated = P("nominated").label("app", "web").obj()
     nominated["spec"]["priority"] = 100
     nominated["status"] = {"nominatedNodeName": "nodeA"}
     incoming = P("incoming").label("app", "web").pod_anti_affinity_in("app", "hostname", ["web"]).obj()
-    objs = [(o, Origin("t")) for o in abc_nodes("z1", "z1") + [nominated, incoming]]
-    cluster = build_cluster(objs)
+    cluster = admitted(*abc_nodes("z1", "z1"), nominated, incoming)
     from kschedx.snapshot import PodInfo
 
     fw = app.new_framework(cluster, tie_break="name", seed=None)
