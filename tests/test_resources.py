@@ -10,7 +10,7 @@ the overhead.
 """
 
 import pytest
-from builders import container, make_pod, put, sidecar
+from builders import container, make_pod, put, req_containers, sidecar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -283,7 +283,7 @@ _STATUS = st.sampled_from([None, {"name": "c0"}, {"name": "c0", "resources": {"r
 @given(st.lists(_RESOURCE_LISTS, min_size=1, max_size=3), st.lists(_RESOURCE_LISTS, max_size=2),
        st.lists(_STATUS, max_size=2), st.booleans(), st.sampled_from([None, {"requests": {"cpu": "1"}}]))
 def test_requests_stand_for_non_zero_requests_unless_defaults_apply(requests, init, statuses, sidecars, pod_level):
-    containers = [container(f"c{i}", requests=r) for i, r in enumerate(requests)]
+    containers = req_containers(*requests)
     inits = [(sidecar if sidecars else container)(f"i{i}", requests=r) for i, r in enumerate(init)]
     p = pod(containers, inits, pod_level=pod_level, statuses=[s for s in statuses if s])
     reqs = pod_requests(p)
