@@ -221,14 +221,7 @@ def explain(workload: Workload, *, tie_break: str = "random", seed: int | None =
     """Every pod against the same snapshot."""
     fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
     results = [fw.schedule(pi) for pi in workload.pods]
-    return build_document(
-        results,
-        mode="explain",
-        tie_break=tie_break,
-        profile=fw.profile.name,
-        not_evaluated=fw.profile.not_evaluated,
-        warnings=workload.warnings + fw.snapshot.warnings,
-    )
+    return _document(fw, workload, results, "explain")
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
@@ -340,10 +333,16 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
     extra = {"detail": detail, "summary": summary, "utilization": _utilization(snapshot, before, after)}
     if workload.notes:
         extra["inputNotes"] = list(workload.notes)
+    return _document(fw, workload, results, "simulate", extra)
+
+
+def _document(fw: Framework, workload: Workload, results: list, mode: str, extra: dict | None = None) -> dict:
+    """The SchedulingResult of a run: its profile and tie-break, what it left
+    unevaluated, and the warnings of the input and of the snapshot."""
     return build_document(
         results,
-        mode="simulate",
-        tie_break=tie_break,
+        mode=mode,
+        tie_break=fw.tie_break,
         profile=fw.profile.name,
         not_evaluated=fw.profile.not_evaluated,
         warnings=workload.warnings + fw.snapshot.warnings,

@@ -89,6 +89,25 @@ node_option = click.option(
 )
 
 
+def workload_options(f):
+    """The pods and cluster of explain and simulate (POD_FILE / NAMESPACE/NAME
+    arguments, --snapshot or a live cluster, --all-pending) and how the result
+    is shown and ties broken (-o, --tie-break, --seed)."""
+    decorators = (
+        click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True),
+                       metavar="[POD_FILE | NAMESPACE/NAME]..."),
+        snapshot_option,
+        cluster_options,
+        all_pending_option,
+        output_option,
+        tie_break_option,
+        seed_option,
+    )
+    for decorator in reversed(decorators):  # applied bottom-up, as stacked decorators are
+        f = decorator(f)
+    return f
+
+
 # -- the group: one place for error handling -----------------------------------
 class KschedxGroup(click.Group):
     def invoke(self, ctx):
@@ -201,13 +220,7 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 
 # -- commands -------------------------------------------------------------------
 @main.command()
-@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True), metavar="[POD_FILE | NAMESPACE/NAME]...")
-@snapshot_option
-@cluster_options
-@all_pending_option
-@output_option
-@tie_break_option
-@seed_option
+@workload_options
 @node_option
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, all_pending):
@@ -238,13 +251,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, a
 
 
 @main.command()
-@click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True), metavar="[POD_FILE | NAMESPACE/NAME]...")
-@snapshot_option
-@cluster_options
-@all_pending_option
-@output_option
-@tie_break_option
-@seed_option
+@workload_options
 @click.option("--detail", type=click.Choice(("full", "placements")), default=None,
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
                    "placements keeps the rest only (small documents on large clusters).")

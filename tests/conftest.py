@@ -1,4 +1,4 @@
-"""Shared pytest fixtures, and the shared test helpers (builders.py,
+"""Shared pytest fixtures, and the shared test helpers (builders/,
 golden_compare.py, kubeapi*.py) made importable from every test directory."""
 
 from __future__ import annotations

@@ -1,65 +1,12 @@
-"""Kubernetes objects for the test API server: small ones for tests, and realistic
-nodes and pods (the size and shape `kubectl get -o json` shows) for benchmarks."""
+"""Realistic nodes and pods for the test API server (the size and shape
+`kubectl get -o json` shows), for benchmarks. Tests build theirs with
+builders (api_node, api_pod, ...)."""
 
 from __future__ import annotations
 
 import hashlib
 import random
 import uuid
-
-# ---- small objects for tests -----------------------------------------------------------
-
-
-def node(name: str, *, cpu: str = "4", memory: str = "16Gi", pods: str = "110",
-         labels: dict | None = None, **extra) -> dict:
-    obj = {"kind": "Node", "apiVersion": "v1",
-           "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
-           "spec": {},
-           "status": {"capacity": {"cpu": cpu, "memory": memory, "pods": pods},
-                      "allocatable": {"cpu": cpu, "memory": memory, "pods": pods}}}
-    obj.update(extra)
-    return obj
-
-
-def pod(name: str, *, namespace: str = "default", node_name: str | None = None,
-        phase: str | None = None, cpu: str = "100m", memory: str = "128Mi",
-        labels: dict | None = None, uid: str | None = None, ready: bool = True) -> dict:
-    meta = {"name": name, "namespace": namespace, "labels": labels or {"app": name}}
-    if uid:
-        meta["uid"] = uid
-    spec = {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10",
-                            "resources": {"requests": {"cpu": cpu, "memory": memory}}}],
-            "schedulerName": "default-scheduler", "terminationGracePeriodSeconds": 30}
-    if node_name:
-        spec["nodeName"] = node_name
-    if phase is None:
-        phase = "Running" if node_name else "Pending"
-    status = {"phase": phase}
-    if phase == "Running":
-        status["conditions"] = [{"type": "Ready", "status": "True" if ready else "False"}]
-    return {"kind": "Pod", "apiVersion": "v1", "metadata": meta, "spec": spec, "status": status}
-
-
-def pdb(name: str, *, namespace: str = "default", match_labels: dict,
-        disruptions_allowed: int = 0, desired_healthy: int = 1, current_healthy: int = 1,
-        generation: int = 1, observed_generation: int = 1) -> dict:
-    return {"kind": "PodDisruptionBudget", "apiVersion": "policy/v1",
-            "metadata": {"name": name, "namespace": namespace, "generation": generation},
-            "spec": {"minAvailable": desired_healthy, "selector": {"matchLabels": match_labels}},
-            "status": {"observedGeneration": observed_generation,
-                       "disruptionsAllowed": disruptions_allowed,
-                       "currentHealthy": current_healthy, "desiredHealthy": desired_healthy,
-                       "expectedPods": current_healthy}}
-
-
-def simple(kind: str, api_version: str, name: str, namespace: str | None = None, **fields) -> dict:
-    meta = {"name": name}
-    if namespace:
-        meta["namespace"] = namespace
-    return {"kind": kind, "apiVersion": api_version, "metadata": meta, **fields}
-
-
-# ---- realistic objects for benchmarks ----------------------------------------------------
 
 _ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"]
 _TS = "2025-11-03T09:14:27Z"

@@ -281,19 +281,8 @@ def patch_status(store: ObjectStore, namespace: str, name: str, content_type: st
     except ValueError as e:
         raise st.bad_request(f"error decoding patch: {e}") from None
 
-    def change(pod):
-        patched = apply(pod, patch)
-        rv = ((patch.get("metadata") or {}).get("resourceVersion"))
-        if rv and rv != pod["metadata"].get("resourceVersion"):
-            raise _modified(name)
-        # The status subresource keeps everything but status from the stored object.
-        pod["status"] = patched.get("status") or {}
-        return pod
-
-    pod = store.update("Pod", namespace, name, change)
-    if pod is None:
-        raise st.not_found("pods", "", name)
-    return 200, pod
+    rv = (patch.get("metadata") or {}).get("resourceVersion")
+    return _write_status(store, namespace, name, rv, lambda pod: apply(pod, patch).get("status"))
 
 
 def put_status(store: ObjectStore, namespace: str, name: str, body: bytes) -> tuple[int, dict]:
@@ -305,11 +294,19 @@ def put_status(store: ObjectStore, namespace: str, name: str, body: bytes) -> tu
         raise st.bad_request("the name of the object (%s) does not match the name on the URL (%s)"
                              % ((new.get("metadata") or {}).get("name"), name))
 
+    rv = (new.get("metadata") or {}).get("resourceVersion")
+    return _write_status(store, namespace, name, rv, lambda pod: new.get("status"))
+
+
+def _write_status(store: ObjectStore, namespace: str, name: str, rv, new_status) -> tuple[int, dict]:
+    """The status subresource: the stored pod keeps everything but its status,
+    which becomes new_status(stored pod); a stale resourceVersion conflicts."""
+
     def change(pod):
-        rv = (new.get("metadata") or {}).get("resourceVersion")
+        status = new_status(pod)
         if rv and rv != pod["metadata"].get("resourceVersion"):
             raise _modified(name)
-        pod["status"] = new.get("status") or {}
+        pod["status"] = status or {}
         return pod
 
     pod = store.update("Pod", namespace, name, change)

@@ -6,7 +6,10 @@ import hashlib
 import uuid
 
 import pytest
-from builders import admitted
+from builders import admitted, match_labels, node_selector_term, required_node_affinity, spread_constraint
+from builders import fixture_pod as pod
+from builders import priority_class as pc
+from builders import runtime_class as rc
 
 from kschedx.cluster import build_cluster
 from kschedx.errors import InputError
@@ -16,24 +19,6 @@ from kschedx.sources.fixtures import Origin
 NOT_READY = {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
 UNREACHABLE = {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
                "tolerationSeconds": 300}
-
-
-def pod(name="p", namespace=None, **spec):
-    s = {"containers": [{"name": "c", "image": "i"}]}
-    s.update(spec)
-    meta = {"name": name}
-    if namespace:
-        meta["namespace"] = namespace
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": s}
-
-
-def pc(name, value, global_default=False, policy=None):
-    o = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
-    if global_default:
-        o["globalDefault"] = True
-    if policy:
-        o["preemptionPolicy"] = policy
-    return o
 
 
 def the_pod(cluster, name="p"):
@@ -246,19 +231,6 @@ def test_node_without_status():
 # --- RuntimeClass ---------------------------------------------------------------
 
 
-def rc(name, overhead=None, node_selector=None, tolerations=None):
-    o = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": name}, "handler": "h"}
-    if overhead:
-        o["overhead"] = {"podFixed": overhead}
-    if node_selector or tolerations:
-        o["scheduling"] = {}
-        if node_selector:
-            o["scheduling"]["nodeSelector"] = node_selector
-        if tolerations:
-            o["scheduling"]["tolerations"] = tolerations
-    return o
-
-
 def test_runtime_class_overhead_and_scheduling():
     c = admitted(pod(runtimeClassName="kata", nodeSelector={"zone": "a"}),
                  rc("kata", {"cpu": "250m", "memory": "120Mi"}, {"sandbox": "true"},
@@ -418,8 +390,7 @@ def test_requests_equal_to_limits_are_fine():
 
 
 def _spread(**c):
-    base = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
-            "labelSelector": {"matchLabels": {"app": "web"}}}
+    base = spread_constraint(1, "zone", "DoNotSchedule", match_labels(app="web"))
     base.update(c)
     return pod(topologySpreadConstraints=[base])
 
@@ -428,8 +399,7 @@ _NODE_REQ = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExe
 
 
 def _node_affinity(*exprs):
-    return pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [{"matchExpressions": list(exprs)}]}}})
+    return pod(affinity={"nodeAffinity": required_node_affinity(node_selector_term(*exprs))})
 
 
 @pytest.mark.parametrize("obj, field, message", [
@@ -486,10 +456,10 @@ def test_valid_scheduling_fields_pass_validation():
                                          ("nodelist", "NodeList"), ("deployment", "Deployment")])
 def test_a_misspelled_kind_is_a_warning_not_a_silent_loss(kind, meant):
     obj = {"apiVersion": "v1", "kind": kind, "metadata": {"name": "x"}}
-    cluster = build_cluster([(obj, Origin("test.yaml", 1))])
+    cluster = admitted(obj)
     assert cluster.warnings == [f"ignored 1 object(s) of kind {kind!r}, which is not a kind: did you mean {meant}?"]
 
 
 def test_kinds_the_scheduler_does_not_read_are_ignored_quietly():
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
-    assert build_cluster([(cm, Origin("test.yaml", 1))]).warnings == []
+    assert admitted(cm).warnings == []

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-import kubeapi_objects as ko
+from builders import api_pdb, api_pod
 from cluster_scenarios import no_ambient_config, run, small_cluster  # noqa: F401 (fixture)
 from kschedx import app, bind, cli_cluster
 from kschedx.cluster import ClusterState
@@ -130,7 +130,7 @@ def test_unschedulable_pod_is_not_bound(kube_api):
 
 def test_gated_pod_is_not_bound(kube_api):
     small_cluster(kube_api)
-    gated = ko.pod("gated")
+    gated = api_pod("gated")
     gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
     kube_api.add(gated)
     r = run("bind", "default/gated", "--yes", "--kubeconfig", kube_api.kubeconfig)
@@ -195,7 +195,7 @@ def test_pod_deleted_or_recreated_after_the_plan(kube_api):
     kube_api.delete("Pod", "default", "web")
     with pytest.raises(ClusterError, match="pod default/web not found"):
         bind.execute(conn, p)
-    kube_api.add(ko.pod("web", cpu="500m"))  # same name, new UID
+    kube_api.add(api_pod("web", cpu="500m"))  # same name, new UID
     with pytest.raises(ClusterError, match="deleted and re-created"):
         bind.execute(conn, p)
     assert not bindings(kube_api)
@@ -218,7 +218,7 @@ def test_stale_uid_is_refused_by_the_server_too(kube_api):
     conn = conn_for(kube_api)
     pod = conn.get_pod("default", "web")
     kube_api.delete("Pod", "default", "web")
-    kube_api.add(ko.pod("web", cpu="500m"))
+    kube_api.add(api_pod("web", cpu="500m"))
     with pytest.raises(ClusterError, match="Precondition failed: UID in precondition"):
         conn.bind_pod(pod, "n3")
 
@@ -236,9 +236,9 @@ def preemption_cluster(api, *, protected_second_victim: bool = False):
     api.store.update("Pod", "team", "busy-2", lambda p: {
         **p, "status": {**p["status"], "startTime": "2025-01-01T00:00:00Z"}})
     if protected_second_victim:
-        api.add(ko.pod("busy-3", node_name="n3", cpu="500m", namespace="team", labels={"app": "db"}),
-                ko.pdb("db", namespace="team", match_labels={"app": "db"}, disruptions_allowed=0,
-                       desired_healthy=1, current_healthy=1))
+        api.add(api_pod("busy-3", node_name="n3", cpu="500m", namespace="team", labels={"app": "db"}),
+                api_pdb("db", namespace="team", match_labels={"app": "db"}, disruptions_allowed=0,
+                        desired_healthy=1, current_healthy=1))
 
 
 @needs_preemption
@@ -332,7 +332,7 @@ def test_execute_rechecks_the_fit_after_the_victims_left(kube_api):
     conn = conn_for(kube_api)
     p = _plan_with_victims(conn, kube_api, ["team/busy-2"])
     # While the victim terminates, something else lands on n3.
-    kube_api.add(ko.pod("sneaky", node_name="n3", cpu="1"))
+    kube_api.add(api_pod("sneaky", node_name="n3", cpu="1"))
     with pytest.raises(ClusterError, match="after the preemption node n3 does not fit default/big: "
                                            "NodeResourcesFit: Insufficient cpu"):
         bind.execute(conn, p, timeout=10)

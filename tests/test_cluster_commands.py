@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 import yaml
 
-import kubeapi_objects as ko
-from cluster_scenarios import no_ambient_config, run, small_cluster  # noqa: F401 (fixture)
+from builders import api_node, api_pdb, api_pod, metadata, served
+from cluster_scenarios import closed_port, in_cluster, no_ambient_config, run, small_cluster  # noqa: F401 (fixture)
 from kschedx import cli_cluster
 from kschedx.cluster import PLUGINS_READING
 
@@ -149,18 +149,8 @@ def test_every_optional_kind_maps_to_plugins():
 # ---- connection errors: one line, exit 4 ---------------------------------------------------------
 
 
-def _closed_port() -> int:
-    import socket
-
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def test_unreachable_server(kube_api, tmp_path):
-    kc = kube_api.write_kubeconfig(tmp_path / "closed", server=f"https://127.0.0.1:{_closed_port()}")
+    kc = kube_api.write_kubeconfig(tmp_path / "closed", server=f"https://127.0.0.1:{closed_port()}")
     for args in (("explain", "--all-pending"), ("snapshot", "-o", tmp_path / "s.yaml"), ("bind", "a/b", "--yes")):
         r = run(*args, "--kubeconfig", kc)
         assert r.exit_code == 4, (args, r.stderr)
@@ -171,7 +161,7 @@ def test_unreachable_server(kube_api, tmp_path):
 
 
 def test_forbidden_pods_names_verb_and_resource(kube_api, tmp_path):
-    kube_api.add(ko.node("n1"))
+    kube_api.add(api_node("n1"))
     kube_api.inject("/api/v1/pods", 403)
     r = run("snapshot", "-o", tmp_path / "s.yaml", "--kubeconfig", kube_api.kubeconfig)
     assert r.exit_code == 4
@@ -184,7 +174,7 @@ def test_bad_credentials_tls_and_timeout(kube_api, tmp_path):
 
     from kubeapi_tls import make_ca
 
-    kube_api.add(ko.node("n1"))
+    kube_api.add(api_node("n1"))
     bad_token = kube_api.write_kubeconfig(tmp_path / "token", token="wrong")
     r = run("explain", "--all-pending", "--kubeconfig", bad_token)
     assert r.exit_code == 4 and "401 Unauthorized" in r.stderr
@@ -212,7 +202,7 @@ def test_missing_kubeconfig_is_an_input_error(tmp_path):
 
 def _with_bulk(api):
     """A pod carrying everything scheduling never reads."""
-    pod = ko.pod("noisy", node_name="n1", cpu="100m")
+    pod = api_pod("noisy", node_name="n1", cpu="100m")
     c = pod["spec"]["containers"][0]
     c.update(env=[{"name": "PASSWORD", "value": "hunter2"}], command=["/bin/app"], args=["--secret=s3"],
              livenessProbe={"httpGet": {"path": "/", "port": 80}},
@@ -292,8 +282,8 @@ def test_snapshot_keeps_only_what_scheduling_reads_unless_full(kube_api, tmp_pat
 
 def test_snapshot_is_deterministic_and_ordered(kube_api, tmp_path):
     small_cluster(kube_api)
-    kube_api.add(ko.simple("PriorityClass", "scheduling.k8s.io/v1", "high", value=1000),
-                 ko.pdb("web-pdb", match_labels={"app": "web"}))
+    kube_api.add(served("scheduling.k8s.io/v1", "PriorityClass", metadata("high"), value=1000),
+                 api_pdb("web-pdb", match_labels={"app": "web"}))
     kc = kube_api.kubeconfig
     for name in ("a.yaml.gz", "b.yaml.gz", "a.json", "b.json"):
         assert run("snapshot", "-o", tmp_path / name, "--kubeconfig", kc).exit_code == 0
@@ -362,8 +352,8 @@ def test_sigterm_while_writing_removes_the_partial_file(tmp_path):
 
 def test_snapshot_never_reads_secrets_or_configmaps(kube_api, tmp_path):
     small_cluster(kube_api)
-    kube_api.add(ko.simple("Secret", "v1", "s", "default", data={"k": "djE="}),
-                 ko.simple("ConfigMap", "v1", "c", "default", data={"k": "v"}))
+    kube_api.add(served("v1", "Secret", metadata("s", "default"), data={"k": "djE="}),
+                 served("v1", "ConfigMap", metadata("c", "default"), data={"k": "v"}))
     assert run("snapshot", "-o", tmp_path / "s.yaml", "--kubeconfig", kube_api.kubeconfig).exit_code == 0
     assert not [p for p in kube_api.paths() if "secret" in p or "configmap" in p]
     assert "djE=" not in (tmp_path / "s.yaml").read_text()
@@ -434,15 +424,8 @@ def test_pods_keep_their_priority_when_the_class_cannot_be_read(kube_api):
 
 
 def test_in_cluster_configuration(kube_api, monkeypatch, tmp_path):
-    from kubernetes.config import incluster_config
-
     small_cluster(kube_api)
-    token = tmp_path / "token"
-    token.write_text(kube_api.token)
-    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(token))
-    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(kube_api.tls.ca_cert))
-    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
-    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(kube_api.port))
+    in_cluster(kube_api, monkeypatch, tmp_path)
     doc = doc_of(run("explain", "default/web", "-o", "json"))  # no kubeconfig anywhere
     assert [p["pod"] for p in doc["pods"]] == ["default/web"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -12,21 +11,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-import kubeapi_objects as ko
+from builders import api_node, api_pdb, api_pod, metadata, served
+from cluster_scenarios import closed_port, in_cluster, no_ambient_config  # noqa: F401 (fixture)
 from kubeapi_tls import make_ca
 from kschedx.errors import ClusterError, InputError
 from kschedx.sources import cluster
 from kschedx.sources.cluster import BindConflict, ClusterAPIError, EvictionBlocked
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(autouse=True)
-def _no_ambient_config(monkeypatch, tmp_path):
-    # Never pick up the developer's own cluster.
-    monkeypatch.delenv("KUBECONFIG", raising=False)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
 
 
 def connect(server, **kw):
@@ -38,21 +30,13 @@ def names(objs, kind=None):
     return sorted(o["metadata"]["name"] for o in objs if kind is None or o["kind"] == kind)
 
 
-def closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 # ---- reading ---------------------------------------------------------------------------
 
 
 def test_pagination_follows_continue_tokens_across_many_pages(kube_api, monkeypatch):
     monkeypatch.setattr(cluster, "PAGE_SIZE", 7)
-    kube_api.add(*[ko.node(f"node-{i:02}") for i in range(10)])
-    kube_api.add(*[ko.pod(f"p-{i:03}", namespace=f"ns-{i % 3}", node_name="node-01")
+    kube_api.add(*[api_node(f"node-{i:02}") for i in range(10)])
+    kube_api.add(*[api_pod(f"p-{i:03}", namespace=f"ns-{i % 3}", node_name="node-01")
                    for i in range(100)])
     seen = []
     read = connect(kube_api).read_objects(progress=lambda *a: seen.append(a))
@@ -71,12 +55,12 @@ def test_pagination_follows_continue_tokens_across_many_pages(kube_api, monkeypa
 
 
 def test_every_kind_is_read_and_items_get_kind_and_api_version(kube_api):
-    objs = [ko.node("n1"), ko.pod("p1", node_name="n1")]
+    objs = [api_node("n1"), api_pod("p1", node_name="n1")]
     for kind in cluster.KINDS[2:]:
         ns = None if kind.kind in ("Namespace", "PersistentVolume", "StorageClass", "CSINode",
                                    "CSIDriver", "VolumeAttachment", "PriorityClass",
                                    "RuntimeClass", "ResourceSlice", "DeviceClass") else "default"
-        objs.append(ko.simple(kind.kind, kind.api_version, f"x-{kind.plural}", ns))
+        objs.append(served(kind.api_version, kind.kind, metadata(f"x-{kind.plural}", ns)))
     objs[1]["metadata"]["managedFields"] = [{"manager": "kubelet", "operation": "Update"}]
     kube_api.add(*objs)
     # The wire format really omits them in list items: the client must add them.
@@ -93,9 +77,9 @@ def test_every_kind_is_read_and_items_get_kind_and_api_version(kube_api):
 
 
 def test_terminal_pods_are_skipped(kube_api):
-    kube_api.add(ko.node("n1"), ko.pod("running", node_name="n1"), ko.pod("pending"),
-                 ko.pod("done", node_name="n1", phase="Succeeded"),
-                 ko.pod("crashed", node_name="n1", phase="Failed"))
+    kube_api.add(api_node("n1"), api_pod("running", node_name="n1"), api_pod("pending"),
+                 api_pod("done", node_name="n1", phase="Succeeded"),
+                 api_pod("crashed", node_name="n1", phase="Failed"))
     read = connect(kube_api).read_objects()
     assert names(read.objects, "Pod") == ["pending", "running"]
     [first] = [r for r in kube_api.requests if r.path == "/api/v1/pods"]
@@ -111,7 +95,7 @@ def test_terminal_pods_are_skipped_even_if_the_server_ignores_the_selector():
 
 
 def test_forbidden_optional_kind_is_a_warning(kube_api):
-    kube_api.add(ko.node("n1"))
+    kube_api.add(api_node("n1"))
     kube_api.inject("/apis/policy/v1/poddisruptionbudgets", 403)
     read = connect(kube_api).read_objects()
     assert set(read.unreadable) == {"PodDisruptionBudget"}
@@ -179,7 +163,7 @@ def test_wrong_ca_is_a_tls_error(kube_api, tmp_path):
 
 
 def test_429_with_retry_after_is_retried(kube_api):
-    kube_api.add(ko.node("n1"))
+    kube_api.add(api_node("n1"))
     kube_api.inject("/api/v1/nodes", 429, retry_after=1, times=1)
     start = time.monotonic()
     read = connect(kube_api).read_objects()
@@ -190,7 +174,7 @@ def test_429_with_retry_after_is_retried(kube_api):
 
 @pytest.mark.parametrize("fault", [{"status": 500}, {"status": 503}, {"reset": True}])
 def test_transient_failures_are_retried(kube_api, fault):
-    kube_api.add(ko.node("n1"), ko.pod("p1", node_name="n1"))
+    kube_api.add(api_node("n1"), api_pod("p1", node_name="n1"))
     kube_api.inject("/api/v1/pods", times=2, **fault)
     read = connect(kube_api).read_objects()
     assert names(read.objects, "Pod") == ["p1"]
@@ -217,7 +201,7 @@ def test_slow_server_times_out(kube_api):
 
 def test_expired_continue_token_restarts_the_list(kube_api, monkeypatch):
     monkeypatch.setattr(cluster, "PAGE_SIZE", 10)
-    kube_api.add(ko.node("n1"), *[ko.pod(f"p-{i:02}", node_name="n1") for i in range(35)])
+    kube_api.add(api_node("n1"), *[api_pod(f"p-{i:02}", node_name="n1") for i in range(35)])
     list_page = kube_api.store.list_page
     expired = []
 
@@ -236,8 +220,8 @@ def test_expired_continue_token_restarts_the_list(kube_api, monkeypatch):
 
 
 def test_pending_pods_and_single_reads(kube_api):
-    kube_api.add(ko.node("n1"), ko.pod("bound", node_name="n1"), ko.pod("waiting"),
-                 ko.pod("failed", phase="Failed"))
+    kube_api.add(api_node("n1"), api_pod("bound", node_name="n1"), api_pod("waiting"),
+                 api_pod("failed", phase="Failed"))
     conn = connect(kube_api)
     assert names(conn.list_pending_pods()) == ["waiting"]
     pod = conn.get_pod("default", "bound")
@@ -248,9 +232,9 @@ def test_pending_pods_and_single_reads(kube_api):
 
 
 def test_secrets_and_configmaps_are_never_requested(kube_api):
-    kube_api.add(ko.node("n1"), ko.pod("p", node_name="n1"), ko.pod("q"),
-                 ko.simple("Secret", "v1", "s", "default", data={"k": "djE="}),
-                 ko.simple("ConfigMap", "v1", "c", "default", data={"k": "v"}))
+    kube_api.add(api_node("n1"), api_pod("p", node_name="n1"), api_pod("q"),
+                 served("v1", "Secret", metadata("s", "default"), data={"k": "djE="}),
+                 served("v1", "ConfigMap", metadata("c", "default"), data={"k": "v"}))
     conn = connect(kube_api)
     conn.read_objects()
     conn.list_pending_pods()
@@ -266,7 +250,7 @@ def test_secrets_and_configmaps_are_never_requested(kube_api):
 
 
 def test_bind_posts_a_binding_like_the_default_binder(kube_api):
-    [pod] = kube_api.add(ko.pod("web"))
+    [pod] = kube_api.add(api_pod("web"))
     connect(kube_api).bind_pod({**pod, "kind": "Pod"}, "node-a")
 
     [req] = [r for r in kube_api.requests if r.path.endswith("/binding")]
@@ -282,7 +266,7 @@ def test_bind_posts_a_binding_like_the_default_binder(kube_api):
 
 
 def test_bind_already_bound_is_a_conflict_with_the_server_message(kube_api):
-    [pod] = kube_api.add(ko.pod("web", node_name="n1"))
+    [pod] = kube_api.add(api_pod("web", node_name="n1"))
     with pytest.raises(BindConflict) as exc:
         connect(kube_api).bind_pod(pod, "n2")
     assert exc.value.status == 409 and exc.value.exit_code == 4
@@ -292,7 +276,7 @@ def test_bind_already_bound_is_a_conflict_with_the_server_message(kube_api):
 
 
 def test_bind_with_stale_uid_is_a_conflict(kube_api):
-    [pod] = kube_api.add(ko.pod("web"))
+    [pod] = kube_api.add(api_pod("web"))
     stale = {**pod, "metadata": {**pod["metadata"], "uid": "00000000-dead-beef-0000-000000000000"}}
     with pytest.raises(BindConflict, match="Precondition failed: UID in precondition"):
         connect(kube_api).bind_pod(stale, "n1")
@@ -300,7 +284,7 @@ def test_bind_with_stale_uid_is_a_conflict(kube_api):
 
 
 def test_bind_is_not_retried_after_a_server_error(kube_api):
-    [pod] = kube_api.add(ko.pod("web"))
+    [pod] = kube_api.add(api_pod("web"))
     kube_api.inject(r".*/binding", 500, times=1)
     with pytest.raises(ClusterAPIError, match="500"):
         connect(kube_api).bind_pod(pod, "n1")
@@ -309,7 +293,7 @@ def test_bind_is_not_retried_after_a_server_error(kube_api):
 
 def test_evict_then_wait_until_gone(kube_api):
     kube_api.removal_delay = 0.6
-    [pod] = kube_api.add(ko.pod("victim", node_name="n1"))
+    [pod] = kube_api.add(api_pod("victim", node_name="n1"))
     conn = connect(kube_api)
     assert conn.evict_pod(pod) is True
     [req] = [r for r in kube_api.requests if r.path.endswith("/eviction")]
@@ -328,9 +312,9 @@ def test_evict_then_wait_until_gone(kube_api):
 
 
 def test_evict_blocked_by_pdb(kube_api):
-    [pod] = kube_api.add(ko.pod("db-0", node_name="n1", labels={"app": "db"}))
-    kube_api.add(ko.pdb("db-pdb", match_labels={"app": "db"}, disruptions_allowed=0,
-                        desired_healthy=3, current_healthy=3))
+    [pod] = kube_api.add(api_pod("db-0", node_name="n1", labels={"app": "db"}))
+    kube_api.add(api_pdb("db-pdb", match_labels={"app": "db"}, disruptions_allowed=0,
+                         desired_healthy=3, current_healthy=3))
     with pytest.raises(EvictionBlocked) as exc:
         connect(kube_api).evict_pod(pod)
     e = exc.value
@@ -342,9 +326,9 @@ def test_evict_blocked_by_pdb(kube_api):
 
 
 def test_evict_pdb_not_yet_observed(kube_api):
-    [pod] = kube_api.add(ko.pod("db-0", node_name="n1", labels={"app": "db"}))
-    kube_api.add(ko.pdb("db-pdb", match_labels={"app": "db"}, disruptions_allowed=1,
-                        generation=2, observed_generation=1))
+    [pod] = kube_api.add(api_pod("db-0", node_name="n1", labels={"app": "db"}))
+    kube_api.add(api_pdb("db-pdb", match_labels={"app": "db"}, disruptions_allowed=1,
+                         generation=2, observed_generation=1))
     with pytest.raises(EvictionBlocked) as exc:
         connect(kube_api).evict_pod(pod)
     assert exc.value.budget_messages == [
@@ -353,22 +337,22 @@ def test_evict_pdb_not_yet_observed(kube_api):
 
 
 def test_evict_pending_pod_ignores_pdb(kube_api):
-    [pod] = kube_api.add(ko.pod("db-0", labels={"app": "db"}))
-    kube_api.add(ko.pdb("db-pdb", match_labels={"app": "db"}, disruptions_allowed=0))
+    [pod] = kube_api.add(api_pod("db-0", labels={"app": "db"}))
+    kube_api.add(api_pdb("db-pdb", match_labels={"app": "db"}, disruptions_allowed=0))
     conn = connect(kube_api)
     assert conn.evict_pod(pod) is True
     assert conn.get_pod("default", "db-0") is None  # unscheduled: deleted at once
 
 
 def test_evict_allowed_by_pdb_decrements_it(kube_api):
-    [pod] = kube_api.add(ko.pod("db-0", node_name="n1", labels={"app": "db"}))
-    kube_api.add(ko.pdb("db-pdb", match_labels={"app": "db"}, disruptions_allowed=1))
+    [pod] = kube_api.add(api_pod("db-0", node_name="n1", labels={"app": "db"}))
+    kube_api.add(api_pdb("db-pdb", match_labels={"app": "db"}, disruptions_allowed=1))
     assert connect(kube_api).evict_pod(pod) is True
     assert kube_api.get("PodDisruptionBudget", "default", "db-pdb")["status"]["disruptionsAllowed"] == 0
 
 
 def test_evict_stale_uid_is_a_conflict(kube_api):
-    [pod] = kube_api.add(ko.pod("web", node_name="n1"))
+    [pod] = kube_api.add(api_pod("web", node_name="n1"))
     stale = {**pod, "metadata": {**pod["metadata"], "uid": "other"}}
     with pytest.raises(ClusterAPIError, match="Precondition failed") as exc:
         connect(kube_api).evict_pod(stale)
@@ -376,14 +360,14 @@ def test_evict_stale_uid_is_a_conflict(kube_api):
 
 
 def test_evict_throttled_by_priority_and_fairness_is_retried(kube_api):
-    [pod] = kube_api.add(ko.pod("web", node_name="n1"))
+    [pod] = kube_api.add(api_pod("web", node_name="n1"))
     kube_api.inject(r".*/eviction", 429, retry_after=1, times=1)
     assert connect(kube_api).evict_pod(pod) is True
     assert kube_api.request_count(r".*/eviction") == 2
 
 
 def test_set_nominated_node(kube_api):
-    [pod] = kube_api.add(ko.pod("web"))
+    [pod] = kube_api.add(api_pod("web"))
     conn = connect(kube_api)
     updated = conn.set_nominated_node(pod, "n7")
     assert updated["status"]["nominatedNodeName"] == "n7" and updated["kind"] == "Pod"
@@ -396,10 +380,10 @@ def test_set_nominated_node(kube_api):
 
 
 def test_wait_pods_gone_matches_by_uid_and_times_out(kube_api):
-    [old] = kube_api.add(ko.pod("sts-0", node_name="n1"))
-    [stay] = kube_api.add(ko.pod("stays", node_name="n1"))
+    [old] = kube_api.add(api_pod("sts-0", node_name="n1"))
+    [stay] = kube_api.add(api_pod("stays", node_name="n1"))
     kube_api.delete("Pod", "default", "sts-0")
-    kube_api.add(ko.pod("sts-0", node_name="n1"))  # re-created: a new UID
+    kube_api.add(api_pod("sts-0", node_name="n1"))  # re-created: a new UID
     conn = connect(kube_api)
     start = time.monotonic()
     left = conn.wait_pods_gone([old, stay], timeout=0.5, poll_interval=0.1)
@@ -428,7 +412,7 @@ def _split_kubeconfig(server, tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_kubeconfig_env_merges_files_first_wins(kube_api, tmp_path, monkeypatch):
-    kube_api.add(ko.node("n1"))
+    kube_api.add(api_node("n1"))
     pa, pb = _split_kubeconfig(kube_api, tmp_path)
     monkeypatch.setenv("KUBECONFIG", f"{pa}:{tmp_path / 'missing.yaml'}:{pb}")
     conn = cluster.connect()
@@ -464,15 +448,8 @@ def test_kubeconfig_problems_are_input_errors(kube_api, tmp_path, monkeypatch):
 
 
 def test_in_cluster_configuration(kube_api, monkeypatch, tmp_path):
-    from kubernetes.config import incluster_config
-
-    token = tmp_path / "token"
-    token.write_text(kube_api.token)
-    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(token))
-    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(kube_api.tls.ca_cert))
-    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
-    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(kube_api.port))
-    kube_api.add(ko.node("n1"))
+    in_cluster(kube_api, monkeypatch, tmp_path)
+    kube_api.add(api_node("n1"))
     conn = cluster.connect()  # no kubeconfig anywhere: HOME is empty
     assert conn.context_name is None and conn.server == kube_api.url
     assert names(conn.read_objects().objects, "Node") == ["n1"]
@@ -528,8 +505,8 @@ def raw(kube_api):
 
 
 def test_server_lists_namespaced_and_gets_single_objects(kube_api, raw):
-    kube_api.add(ko.node("n1"), ko.pod("a", namespace="ns1"), ko.pod("b", namespace="ns2"),
-                 ko.pod("c", namespace="ns1-x"))
+    kube_api.add(api_node("n1"), api_pod("a", namespace="ns1"), api_pod("b", namespace="ns2"),
+                 api_pod("c", namespace="ns1-x"))
     status, body, _ = raw("GET", "/api/v1/namespaces/ns1/pods")
     assert status == 200 and body["kind"] == "PodList" and body["apiVersion"] == "v1"
     assert [i["metadata"]["name"] for i in body["items"]] == ["a"]
@@ -543,7 +520,7 @@ def test_server_lists_namespaced_and_gets_single_objects(kube_api, raw):
 
 
 def test_server_status_patch_put_and_conflicts(kube_api, raw):
-    [pod] = kube_api.add(ko.pod("web"))
+    [pod] = kube_api.add(api_pod("web"))
     path = "/api/v1/namespaces/default/pods/web/status"
     status, body, _ = raw("PATCH", path, {"status": {"nominatedNodeName": "n1"},
                                           "spec": {"nodeName": "ignored"}},
@@ -561,7 +538,7 @@ def test_server_status_patch_put_and_conflicts(kube_api, raw):
 
 def test_server_graceful_delete_and_injected_faults(kube_api, raw):
     kube_api.removal_delay = 0.3
-    kube_api.add(ko.pod("web", node_name="n1"))
+    kube_api.add(api_pod("web", node_name="n1"))
     status, body, _ = raw("DELETE", "/api/v1/namespaces/default/pods/web")
     assert status == 200 and body["metadata"]["deletionTimestamp"]
     assert kube_api.get("Pod", "default", "web") is not None

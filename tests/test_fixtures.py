@@ -9,17 +9,14 @@ import sys
 import pytest
 import yaml
 
+from builders import fixture_node as node
+from builders import fixture_pod
 from kschedx.errors import InputError
 from kschedx.sources.fixtures import Origin, expand_paths, read_objects
 
 
-def node(name):
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}}
-
-
 def pod(name, ns="default"):
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
-            "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    return fixture_pod(name, ns)
 
 
 def names(objs):

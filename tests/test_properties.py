@@ -18,7 +18,7 @@ import re
 import tempfile
 
 import yaml
-from builders import container, make_pod, sidecar
+from builders import container, make_pod, req_containers, sidecar
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -261,7 +261,7 @@ def init_entry():
 
 def build(containers, inits, overhead=None):
     return make_pod(
-        containers=[container(f"c{i}", requests=r) for i, r in enumerate(containers)],
+        containers=req_containers(*containers),
         init_containers=[(sidecar if sc else container)(f"i{i}", requests=r) for i, (sc, r) in enumerate(inits)] or None,
         overhead=overhead,
     )

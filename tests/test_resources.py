@@ -10,7 +10,7 @@ the overhead.
 """
 
 import pytest
-from builders import container, make_pod, sidecar
+from builders import container, make_pod, put, req_containers, sidecar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,24 +33,15 @@ def m(rl):
 
 
 def pod(containers=(), init=(), overhead=None, pod_level=None, statuses=None, init_statuses=None, conditions=None):
-    status = {}
-    if statuses:
-        status["containerStatuses"] = statuses
-    if init_statuses:
-        status["initContainerStatuses"] = init_statuses
-    if conditions:
-        status["conditions"] = conditions
+    status = put({}, containerStatuses=statuses or None, initContainerStatuses=init_statuses or None,
+                 conditions=conditions or None)
     return make_pod(containers=list(containers), init_containers=list(init) or None, overhead=overhead,
                     pod_resources=pod_level, status=status or None)
 
 
 def cs(name, requests=None, allocated=None, has_resources=True):
-    s = {"name": name}
-    if allocated is not None:
-        s["allocatedResources"] = allocated
-    if has_resources:
-        s["resources"] = {"requests": requests or {}}
-    return s
+    return put({"name": name}, allocatedResources=allocated,
+               resources={"requests": requests or {}} if has_resources else None)
 
 
 def c(name="c", **requests):
@@ -292,7 +283,7 @@ _STATUS = st.sampled_from([None, {"name": "c0"}, {"name": "c0", "resources": {"r
 @given(st.lists(_RESOURCE_LISTS, min_size=1, max_size=3), st.lists(_RESOURCE_LISTS, max_size=2),
        st.lists(_STATUS, max_size=2), st.booleans(), st.sampled_from([None, {"requests": {"cpu": "1"}}]))
 def test_requests_stand_for_non_zero_requests_unless_defaults_apply(requests, init, statuses, sidecars, pod_level):
-    containers = [container(f"c{i}", requests=r) for i, r in enumerate(requests)]
+    containers = req_containers(*requests)
     inits = [(sidecar if sidecars else container)(f"i{i}", requests=r) for i, r in enumerate(init)]
     p = pod(containers, inits, pod_level=pod_level, statuses=[s for s in statuses if s])
     reqs = pod_requests(p)

@@ -12,7 +12,9 @@ from click.testing import CliRunner
 from kschedx import app
 from kschedx.cli import main
 from golden_compare import GOLDEN
-from preemption_helpers import HIGH, LOW, MID, ONE_POD, node, pod
+from builders import HIGH, LOW, MID, ONE_POD
+from builders import preemption_node as node
+from builders import preemption_pod as pod
 
 
 def _write(tmp_path, objs, name="cluster.yaml"):

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from kschedx.cluster import build_cluster
 from kschedx.errors import InputError
-from volume_support import ORIGIN, csi_node, pod, pv, pvc, storage_class
-
-
-def build(*objects):
-    return build_cluster([(o, ORIGIN) for o in objects])
+from builders import csi_node, pvc, storage_class
+from builders import admitted as build
+from builders import csi_pv as pv
+from builders import volume_pod as pod
 
 
 @pytest.mark.parametrize("obj,field", [

@@ -77,22 +77,22 @@ class Framework:
         return self.profile.weights.get(plugin, 1)
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: PodInfo, to_add: PodInfo, node: NodeInfo):
-        for pl in self.profile.pre_filter:
-            ext = pl.pre_filter_extensions()
-            if ext is None or pl.name in state.skip_filter_plugins:
-                continue
-            st = ext.add_pod(state, pod, to_add, node)
-            if st is not None and not st.is_success():
-                raise PluginError(f'running AddPod on PreFilter plugin "{pl.name}": {st.message()}')
+        self._run_pre_filter_extensions(state, pod, to_add, node, "add_pod", "AddPod")
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: PodInfo, to_remove: PodInfo, node: NodeInfo):
+        self._run_pre_filter_extensions(state, pod, to_remove, node, "remove_pod", "RemovePod")
+
+    def _run_pre_filter_extensions(self, state: CycleState, pod: PodInfo, other: PodInfo, node: NodeInfo,
+                                   method: str, point: str):
+        """The one loop behind RunPreFilterExtensionAddPod / RemovePod: plugins
+        that skipped at PreFilter are left out; a failure aborts the cycle."""
         for pl in self.profile.pre_filter:
             ext = pl.pre_filter_extensions()
             if ext is None or pl.name in state.skip_filter_plugins:
                 continue
-            st = ext.remove_pod(state, pod, to_remove, node)
+            st = getattr(ext, method)(state, pod, other, node)
             if st is not None and not st.is_success():
-                raise PluginError(f'running RemovePod on PreFilter plugin "{pl.name}": {st.message()}')
+                raise PluginError(f'running {point} on PreFilter plugin "{pl.name}": {st.message()}')
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         """RunReservePluginsReserve: plugins remember the placement (VolumeBinding

@@ -4,7 +4,9 @@ and the component-helpers nodeaffinity selector semantics it relies on
 ported: the default profile has none."""
 
 import pytest
-from builders import make_node, make_pod, node_info, run_filter, run_score, verdict
+from builders import make_node, make_pod, node_info, required_node_affinity, run_filter, run_score, verdict
+from builders import node_selector_term as term
+from builders import requirement as expr
 
 from kschedx.framework.cycle_state import CycleState
 from kschedx.labels import NodeSelector, SelectorError, node_selector_requirements
@@ -15,28 +17,12 @@ NO_MATCH = ("UnschedulableAndUnresolvable", ["node(s) didn't match Pod's node af
 OK = ("Success", [])
 
 
-def expr(key, op, *values):
-    e = {"key": key, "operator": op}
-    if values:
-        e["values"] = list(values)
-    return e
-
-
 def name_in(*names):
-    return {"key": "metadata.name", "operator": "In", "values": list(names)}
+    return expr("metadata.name", "In", *names)
 
 
 def required(*terms):
-    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}
-
-
-def term(*exprs, fields=None):
-    t = {}
-    if exprs:
-        t["matchExpressions"] = list(exprs)
-    if fields is not None:
-        t["matchFields"] = fields
-    return t
+    return {"nodeAffinity": required_node_affinity(*terms)}
 
 
 # name, pod kwargs, node labels, node name, want prefilter (code or None / set of names), want filter

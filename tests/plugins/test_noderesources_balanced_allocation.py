@@ -2,7 +2,7 @@
 The DRAExtendedResource rows (gate off in v1.35) are not ported."""
 
 import pytest
-from builders import container, framework_for, make_node, make_pod, run_score, sidecar
+from builders import container, framework_for, make_node, make_pod, req_containers, run_score, sidecar
 
 from kschedx.plugins.noderesources.balanced_allocation import (
     NodeResourcesBalancedAllocation,
@@ -19,7 +19,7 @@ def node(name, milli_cpu, memory, **scalar):
 
 
 def spec_pod(containers, node_name=None):
-    return make_pod(containers=[container(f"c{i}", requests=r) for i, r in enumerate(containers)], node=node_name)
+    return make_pod(containers=req_containers(*containers), node=node_name)
 
 
 CPU_AND_MEMORY = [{"cpu": "1000m", "memory": "2000"}, {"cpu": "2000m", "memory": "3000"}]

@@ -9,7 +9,9 @@ and the args-validation rows are not ported.
 """
 
 import pytest
-from builders import container, framework_for, make_node, make_pod, node_info, run_filter, run_score, sidecar, verdict
+from builders import (
+    container, framework_for, make_node, make_pod, node_info, req_containers, run_filter, run_score, sidecar, verdict,
+)
 
 from kschedx.plugins.noderesources.fit import NodeResourcesFit
 
@@ -36,7 +38,7 @@ def sc(**kw):
 
 def pod_of(*usage, init=None, overhead=None, pod_level=None):
     return make_pod(
-        containers=[container(f"c{i}", requests=u) for i, u in enumerate(usage)],
+        containers=req_containers(*usage),
         init_containers=[container(f"i{i}", requests=u) for i, u in enumerate(init)] if init else None,
         overhead=overhead,
         pod_resources={"requests": pod_level} if pod_level else None,
@@ -265,7 +267,7 @@ def cap_node(name, cpu=None, memory=None, **scalar):
 
 def reqs(*lists, node=None, sidecars=()):
     """st.MakePod().Req(...): one container per Req call, none without."""
-    return make_pod(containers=[container(f"c{i}", requests=r) for i, r in enumerate(lists)],
+    return make_pod(containers=req_containers(*lists),
                     init_containers=[sidecar(f"s{i}", requests=r) for i, r in enumerate(sidecars)] or None, node=node)
 
 

@@ -7,27 +7,13 @@ state exactly that).
 """
 
 import pytest
-from builders import make_node, make_pod, node_info, run_filter, run_score, verdict
+from builders import make_node, make_pod, node_info, run_filter, run_score, taint, verdict
+from builders import toleration as tol
 
 from kschedx.plugins.tainttoleration import TaintToleration
 
 UNTOLERATED = ("UnschedulableAndUnresolvable", ["node(s) had untolerated taint(s)"])
 OK = ("Success", [])
-
-
-def taint(key, value, effect):
-    return {"key": key, "value": value, "effect": effect}
-
-
-def tol(key, value=None, effect=None, operator=None):
-    t = {"key": key}
-    if value is not None:
-        t["value"] = value
-    if effect is not None:
-        t["effect"] = effect
-    if operator is not None:
-        t["operator"] = operator
-    return t
 
 
 FILTER_CASES = [

@@ -120,13 +120,15 @@ class PreFilterState:
         return pods
 
 
-def _add(counts: dict, witnesses: dict, pair, pi, node_name) -> None:
-    counts[pair] = counts.get(pair, 0) + 1
+def _count(counts: dict, witnesses: dict, pair, witness: tuple, n: int = 1) -> None:
+    """Adds n to a topology pair's count and remembers what counted there
+    (the witnesses the details name)."""
+    counts[pair] = counts.get(pair, 0) + n
     lst = witnesses.get(pair)
     if lst is None:
-        witnesses[pair] = [(pi, node_name)]
+        witnesses[pair] = [witness]
     else:
-        lst.append((pi, node_name))
+        lst.append(witness)
 
 
 def existing_anti_affinity_counts(state: PreFilterState, nodes) -> None:
@@ -146,7 +148,7 @@ def existing_anti_affinity_counts(state: PreFilterState, nodes) -> None:
                 if m:
                     tv = labels.get(t.topology_key)
                     if tv is not None:
-                        _add(counts, witnesses, (t.topology_key, tv), ep, ni.name)
+                        _count(counts, witnesses, (t.topology_key, tv), (ep, ni.name))
 
 
 def incoming_affinity_counts(state: PreFilterState, nodes) -> None:
@@ -180,23 +182,14 @@ def incoming_affinity_counts(state: PreFilterState, nodes) -> None:
                     aff_pairs = [(t.topology_key, labels.get(t.topology_key)) for t in req]
                 for pair in aff_pairs:
                     if pair[1] is not None:
-                        _add_many(aff_counts, aff_w, pair, sig, ni, n)
+                        _count(aff_counts, aff_w, pair, (sig, ni), n)
             if m[1]:
                 if anti_pairs is None:
                     anti_pairs = [(t.topology_key, labels.get(t.topology_key)) for t in anti]
                 for i in m[1]:
                     pair = anti_pairs[i]
                     if pair[1] is not None:
-                        _add_many(anti_counts, anti_w, pair, sig, ni, n)
-
-
-def _add_many(counts: dict, witnesses: dict, pair, sig: int, ni, n: int) -> None:
-    counts[pair] = counts.get(pair, 0) + n
-    lst = witnesses.get(pair)
-    if lst is None:
-        witnesses[pair] = [(sig, ni)]
-    else:
-        lst.append((sig, ni))
+                        _count(anti_counts, anti_w, pair, (sig, ni), n)
 
 
 def satisfy_existing_pods_anti_affinity(state: PreFilterState, node_info) -> bool:

@@ -4,7 +4,8 @@ hardPodAffinityWeight, namespaces, normalisation)."""
 
 from __future__ import annotations
 
-from podbuilder import PREFERRED, REQUIRED, Env, P, namespace, node
+from builders import PREFERRED, REQUIRED, Env, P, namespace
+from builders import topology_node as node
 
 IPA = "InterPodAffinity"
 

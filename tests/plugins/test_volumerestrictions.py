@@ -11,7 +11,12 @@ from kschedx.plugins.volumerestrictions import (
     ERR_REASON_RWOP_CONFLICT,
     PRE_FILTER_STATE_KEY,
 )
-from volume_support import framework, node, pending, pod, pv, pvc, run, verdict
+from builders import framework, pvc, verdict
+from builders import capacity_node as node
+from builders import csi_pv as pv
+from builders import filter_all as run
+from builders import pod_info as pending
+from builders import volume_pod as pod
 
 from golden_compare import GOLDEN
 

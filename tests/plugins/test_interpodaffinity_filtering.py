@@ -8,7 +8,10 @@ import pytest
 
 from kschedx.framework.cycle_state import CycleState
 from kschedx.plugins.interpodaffinity import filtering
-from podbuilder import REQUIRED, Env, P, exists, namespace, node, verdict
+from builders import Env, P, admitted, label_selector, namespace, requirement
+from builders import affinity_term as term
+from builders import rejection as verdict
+from builders import topology_node as node
 
 IPA = "InterPodAffinity"
 AFF = ("UnschedulableAndUnresolvable", ("node(s) didn't match pod affinity rules",))
@@ -30,14 +33,8 @@ def existing():
     return P().labels(POD_LABEL).node("node1")
 
 
-def term(selector, topology_key="", **extra):
-    d = {"labelSelector": selector, "topologyKey": topology_key}
-    d.update(extra)
-    return d
-
-
 def in_(key, *values):
-    return {"matchExpressions": [{"key": key, "operator": "In", "values": list(values)}]}
+    return label_selector(requirement(key, "In", *values))
 
 
 def with_terms(p: P, affinity=(), anti=()):
@@ -427,15 +424,12 @@ def test_nominated_pods_count_through_add_pod():
     """A higher-priority pod nominated to node A counts there (AddPod on a
     cloned state) for the incoming pod's anti-affinity, and nowhere else."""
     from kschedx import app
-    from kschedx.cluster import build_cluster
-    from kschedx.sources.fixtures import Origin
 
     nominated = P("nominated").label("app", "web").obj()
     nominated["spec"]["priority"] = 100
     nominated["status"] = {"nominatedNodeName": "nodeA"}
     incoming = P("incoming").label("app", "web").pod_anti_affinity_in("app", "hostname", ["web"]).obj()
-    objs = [(o, Origin("t")) for o in abc_nodes("z1", "z1") + [nominated, incoming]]
-    cluster = build_cluster(objs)
+    cluster = admitted(*abc_nodes("z1", "z1"), nominated, incoming)
     from kschedx.snapshot import PodInfo
 
     fw = app.new_framework(cluster, tie_break="name", seed=None)

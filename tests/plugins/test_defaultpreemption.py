@@ -17,18 +17,120 @@ from kschedx.framework.preemption import (
     more_important_pod,
     split_by_pdb_violation,
 )
+from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.fit_error import fit_error_message
+from kschedx.framework.interface import Plugin
+from kschedx.framework.runner import NodeToStatus, PodResult
 from kschedx.framework.status import Code, Status
 from kschedx.labels import selector_from_set
 from kschedx.plugins.defaultpreemption import DefaultPreemption, validate_args
 from kschedx.snapshot import PodInfo
-from preemption_helpers import (
-    HIGH, LARGE, LOW, MEDIUM, MID, NEG, NODE_RES, ONE_POD, SMALL, VERY_HIGH, VERY_LARGE,
-    CountingFilter, Env, ErroringExtensions, FalseFilter, MatchFilter, epoch, node, pdb, pod,
+from builders import (
+    HIGH, LARGE, LOW, MEDIUM, MID, NEG, NODE_RES, ONE_POD, SMALL, VERY_HIGH, VERY_LARGE, epoch, framework, pdb,
+    pod_info,
 )
+from builders import preemption_node as node
+from builders import preemption_pod as pod
 
 U = Code.UNSCHEDULABLE
 UU = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+
+class Env:
+    """A cluster, its snapshot and a default-profile framework whose nominator
+    holds the pending pods' nominations; `plugin` is its DefaultPreemption."""
+
+    def __init__(self, objects, tie_break="name", seed=None):
+        self.fw = framework(*objects, tie_break=tie_break, seed=seed)
+        self.cluster = self.fw.cluster
+        self.snapshot = self.fw.snapshot
+        for p in self.cluster.pending_pods():
+            nom = (p.get("status") or {}).get("nominatedNodeName")
+            if nom:
+                self.fw.nominator.add(PodInfo(p), nom)
+        self.plugin = self.fw.profile.by_name["DefaultPreemption"]
+
+    def pod_info(self, name, ns="default") -> PodInfo:
+        return pod_info(self.fw, name, ns)
+
+    def pre_filter(self, pi) -> CycleState:
+        state = CycleState()
+        _, st, _ = self.fw._run_pre_filter(state, pi, PodResult(pi))
+        assert st is None or st.is_success(), st
+        return state
+
+    def node_to_status(self, explicit: dict, absent=Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+        return NodeToStatus({n: Status(c) for n, c in explicit.items()},
+                            Status(absent) if absent is not None else None, self.snapshot)
+
+    def add_filter_first(self, plugin):
+        self.fw.profile.filter.insert(0, plugin)
+
+    def add_pre_filter(self, plugin):
+        self.fw.profile.pre_filter.append(plugin)
+
+
+# -- upstream's fake plugins (framework/testing) -------------------------------------------------
+class CountingFilter(Plugin):
+    """tf.FakeFilterPlugin: counts Filter calls, returns a fixed code."""
+
+    name = "FakeFilter"
+
+    def __init__(self, code=Code.SUCCESS):
+        super().__init__(None)
+        self.code = code
+        self.calls = 0
+
+    def filter(self, state, pod_info, node_info):
+        self.calls += 1
+        return None if self.code == Code.SUCCESS else Status(self.code)
+
+
+class FalseFilter(Plugin):
+    name = "FalseFilter"
+
+    def __init__(self):
+        super().__init__(None)
+
+    def filter(self, state, pod_info, node_info):
+        return Status(Code.UNSCHEDULABLE, "injecting failure for pod test-pod")
+
+
+class MatchFilter(Plugin):
+    """Passes only the node named like the pod."""
+
+    name = "MatchFilter"
+
+    def __init__(self):
+        super().__init__(None)
+
+    def filter(self, state, pod_info, node_info):
+        return None if node_info.name == pod_info.name else Status(Code.UNSCHEDULABLE, "node name mismatch")
+
+
+class ErroringExtensions(Plugin):
+    """The upstream TestPlugin: AddPod / RemovePod fail on nodes labelled error=true."""
+
+    name = "test-plugin"
+
+    def __init__(self):
+        super().__init__(None)
+
+    def pre_filter(self, state, pod_info, nodes):
+        return None, None
+
+    def pre_filter_extensions(self):
+        return self
+
+    def add_pod(self, state, pod_info, to_add, node_info):
+        if node_info.labels.get("error") == "true":
+            return Status.as_error(f"failed to add pod: {pod_info.name}")
+        return None
+
+    def remove_pod(self, state, pod_info, to_remove, node_info):
+        if node_info.labels.get("error") == "true":
+            return Status.as_error(f"failed to remove pod: {pod_info.name}")
+        return None
 
 
 def _has_plugin(module):

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import yaml
 
-from kschedx.cluster import build_cluster
+from builders import framework
 from kschedx.framework.cycle_state import CycleState
-from kschedx.framework.runner import Framework, queue_order
+from kschedx.framework.runner import queue_order
 from kschedx.framework.status import Code
-from kschedx.snapshot import PodInfo, build_snapshot
-from kschedx.sources.fixtures import Origin
+from kschedx.snapshot import PodInfo
 
 BASE = """
 apiVersion: v1
@@ -86,10 +85,8 @@ def pod(*, claim_name=None, template=None, status_name=None):
 
 
 def run(pod_obj, *objects):
-    objs = list(yaml.safe_load_all(BASE)) + [pod_obj] + list(objects)
-    cluster = build_cluster([(o, Origin("test.yaml", i + 1)) for i, o in enumerate(objs)])
-    fw = Framework(build_snapshot(cluster), tie_break="name")
-    pi = queue_order([PodInfo(p) for p in cluster.pending_pods()])[0]
+    fw = framework(*yaml.safe_load_all(BASE), pod_obj, *objects)
+    pi = queue_order([PodInfo(p) for p in fw.cluster.pending_pods()])[0]
     return fw, pi, fw.schedule(pi)
 
 
@@ -108,7 +105,7 @@ def test_pod_without_claims_is_skipped_everywhere():
 
 
 def test_post_filter_without_claims():
-    pl = Framework(build_snapshot(build_cluster([])), tie_break="name").profile.by_name["DynamicResources"]
+    pl = framework().profile.by_name["DynamicResources"]
     state = CycleState()
     pi = PodInfo(yaml.safe_load(POD))
     assert pl.pre_filter(state, pi, [])[1].code == Code.SKIP

@@ -20,21 +20,13 @@ from kschedx.plugins.volumebinding.binder import (
 )
 from kschedx.plugins.volumebinding.volume_binding import STATE_KEY
 from kschedx.storage.objects import AffinityCache, is_delay_binding_mode
-from volume_support import (
-    capacity,
-    csi_driver,
-    csi_node,
-    framework,
-    node,
-    pending,
-    pod,
-    pvc,
-    run,
-    storage_class,
-    verdict,
-)
+from builders import HOSTNAME, csi_driver, csi_node, framework, pv, pvc, storage_class, verdict
+from builders import capacity_node as node
+from builders import csi_storage_capacity as capacity
+from builders import filter_all as run
+from builders import pod_info as pending
+from builders import volume_pod as pod
 
-HOSTNAME = "kubernetes.io/hostname"
 BIND = ERR_REASON_BIND_CONFLICT
 NODE_CONFLICT = ERR_REASON_NODE_CONFLICT
 
@@ -42,23 +34,8 @@ NODE_CONFLICT = ERR_REASON_NODE_CONFLICT
 def upstream_pv(name, sc, phase=None, capacity_=None, affinity=None, claim=None, source=None, labels=None,
                 modes=None, uid=None):
     """makePV of the plugin tests: nothing but what is given."""
-    obj = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name, "labels": dict(labels or {})},
-           "spec": {"storageClassName": sc}}
-    if phase:
-        obj["status"] = {"phase": phase}
-    if capacity_:
-        obj["spec"]["capacity"] = {"storage": capacity_}
-    if affinity:
-        obj["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-            {"key": k, "operator": "In", "values": list(v)} for k, v in affinity.items()]}]}}
-    if claim:
-        ns, _, cname = claim.partition("/")
-        obj["spec"]["claimRef"] = {"namespace": ns, "name": cname, **({"uid": uid} if uid else {})}
-    if source:
-        obj["spec"].update(source)
-    if modes:
-        obj["spec"]["accessModes"] = list(modes)
-    return obj
+    return pv(name, sc, capacity=capacity_ or None, modes=modes or None, source=source, claim=claim or None,
+              claim_uid=uid, affinity=affinity, labels=dict(labels or {}), status={"phase": phase} if phase else None)
 
 
 def upstream_node(name, **labels):

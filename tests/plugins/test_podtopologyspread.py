@@ -11,7 +11,8 @@ import pytest
 from kschedx.plugins.podtopologyspread import filtering
 from kschedx.plugins.podtopologyspread.common import default_selector
 from kschedx.snapshot import PodInfo
-from podbuilder import Env, P, exists, node
+from builders import Env, P, exists
+from builders import topology_node as node
 
 PTS = "PodTopologySpread"
 DNS = "DoNotSchedule"

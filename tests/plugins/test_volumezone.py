@@ -10,7 +10,12 @@ from __future__ import annotations
 import pytest
 
 from kschedx.plugins.volumezone import ERR_REASON_CONFLICT
-from volume_support import framework, node, pending, pod, pv, pvc, run, storage_class, verdict
+from builders import framework, pvc, storage_class, verdict
+from builders import capacity_node as node
+from builders import csi_pv as pv
+from builders import filter_all as run
+from builders import pod_info as pending
+from builders import volume_pod as pod
 
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION = "failure-domain.beta.kubernetes.io/region"

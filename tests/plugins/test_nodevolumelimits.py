@@ -7,7 +7,12 @@ import pytest
 
 from kschedx.plugins.nodevolumelimits.csi import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED
 from kschedx.storage import csi_translation as tr
-from volume_support import csi_node, framework, node, pending, pod, pv, pvc, run, storage_class, verdict
+from builders import api_object, csi_node, framework, metadata, pvc, storage_class, verdict
+from builders import capacity_node as node
+from builders import csi_pv as pv
+from builders import filter_all as run
+from builders import pod_info as pending
+from builders import volume_pod as pod
 
 EBS = "ebs.csi.aws.com"
 GCE = "pd.csi.storage.gke.io"
@@ -45,10 +50,9 @@ def attachments(count, drivers):
     out = []
     for d in drivers:
         for j in range(count):
-            out.append({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
-                        "metadata": {"name": f"va-{d}-{j}".replace("/", "-")},
-                        "spec": {"nodeName": NODE, "attacher": d,
-                                 "source": {"persistentVolumeName": f"csi-{d}-{j}"}}})
+            out.append(api_object("storage.k8s.io/v1", "VolumeAttachment", metadata(f"va-{d}-{j}".replace("/", "-")),
+                                  spec={"nodeName": NODE, "attacher": d,
+                                        "source": {"persistentVolumeName": f"csi-{d}-{j}"}}))
     return out
 
 
