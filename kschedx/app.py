@@ -68,6 +68,9 @@ class Workload:
     pods: list[PodInfo]
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # uid -> {"file", "line"}: where a pod to schedule was read from, for CI
+    # annotations (line: of its metadata.name, POD_FILEs only).
+    sources: dict[str, dict] = field(default_factory=dict)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Workload:
@@ -87,7 +90,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
             raise InputError("holds no Kubernetes objects: the snapshot is empty", source=_sources(snapshot_paths))
     else:
         cluster_objects = list(cluster_objects)
-    pod_objects = read_objects(pod_paths) if pod_paths else []
+    pod_objects = read_objects(pod_paths, lines=True) if pod_paths else []
     incoming_uids = set()
     warnings = []
     notes: list[str] = []
@@ -126,7 +129,21 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
             warnings.append(f"PodDisruptionBudget {key} has no status.disruptionsAllowed: "
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes)
+    sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources)
+
+
+def _pod_sources(objects) -> dict[str, dict]:
+    """Where each pod read from a file came from (admission gave every pod
+    its uid in place)."""
+    out = {}
+    for obj, origin in objects:
+        if obj.get("kind") != "Pod" or origin.path == "<stdin>":
+            continue
+        uid = (obj.get("metadata") or {}).get("uid")
+        if uid:
+            out[uid] = {"file": origin.path, "line": origin.line} if origin.line else {"file": origin.path}
+    return out
 
 
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
@@ -366,6 +383,7 @@ def _document(fw: Framework, workload: Workload, results: list, mode: str, extra
         not_evaluated=fw.profile.not_evaluated,
         warnings=workload.warnings + fw.snapshot.warnings,
         extra=extra,
+        sources=workload.sources,
     )
 
 
