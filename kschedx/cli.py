@@ -20,7 +20,9 @@ import click
 from . import __version__
 from .errors import KschedxError
 
-OUTPUT_FORMATS = ("human", "wide", "json", "yaml")
+OUTPUT_FORMATS = ("human", "wide", "json", "yaml", "junit", "github", "tap")
+# CI report formats: module and function of kschedx.render that writes each.
+CI_FORMATS = {"junit": ("junit", "to_junit"), "github": ("github", "to_github"), "tap": ("tap", "to_tap")}
 EXIT_INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: distinct from every documented outcome
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
@@ -53,7 +55,8 @@ output_option = click.option(
     type=click.Choice(OUTPUT_FORMATS),
     default="human",
     show_default=True,
-    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document.",
+    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document; "
+         "junit, github (Actions annotations), tap: CI reports, one test per pod.",
 )
 tie_break_option = click.option(
     "--tie-break",
@@ -175,6 +178,11 @@ def emit(doc: dict, output: str, node: str | None = None) -> None:
             from .render.machine import to_yaml
 
             _write_utf8(to_yaml(doc))
+        elif output in CI_FORMATS:
+            import importlib
+
+            module, function = CI_FORMATS[output]
+            _write_utf8(getattr(importlib.import_module(f".render.{module}", __package__), function)(doc))
         elif doc.get("mode") == "simulate":
             from .render.simulate import render_simulate
 
