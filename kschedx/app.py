@@ -7,7 +7,7 @@ import gc
 from dataclasses import dataclass, field
 
 from .cluster import ClusterState, build_cluster
-from .errors import InputError
+from .errors import ClusterError, InputError
 from .framework.runner import Framework, queue_order
 from .result import build_document
 from .snapshot import PodInfo, build_snapshot
@@ -180,7 +180,12 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     objects = [(obj, origin) for obj in read.objects]
     objects.append((snapshot_info(server=conn.server, context=conn.context_name,
                                   unreadable=read.unreadable, fields="scheduling"), origin))
-    workload = load_workload((), pod_paths, cluster_objects=objects)
+    try:
+        workload = load_workload((), pod_paths, cluster_objects=objects)
+    except InputError as e:
+        if e.source is not origin:
+            raise  # a POD_FILE: the user's input
+        raise served_wrong_shape(e) from None
     workload.warnings[:0] = read.warnings
     if pod_refs or all_pending:
         select_pods(workload, pod_refs, all_pending=all_pending, keep=bool(pod_paths),
@@ -221,12 +226,26 @@ def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, k
     workload.pods = queue_order(chosen)
 
 
+def served_wrong_shape(e: InputError) -> ClusterError:
+    """An object the API server served that no API server stores: the
+    cluster's problem (exit 4), not the user's input (exit 3)."""
+    return ClusterError(f"{e} (served by the API server; a conforming API server never stores such an object)")
+
+
 def snapshot(conn, path: str, *, full: bool = False, progress=None):
     """Write the cluster as a fixture file (snapshot_writer); returns its summary."""
     from .cluster import snapshot_info, unreadable_warning
     from .snapshot_writer import write_snapshot
+    from .sources.shape import check_shape
 
     read = conn.read_objects(progress, full=full)
+    origin = f"cluster {conn.server}"
+    for obj in read.objects:
+        try:
+            check_shape(obj, origin, object_ref(obj))
+        except InputError as e:
+            # Nothing is written: a snapshot kschedx could not read back is no snapshot.
+            raise served_wrong_shape(e) from None
     info = snapshot_info(server=conn.server, context=conn.context_name, unreadable=read.unreadable,
                          fields="full" if full else "scheduling")
     summary = write_snapshot(path, read.objects, info)
