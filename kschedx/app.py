@@ -7,7 +7,7 @@ import gc
 from dataclasses import dataclass, field
 
 from .cluster import ClusterState, build_cluster
-from .errors import InputError
+from .errors import ClusterError, InputError
 from .framework.runner import Framework, queue_order
 from .result import build_document
 from .snapshot import PodInfo, build_snapshot
@@ -68,6 +68,9 @@ class Workload:
     pods: list[PodInfo]
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # uid -> {"file", "line"}: where a pod to schedule was read from, for CI
+    # annotations (line: of its metadata.name, POD_FILEs only).
+    sources: dict[str, dict] = field(default_factory=dict)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
@@ -91,7 +94,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
             raise InputError("holds no Kubernetes objects: the snapshot is empty", source=_sources(snapshot_paths))
     else:
         cluster_objects = list(cluster_objects)
-    pod_objects = read_objects(pod_paths) if pod_paths else []
+    pod_objects = read_objects(pod_paths, lines=True) if pod_paths else []
     if namespace is not None:
         _place_in_namespace(pod_objects, namespace,
                             enforce=namespace is not None if enforce_namespace is None else enforce_namespace)
@@ -133,7 +136,21 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
             warnings.append(f"PodDisruptionBudget {key} has no status.disruptionsAllowed: "
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes)
+    sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources)
+
+
+def _pod_sources(objects) -> dict[str, dict]:
+    """Where each pod read from a file came from (admission gave every pod
+    its uid in place)."""
+    out = {}
+    for obj, origin in objects:
+        if obj.get("kind") != "Pod" or origin.path == "<stdin>":
+            continue
+        uid = (obj.get("metadata") or {}).get("uid")
+        if uid:
+            out[uid] = {"file": origin.path, "line": origin.line} if origin.line else {"file": origin.path}
+    return out
 
 
 def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
@@ -190,9 +207,14 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     explicit = selection is not None and selection.namespace is not None
     # Like `kubectl apply -f`: objects without a namespace go to the context's; only an
     # explicit -n refuses objects of another one.
-    workload = load_workload((), pod_paths, cluster_objects=objects,
-                             namespace=selection.namespace if explicit else conn.namespace,
-                             enforce_namespace=explicit)
+    try:
+        workload = load_workload((), pod_paths, cluster_objects=objects,
+                                 namespace=selection.namespace if explicit else conn.namespace,
+                                 enforce_namespace=explicit)
+    except InputError as e:
+        if e.source is not origin:
+            raise  # a POD_FILE: the user's input
+        raise served_wrong_shape(e) from None
     workload.warnings[:0] = read.warnings
     if pod_refs or all_pending:
         select_pods(workload, pod_refs, all_pending=all_pending, keep=bool(pod_paths),
@@ -250,12 +272,26 @@ def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, k
     workload.pods = queue_order(chosen)
 
 
+def served_wrong_shape(e: InputError) -> ClusterError:
+    """An object the API server served that no API server stores: the
+    cluster's problem (exit 4), not the user's input (exit 3)."""
+    return ClusterError(f"{e} (served by the API server; a conforming API server never stores such an object)")
+
+
 def snapshot(conn, path: str, *, full: bool = False, progress=None):
     """Write the cluster as a fixture file (snapshot_writer); returns its summary."""
     from .cluster import snapshot_info, unreadable_warning
     from .snapshot_writer import write_snapshot
+    from .sources.shape import check_shape
 
     read = conn.read_objects(progress, full=full)
+    origin = f"cluster {conn.server}"
+    for obj in read.objects:
+        try:
+            check_shape(obj, origin, object_ref(obj))
+        except InputError as e:
+            # Nothing is written: a snapshot kschedx could not read back is no snapshot.
+            raise served_wrong_shape(e) from None
     info = snapshot_info(server=conn.server, context=conn.context_name, unreadable=read.unreadable,
                          fields="full" if full else "scheduling")
     summary = write_snapshot(path, read.objects, info)
@@ -393,6 +429,7 @@ def _document(fw: Framework, workload: Workload, results: list, mode: str, extra
         not_evaluated=fw.profile.not_evaluated,
         warnings=workload.warnings + fw.snapshot.warnings,
         extra=extra,
+        sources=workload.sources,
     )
 
 

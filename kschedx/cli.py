@@ -20,12 +20,14 @@ import click
 from . import __version__
 from .errors import KschedxError
 
-OUTPUT_FORMATS = ("human", "wide", "json", "yaml")
+OUTPUT_FORMATS = ("human", "wide", "json", "yaml", "junit", "github", "tap")
+# CI report formats: module and function of kschedx.render that writes each.
+CI_FORMATS = {"junit": ("junit", "to_junit"), "github": ("github", "to_github"), "tap": ("tap", "to_tap")}
 # The README's sections, by their GitHub anchors (tests/test_readme.py checks
 # each one exists): `kschedx --help` points at them.
 README_SECTIONS = (
     ("commands", "the commands and their options"),
-    ("output", "human, wide, json and yaml output"),
+    ("output", "human, wide, json, yaml and CI formats"),
     ("exit-codes", "what each exit status means"),
     ("use-it-on-your-cluster", "kubeconfig, -n, -l, snapshot, bind"),
     ("as-a-kubectl-plugin", "kubectl kschedx, pipx, completion"),
@@ -68,7 +70,8 @@ output_option = click.option(
     type=click.Choice(OUTPUT_FORMATS),
     default="human",
     show_default=True,
-    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document.",
+    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document; "
+         "junit, github (Actions annotations), tap: CI reports, one test per pod.",
 )
 tie_break_option = click.option(
     "--tie-break",
@@ -104,6 +107,48 @@ node_option = click.option(
     shell_complete=_complete_node,
     help="Show one node's whole story: every filter verdict with details, every score raw → normalized × weight.",
 )
+
+
+def _check_report_path(_ctx, _param, path):
+    """Fail before scheduling anything rather than after it."""
+    if path is not None:
+        from .errors import UsageError
+        from .snapshot_writer import check_writable
+
+        try:
+            check_writable(path)
+        except UsageError as e:
+            raise click.BadParameter(str(e), param_hint="'--report'") from None
+    return path
+
+
+report_option = click.option(
+    "--report",
+    "report",
+    default=None,
+    metavar="FILE.html",
+    type=click.Path(dir_okay=False),
+    callback=_check_report_path,
+    help="Also write a self-contained HTML report (verdicts, filter heat map, score bars; "
+         "for simulate, utilization before/after) to FILE.html.",
+)
+
+
+def write_report(doc: dict, path: str | None) -> None:
+    """The HTML report, written atomically: the file appears only when complete."""
+    if path is None:
+        return
+    from .errors import InputError
+    from .render.html import to_html
+    from .snapshot_writer import Interrupted, write_atomically
+
+    try:
+        write_atomically(path, to_html(doc).encode("utf-8"))
+    except Interrupted:
+        raise KeyboardInterrupt from None
+    except OSError as e:
+        raise InputError(f"cannot write the report: {(e.strerror or str(e)).lower()}", source=path) from None
+    click.echo(f"kschedx: report written to {path}", err=True)
 
 
 def workload_options(f):
@@ -225,6 +270,11 @@ def emit(doc: dict, output: str, node: str | None = None) -> None:
             from .render.machine import to_yaml
 
             _write_utf8(to_yaml(doc))
+        elif output in CI_FORMATS:
+            import importlib
+
+            module, function = CI_FORMATS[output]
+            _write_utf8(getattr(importlib.import_module(f".render.{module}", __package__), function)(doc))
         elif doc.get("mode") == "simulate":
             from .render.simulate import render_simulate
 
@@ -272,8 +322,9 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 @main.command()
 @workload_options
 @node_option
+@report_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, selection, all_pending):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, selection, all_pending):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -296,6 +347,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, s
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     doc = app.explain(workload, tie_break=tie_break, seed=seed)
+    write_report(doc, report)
     emit(doc, output, node)
     sys.exit(exit_code(doc))
 
@@ -305,8 +357,9 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, s
 @click.option("--detail", type=click.Choice(("full", "placements")), default=None,
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
                    "placements keeps the rest only (small documents on large clusters).")
+@report_option
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster, selection, all_pending):
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, selection, all_pending):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -328,10 +381,12 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     if detail is None:
-        # The human tables never show per-node verdicts: do not keep them.
-        detail = "full" if output in ("json", "yaml") else "placements"
+        # The human tables never show per-node verdicts: do not keep them
+        # (the HTML report does show them).
+        detail = "full" if output in ("json", "yaml") or report else "placements"
     with _progress(len(workload.pods)) as progress:
         doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
+    write_report(doc, report)
     emit(doc, output)
     sys.exit(exit_code(doc))
 

@@ -106,7 +106,8 @@ def pod_dict(r: PodResult, mode: str) -> dict:
 
 @builds_long_lived
 def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
-                   not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None) -> dict:
+                   not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None,
+                   sources: dict[str, dict] | None = None) -> dict:
     doc = {
         "apiVersion": API_VERSION,
         "kind": "SchedulingResult",
@@ -117,6 +118,10 @@ def build_document(results: list[PodResult], *, mode: str, tie_break: str, profi
         "notEvaluated": list(not_evaluated),
         "pods": [pod_dict(r, mode) for r in results],
     }
+    if sources:
+        for pod in doc["pods"]:
+            if pod["uid"] in sources:
+                pod["source"] = dict(sources[pod["uid"]])
     if warnings:
         doc["warnings"] = list(warnings)
     if extra:
@@ -124,13 +129,15 @@ def build_document(results: list[PodResult], *, mode: str, tie_break: str, profi
     return doc
 
 
+def pod_fails(pod: dict) -> bool:
+    """A pod that is not schedulable, directly or by preempting: what makes
+    the exit code 1, and a failure in the CI report formats."""
+    if pod["status"] == "Scheduled":
+        return False
+    pre = pod.get("preemption") or {}
+    return not (pod["status"] == "Unschedulable" and pre.get("nominatedNode"))
+
+
 def exit_code(doc: dict) -> int:
     """0 when every pod is schedulable (directly or by preempting), else 1."""
-    for p in doc["pods"]:
-        if p["status"] == "Scheduled":
-            continue
-        pre = p.get("preemption") or {}
-        if p["status"] == "Unschedulable" and pre.get("nominatedNode"):
-            continue
-        return 1
-    return 0
+    return 1 if any(pod_fails(p) for p in doc["pods"]) else 0

@@ -171,7 +171,8 @@ def test_kubectl_complete_speaks_cobras_protocol():
     # A POD_FILE place: the shell's own file completion (directive 0) besides the pods.
     assert kubectl_plugin.completions(["explain", "--snapshot", cluster, "sh"]) == [
         "shop/search-indexer-5f6c7d8b9-r2x4z", ":0"]
-    assert kubectl_plugin.completions(["explain", "-o", ""]) == ["human", "wide", "json", "yaml", ":4"]
+    lines = kubectl_plugin.completions(["explain", "-o", ""])
+    assert lines[:4] == ["human", "wide", "json", "yaml"] and lines[-1] == ":4"
 
 
 @pytest.mark.skipif(not KUBECTL, reason="kubectl is not installed")
