@@ -354,8 +354,9 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
 
 @main.command()
 @workload_options
-@click.option("--detail", type=click.Choice(("full", "placements")), default=None,
+@click.option("--detail", type=click.Choice(("full", "failures", "placements")), default=None,
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
+                   "failures keeps them for pods left unplaced only (the default with --report); "
                    "placements keeps the rest only (small documents on large clusters).")
 @report_option
 @debug_option
@@ -381,9 +382,10 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     if detail is None:
-        # The human tables never show per-node verdicts: do not keep them
-        # (the HTML report does show them).
-        detail = "full" if output in ("json", "yaml") or report else "placements"
+        # The human tables never show per-node verdicts: do not keep them.
+        # The HTML report shows them for pods left unplaced (all of them, on
+        # thousands of nodes, would make a multi-GB document).
+        detail = "full" if output in ("json", "yaml") else "failures" if report else "placements"
     with _progress(len(workload.pods)) as progress:
         doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
     write_report(doc, report)
