@@ -19,8 +19,9 @@ import click
 
 from . import __version__
 from .errors import KschedxError
+from .sink import ResultSink
 
-OUTPUT_FORMATS = ("human", "wide", "json", "yaml")
+from .render.outputs import DOCUMENT_FORMATS, OUTPUT_FORMATS  # noqa: E402  (a table, no renderer)
 EXIT_INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: distinct from every documented outcome
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
@@ -53,7 +54,8 @@ output_option = click.option(
     type=click.Choice(OUTPUT_FORMATS),
     default="human",
     show_default=True,
-    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document.",
+    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document, "
+         "written as each pod is done; jsonl: one line per pod, then a closing summary line.",
 )
 tie_break_option = click.option(
     "--tie-break",
@@ -157,47 +159,46 @@ def main():
 
 
 # -- output ---------------------------------------------------------------------
-def emit(doc: dict, output: str, node: str | None = None) -> None:
-    """The document on stdout in the chosen format; warnings on stderr.
+class StdoutSink(ResultSink):
+    """Hands the result to the chosen format's sink; warnings go to stderr.
 
     A reader that leaves early (`kschedx explain ... | head`) ends the output
-    quietly; the command still exits with the result's own code, so a script
-    reading PIPESTATUS is not told a pod was unschedulable.
+    quietly and the run goes on unwritten: the command still exits with the
+    code of all its pods, so a script reading PIPESTATUS is not told a pod
+    was unschedulable.
     """
-    for w in doc.get("warnings") or ():
-        click.echo(f"kschedx: warning: {w}", err=True)
-    try:
-        if output == "json":
-            from .render.machine import to_json
 
-            _write_utf8(to_json(doc))
-        elif output == "yaml":
-            from .render.machine import to_yaml
+    def __init__(self, inner: ResultSink):
+        self.inner = inner
+        self.closed = False
 
-            _write_utf8(to_yaml(doc))
-        elif doc.get("mode") == "simulate":
-            from .render.simulate import render_simulate
+    def begin(self, head: dict) -> None:
+        self._call(self.inner.begin, head)
 
-            render_simulate(doc, wide=(output == "wide"))
-        else:
-            from .render.human import render
+    def pod(self, pod: dict) -> None:
+        self._call(self.inner.pod, pod)
 
-            render(doc, wide=(output == "wide"), node=node)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
+    def end(self, tail: dict) -> None:
+        for w in tail.get("warnings") or ():
+            click.echo(f"kschedx: warning: {w}", err=True)
+        self._call(self.inner.end, tail)
+        if not self.closed:
+            self._call(sys.stdout.flush)
+
+    def _call(self, method, *args) -> None:
+        if self.closed:
+            return
+        try:
+            method(*args)
+        except BrokenPipeError:
+            self.closed = True
+            _silence_stdout()
 
 
-def _write_utf8(text: str) -> None:
-    """JSON and YAML documents are UTF-8 whatever the locale says (a label
-    value with an accent must not fail on an ASCII terminal)."""
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(text)
-        return
-    sys.stdout.flush()
-    buffer.write(text.encode("utf-8"))
-    buffer.flush()
+def output_sink(output: str, mode: str, node: str | None = None) -> StdoutSink:
+    from .render.outputs import sink_for
+
+    return StdoutSink(sink_for(output, mode, node=node))
 
 
 def warn_unused_seed(tie_break: str, seed) -> None:
@@ -238,16 +239,13 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, a
       kschedx explain --snapshot cluster/ -o json
     """
     from . import app
-    from .result import exit_code
 
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
-    doc = app.explain(workload, tie_break=tie_break, seed=seed)
-    emit(doc, output, node)
-    sys.exit(exit_code(doc))
+    sys.exit(app.explain_into(output_sink(output, "explain", node), workload, tie_break=tie_break, seed=seed))
 
 
 @main.command()
@@ -271,19 +269,19 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster
       kschedx simulate --snapshot cluster/ --tie-break name -o json
     """
     from . import app
-    from .result import exit_code
 
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     if detail is None:
-        # The human tables never show per-node verdicts: do not keep them.
-        detail = "full" if output in ("json", "yaml") else "placements"
-    with _progress(len(workload.pods)) as progress:
-        doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
-    emit(doc, output)
-    sys.exit(exit_code(doc))
+        # The human tables never show per-node verdicts: do not compute them.
+        detail = "full" if output in DOCUMENT_FORMATS else "placements"
+    # A document streams to stdout as pods are placed: no bar to draw over it.
+    with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
+        code = app.simulate_into(output_sink(output, "simulate"), workload, tie_break=tie_break, seed=seed,
+                                 progress=progress, detail=detail)
+    sys.exit(code)
 
 
 PROGRESS_THRESHOLD = 50

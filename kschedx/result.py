@@ -104,10 +104,9 @@ def pod_dict(r: PodResult, mode: str) -> dict:
     return d
 
 
-@builds_long_lived
-def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
-                   not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None) -> dict:
-    doc = {
+def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: list[str]) -> dict:
+    """Every key of the document before `pods`, in document order."""
+    return {
         "apiVersion": API_VERSION,
         "kind": "SchedulingResult",
         "mode": mode,
@@ -115,22 +114,54 @@ def build_document(results: list[PodResult], *, mode: str, tie_break: str, profi
         "tieBreak": tie_break,
         "reference": {"kubernetes": KUBERNETES_REFERENCE},
         "notEvaluated": list(not_evaluated),
-        "pods": [pod_dict(r, mode) for r in results],
     }
+
+
+def document_tail(*, warnings: list[str] | None = None, extra: dict | None = None) -> dict:
+    """Every key of the document after `pods`, in document order."""
+    tail = {}
     if warnings:
-        doc["warnings"] = list(warnings)
+        tail["warnings"] = list(warnings)
     if extra:
-        doc.update(extra)
+        tail.update(extra)
+    return tail
+
+
+@builds_long_lived
+def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
+                   not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None) -> dict:
+    doc = document_head(mode=mode, tie_break=tie_break, profile=profile, not_evaluated=not_evaluated)
+    doc["pods"] = [pod_dict(r, mode) for r in results]
+    doc.update(document_tail(warnings=warnings, extra=extra))
     return doc
+
+
+def pod_ok(p: dict) -> bool:
+    """Schedulable, directly or (with preemption allowed) by preempting."""
+    if p["status"] == "Scheduled":
+        return True
+    return p["status"] == "Unschedulable" and bool((p.get("preemption") or {}).get("nominatedNode"))
 
 
 def exit_code(doc: dict) -> int:
     """0 when every pod is schedulable (directly or by preempting), else 1."""
-    for p in doc["pods"]:
-        if p["status"] == "Scheduled":
-            continue
-        pre = p.get("preemption") or {}
-        if p["status"] == "Unschedulable" and pre.get("nominatedNode"):
-            continue
-        return 1
-    return 0
+    return 0 if all(pod_ok(p) for p in doc["pods"]) else 1
+
+
+class Tally:
+    """What a streamed run still knows about pods already let go: how many
+    of each outcome, and the exit code."""
+
+    def __init__(self):
+        self.pods = 0
+        self.statuses: dict[str, int] = {}
+        self.ok = True
+
+    def add(self, p: dict) -> None:
+        self.pods += 1
+        self.statuses[p["status"]] = self.statuses.get(p["status"], 0) + 1
+        self.ok = self.ok and pod_ok(p)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1

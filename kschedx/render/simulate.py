@@ -10,6 +10,7 @@ import sys
 
 from tabulate import tabulate
 
+from ..sink import ResultSink
 from . import units
 
 BAR_WIDTH = 10
@@ -97,6 +98,27 @@ def utilization_rows(doc: dict, wide: bool = False) -> list[list]:
             f"{before['pods']} -> {after['pods']}",
         ])
     return rows
+
+
+class SimulateSink(ResultSink):
+    """The simulate report. Its tables are aligned over every pod and it
+    opens with the totals, so it is written once the run is over; each pod
+    is kept without its per-node records (which the report never shows)."""
+
+    def __init__(self, *, wide: bool = False, out=None):
+        self.wide = wide
+        self.out = out
+        self.doc: dict = {}
+
+    def begin(self, head: dict) -> None:
+        self.doc = dict(head, pods=[])
+
+    def pod(self, pod: dict) -> None:
+        self.doc["pods"].append({k: v for k, v in pod.items() if k != "nodes"})
+
+    def end(self, tail: dict) -> None:
+        self.doc.update(tail)
+        render_simulate(self.doc, wide=self.wide, out=self.out)
 
 
 def render_simulate(doc: dict, wide: bool = False, out=None) -> None:
