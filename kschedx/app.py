@@ -7,10 +7,10 @@ import gc
 from dataclasses import dataclass, field
 
 from .cluster import ClusterState, build_cluster
-from .errors import InputError
+from .errors import ClusterError, InputError
 from .framework.runner import Framework, queue_order
 from .gc_policy import pauses_collector
-from .result import Tally, document_head, document_tail, pod_dict
+from .result import Tally, add_source, document_head, document_tail, pod_dict
 from .sink import DocumentSink, ResultSink
 from .snapshot import PodInfo, build_snapshot
 from .sources.admission import object_ref
@@ -70,6 +70,9 @@ class Workload:
     pods: list[PodInfo]
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # uid -> {"file", "line"}: where a pod to schedule was read from, for CI
+    # annotations (line: of its metadata.name, POD_FILEs only).
+    sources: dict[str, dict] = field(default_factory=dict)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Workload:
@@ -89,7 +92,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
             raise InputError("holds no Kubernetes objects: the snapshot is empty", source=_sources(snapshot_paths))
     else:
         cluster_objects = list(cluster_objects)
-    pod_objects = read_objects(pod_paths) if pod_paths else []
+    pod_objects = read_objects(pod_paths, lines=True) if pod_paths else []
     incoming_uids = set()
     warnings = []
     notes: list[str] = []
@@ -128,7 +131,21 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
             warnings.append(f"PodDisruptionBudget {key} has no status.disruptionsAllowed: "
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes)
+    sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources)
+
+
+def _pod_sources(objects) -> dict[str, dict]:
+    """Where each pod read from a file came from (admission gave every pod
+    its uid in place)."""
+    out = {}
+    for obj, origin in objects:
+        if obj.get("kind") != "Pod" or origin.path == "<stdin>":
+            continue
+        uid = (obj.get("metadata") or {}).get("uid")
+        if uid:
+            out[uid] = {"file": origin.path, "line": origin.line} if origin.line else {"file": origin.path}
+    return out
 
 
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
@@ -165,7 +182,12 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     objects = [(obj, origin) for obj in read.objects]
     objects.append((snapshot_info(server=conn.server, context=conn.context_name,
                                   unreadable=read.unreadable, fields="scheduling"), origin))
-    workload = load_workload((), pod_paths, cluster_objects=objects)
+    try:
+        workload = load_workload((), pod_paths, cluster_objects=objects)
+    except InputError as e:
+        if e.source is not origin:
+            raise  # a POD_FILE: the user's input
+        raise served_wrong_shape(e) from None
     workload.warnings[:0] = read.warnings
     if pod_refs or all_pending:
         select_pods(workload, pod_refs, all_pending=all_pending, keep=bool(pod_paths),
@@ -206,12 +228,26 @@ def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, k
     workload.pods = queue_order(chosen)
 
 
+def served_wrong_shape(e: InputError) -> ClusterError:
+    """An object the API server served that no API server stores: the
+    cluster's problem (exit 4), not the user's input (exit 3)."""
+    return ClusterError(f"{e} (served by the API server; a conforming API server never stores such an object)")
+
+
 def snapshot(conn, path: str, *, full: bool = False, progress=None):
     """Write the cluster as a fixture file (snapshot_writer); returns its summary."""
     from .cluster import snapshot_info, unreadable_warning
     from .snapshot_writer import write_snapshot
+    from .sources.shape import check_shape
 
     read = conn.read_objects(progress, full=full)
+    origin = f"cluster {conn.server}"
+    for obj in read.objects:
+        try:
+            check_shape(obj, origin, object_ref(obj))
+        except InputError as e:
+            # Nothing is written: a snapshot kschedx could not read back is no snapshot.
+            raise served_wrong_shape(e) from None
     info = snapshot_info(server=conn.server, context=conn.context_name, unreadable=read.unreadable,
                          fields="full" if full else "scheduling")
     summary = write_snapshot(path, read.objects, info)
@@ -234,7 +270,7 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     sink.begin(_head(fw, "explain"))
     tally = Tally()
     for pi in workload.pods:
-        p = _pod_document(fw.schedule(pi), "explain")
+        p = _pod_document(fw.schedule(pi), "explain", workload)
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
@@ -343,6 +379,8 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
                 earlier = held.get(v.uid)
                 if earlier is not None:
                     earlier["preemptedBy"] = pi.key
+                    if "source" in earlier:  # the pod's last key stays last
+                        earlier["source"] = earlier.pop("source")
             for np in r.cleared_nominations:
                 fw.nominator.remove(np)
                 j = position.get(np.uid)
@@ -360,7 +398,7 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
             del retry
         elif r.nominated_node == "":
             fw.nominator.remove(pi)
-        p = _pod_document(r, "simulate")
+        p = _pod_document(r, "simulate", workload)
         del r
         if p["placedNode"]:
             held[pi.uid] = p
@@ -392,8 +430,8 @@ def _count(summary: dict, tally: Tally, p: dict) -> None:
 
 
 @pauses_collector
-def _pod_document(r, mode: str) -> dict:
-    return pod_dict(r, mode)
+def _pod_document(r, mode: str, workload: Workload) -> dict:
+    return add_source(pod_dict(r, mode), workload.sources)
 
 
 def _head(fw: Framework, mode: str) -> dict:

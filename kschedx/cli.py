@@ -19,7 +19,7 @@ import click
 
 from . import __version__
 from .errors import KschedxError
-from .sink import ResultSink
+from .sink import DocumentSink, ResultSink, Tee
 
 from .render.outputs import DOCUMENT_FORMATS, OUTPUT_FORMATS  # noqa: E402  (a table, no renderer)
 EXIT_INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: distinct from every documented outcome
@@ -55,7 +55,8 @@ output_option = click.option(
     default="human",
     show_default=True,
     help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document, "
-         "written as each pod is done; jsonl: one line per pod, then a closing summary line.",
+         "written as each pod is done; jsonl: one line per pod, then a closing summary line; "
+         "junit, github (Actions annotations), tap: CI reports, one test per pod.",
 )
 tie_break_option = click.option(
     "--tie-break",
@@ -89,6 +90,61 @@ node_option = click.option(
     shell_complete=_complete_node,
     help="Show one node's whole story: every filter verdict with details, every score raw → normalized × weight.",
 )
+
+
+def _check_report_path(_ctx, _param, path):
+    """Fail before scheduling anything rather than after it."""
+    if path is not None:
+        from .errors import UsageError
+        from .snapshot_writer import check_writable
+
+        try:
+            check_writable(path)
+        except UsageError as e:
+            raise click.BadParameter(str(e), param_hint="'--report'") from None
+    return path
+
+
+report_option = click.option(
+    "--report",
+    "report",
+    default=None,
+    metavar="FILE.html",
+    type=click.Path(dir_okay=False),
+    callback=_check_report_path,
+    help="Also write a self-contained HTML report (verdicts, filter heat map, score bars; "
+         "for simulate, utilization before/after) to FILE.html.",
+)
+
+
+class ReportSink(DocumentSink):
+    """--report FILE.html: the whole document (the page shows every pod's
+    nodes), written when the run ends."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def end(self, tail: dict) -> None:
+        super().end(tail)
+        write_report(self.doc, self.path)
+
+
+def write_report(doc: dict, path: str | None) -> None:
+    """The HTML report, written atomically: the file appears only when complete."""
+    if path is None:
+        return
+    from .errors import InputError
+    from .render.html import to_html
+    from .snapshot_writer import Interrupted, write_atomically
+
+    try:
+        write_atomically(path, to_html(doc).encode("utf-8"))
+    except Interrupted:
+        raise KeyboardInterrupt from None
+    except OSError as e:
+        raise InputError(f"cannot write the report: {(e.strerror or str(e)).lower()}", source=path) from None
+    click.echo(f"kschedx: report written to {path}", err=True)
 
 
 def workload_options(f):
@@ -195,10 +251,13 @@ class StdoutSink(ResultSink):
             _silence_stdout()
 
 
-def output_sink(output: str, mode: str, node: str | None = None) -> StdoutSink:
+def output_sink(output: str, mode: str, node: str | None = None, report: str | None = None) -> ResultSink:
+    """Where the run's result goes: stdout in the chosen format, and the
+    HTML report when asked for (written last, so stdout streams first)."""
     from .render.outputs import sink_for
 
-    return StdoutSink(sink_for(output, mode, node=node))
+    sink = StdoutSink(sink_for(output, mode, node=node))
+    return sink if report is None else Tee(sink, ReportSink(report))
 
 
 def warn_unused_seed(tie_break: str, seed) -> None:
@@ -223,8 +282,9 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 @main.command()
 @workload_options
 @node_option
+@report_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, all_pending):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, all_pending):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -245,7 +305,8 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, a
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
-    sys.exit(app.explain_into(output_sink(output, "explain", node), workload, tie_break=tie_break, seed=seed))
+    sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
+                              seed=seed))
 
 
 @main.command()
@@ -253,8 +314,9 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, a
 @click.option("--detail", type=click.Choice(("full", "placements")), default=None,
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
                    "placements keeps the rest only (small documents on large clusters).")
+@report_option
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster, all_pending):
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, all_pending):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -275,12 +337,13 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     if detail is None:
-        # The human tables never show per-node verdicts: do not compute them.
-        detail = "full" if output in DOCUMENT_FORMATS else "placements"
+        # The human tables and CI reports never show per-node verdicts: do
+        # not compute them (the HTML report does show them).
+        detail = "full" if output in DOCUMENT_FORMATS or report else "placements"
     # A document streams to stdout as pods are placed: no bar to draw over it.
     with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
-        code = app.simulate_into(output_sink(output, "simulate"), workload, tie_break=tie_break, seed=seed,
-                                 progress=progress, detail=detail)
+        code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
+                                 seed=seed, progress=progress, detail=detail)
     sys.exit(code)
 
 

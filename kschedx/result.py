@@ -127,25 +127,36 @@ def document_tail(*, warnings: list[str] | None = None, extra: dict | None = Non
     return tail
 
 
+def add_source(pod: dict, sources: dict[str, dict] | None) -> dict:
+    """Where the pod was read from (file, line), for CI annotations: the
+    pod's last key."""
+    if sources and pod["uid"] in sources:
+        pod["source"] = dict(sources[pod["uid"]])
+    return pod
+
+
 @builds_long_lived
 def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
-                   not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None) -> dict:
+                   not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None,
+                   sources: dict[str, dict] | None = None) -> dict:
     doc = document_head(mode=mode, tie_break=tie_break, profile=profile, not_evaluated=not_evaluated)
-    doc["pods"] = [pod_dict(r, mode) for r in results]
+    doc["pods"] = [add_source(pod_dict(r, mode), sources) for r in results]
     doc.update(document_tail(warnings=warnings, extra=extra))
     return doc
 
 
-def pod_ok(p: dict) -> bool:
-    """Schedulable, directly or (with preemption allowed) by preempting."""
-    if p["status"] == "Scheduled":
-        return True
-    return p["status"] == "Unschedulable" and bool((p.get("preemption") or {}).get("nominatedNode"))
+def pod_fails(pod: dict) -> bool:
+    """A pod that is not schedulable, directly or by preempting: what makes
+    the exit code 1, and a failure in the CI report formats."""
+    if pod["status"] == "Scheduled":
+        return False
+    pre = pod.get("preemption") or {}
+    return not (pod["status"] == "Unschedulable" and pre.get("nominatedNode"))
 
 
 def exit_code(doc: dict) -> int:
     """0 when every pod is schedulable (directly or by preempting), else 1."""
-    return 0 if all(pod_ok(p) for p in doc["pods"]) else 1
+    return 1 if any(pod_fails(p) for p in doc["pods"]) else 0
 
 
 class Tally:
@@ -155,13 +166,13 @@ class Tally:
     def __init__(self):
         self.pods = 0
         self.statuses: dict[str, int] = {}
-        self.ok = True
+        self.failing = 0
 
     def add(self, p: dict) -> None:
         self.pods += 1
         self.statuses[p["status"]] = self.statuses.get(p["status"], 0) + 1
-        self.ok = self.ok and pod_ok(p)
+        self.failing += pod_fails(p)
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.ok else 1
+        return 1 if self.failing else 0

@@ -44,3 +44,22 @@ class DocumentSink(ResultSink):
 
     def end(self, tail: dict) -> None:
         self.doc.update(tail)
+
+
+class Tee(ResultSink):
+    """The same result to several sinks (stdout and an HTML report)."""
+
+    def __init__(self, *sinks: ResultSink):
+        self.sinks = sinks
+
+    def begin(self, head: dict) -> None:
+        for s in self.sinks:
+            s.begin(head)
+
+    def pod(self, pod: dict) -> None:
+        for s in self.sinks:
+            s.pod(pod)
+
+    def end(self, tail: dict) -> None:
+        for s in self.sinks:
+            s.end(tail)

@@ -37,7 +37,11 @@ def pods(doc) -> dict:
 
 
 def without_warnings(doc: dict) -> dict:
-    return {k: v for k, v in doc.items() if k != "warnings"}
+    """The result without what depends on where it was read from: warnings,
+    and each pod's `source` (a snapshot's pending pods name its file)."""
+    out = {k: v for k, v in doc.items() if k != "warnings"}
+    out["pods"] = [{k: v for k, v in p.items() if k != "source"} for p in doc["pods"]]
+    return out
 
 
 # ---- explain --kubeconfig -------------------------------------------------------------------

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 
+from ..sink import ResultSink
+
 
 def _human(wide: bool):
     def make(mode: str, *, node: str | None = None, out=None):
@@ -32,12 +34,47 @@ def _machine(name: str):
     return make
 
 
+class WholeDocument(ResultSink):
+    """For a renderer of the whole document (the CI reports: their counts
+    come first): keeps each pod without its per-node records, which they
+    never show, and renders when the run ends."""
+
+    def __init__(self, render, out):
+        self.render = render
+        self.out = out
+        self.doc: dict = {}
+
+    def begin(self, head: dict) -> None:
+        self.doc = dict(head, pods=[])
+
+    def pod(self, pod: dict) -> None:
+        self.doc["pods"].append({k: v for k, v in pod.items() if k != "nodes"})
+
+    def end(self, tail: dict) -> None:
+        self.doc.update(tail)
+        self.out.write(self.render(self.doc))
+        self.out.flush()
+
+
+def _ci(module: str, function: str):
+    def make(mode: str, *, node: str | None = None, out=None):
+        import importlib
+
+        render = getattr(importlib.import_module(f".{module}", __package__), function)
+        return WholeDocument(render, out if out is not None else Utf8Writer(sys.stdout))
+
+    return make
+
+
 SINKS = {
     "human": _human(wide=False),
     "wide": _human(wide=True),
     "json": _machine("JsonSink"),
     "yaml": _machine("YamlSink"),
     "jsonl": _machine("JsonlSink"),
+    "junit": _ci("junit", "to_junit"),
+    "github": _ci("github", "to_github"),
+    "tap": _ci("tap", "to_tap"),
 }
 OUTPUT_FORMATS = tuple(SINKS)
 # Formats that write the document itself, per-node records included.

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import yaml
 
@@ -29,10 +29,12 @@ FIXTURE_SUFFIXES = (".yaml", ".yml", ".json")
 
 @dataclass(frozen=True)
 class Origin:
-    """Where an object was read from: a file and its document number."""
+    """Where an object was read from: a file and its document number, and
+    (for POD_FILEs, read with `lines=True`) the line of its metadata.name."""
 
     path: str
     document: int = 0
+    line: int | None = field(default=None, compare=False)
 
     def __str__(self):
         return self.path if self.document <= 1 else f"{self.path} (document {self.document})"
@@ -169,12 +171,62 @@ def _flatten(value, origin: Origin, out: list):
     out.append((value, origin))
 
 
+def name_lines(data: bytes) -> dict[int, list[int | None]]:
+    """{document number: [line of metadata.name of each object, in the order
+    _flatten lists them]}, 1-based, for CI annotations that point at a pod.
+
+    Composing the YAML nodes (JSON is read the same way) costs a second
+    parse, so only POD_FILEs are read with lines. Whatever cannot be
+    composed simply has no line."""
+    try:
+        text = data.decode("utf-8-sig")
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        nodes = list(yaml.compose_all(io.StringIO(text), Loader=loader))
+    except (yaml.YAMLError, UnicodeDecodeError, ValueError):
+        return {}
+    out: dict[int, list[int | None]] = {}
+    for number, node in enumerate(nodes, 1):  # numbered as parse_documents numbers them
+        lines: list[int | None] = []
+        _node_lines(node, lines)
+        out[number] = lines
+    return out
+
+
+def _child(node, key: str):
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key:
+                return v
+    return None
+
+
+def _node_lines(node, lines: list) -> None:
+    kind = _child(node, "kind")
+    kind = kind.value if isinstance(kind, yaml.ScalarNode) else ""
+    items = _child(node, "items")
+    if kind == "List" or (kind.endswith("List") and items is not None):
+        for item in items.value if isinstance(items, yaml.SequenceNode) else ():
+            _node_lines(item, lines)
+        return
+    name = _child(_child(node, "metadata"), "name")
+    lines.append(name.start_mark.line + 1 if name is not None else None)
+
+
 @builds_long_lived
-def read_objects(paths) -> list[tuple[dict, Origin]]:
-    """Read every object from the given paths, in file and document order."""
+def read_objects(paths, *, lines: bool = False) -> list[tuple[dict, Origin]]:
+    """Read every object from the given paths, in file and document order;
+    with `lines`, each Origin also carries the line of the object's name."""
     out: list[tuple[dict, Origin]] = []
     for path in expand_paths(paths):
         label = "<stdin>" if path == "-" else path
-        for number, doc in parse_documents(label, _read_bytes(path)):
+        data = _read_bytes(path)
+        by_document = name_lines(data) if lines else {}
+        for number, doc in parse_documents(label, data):
+            start = len(out)
             _flatten(doc, Origin(label, number), out)
+            found = by_document.get(number) or []
+            if len(found) == len(out) - start:
+                for i, line in enumerate(found, start):
+                    if line is not None:
+                        out[i] = (out[i][0], replace(out[i][1], line=line))
     return out

@@ -1,0 +1,50 @@
+"""-o junit: one JUnit test case per pod, for the test reporters of GitLab,
+Jenkins and GitHub. A pod that fails the exit code (Unschedulable, Gated,
+Error) is a <failure> whose message is the exact FailedScheduling text.
+
+No timestamps, host names or durations: the same input gives the same file.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .ci import failure_message, outcome, pod_fails
+
+# Characters XML 1.0 cannot carry at all, even escaped.
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _text(s: str) -> str:
+    return _NOT_XML.sub("\ufffd", s)
+
+
+def to_junit(doc: dict) -> str:
+    import xml.etree.ElementTree as ET
+
+    mode = doc.get("mode", "explain")
+    pods = doc["pods"]
+    failures = sum(1 for p in pods if pod_fails(p))
+    counts = {"tests": str(len(pods)), "failures": str(failures), "errors": "0"}
+    root = ET.Element("testsuites", {"name": "kschedx", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": f"kschedx {mode}", **counts, "skipped": "0"})
+    props = ET.SubElement(suite, "properties")
+    for name, value in (("profile", doc.get("profile")), ("tieBreak", doc.get("tieBreak")),
+                        ("kubernetes", (doc.get("reference") or {}).get("kubernetes")),
+                        ("notEvaluated", ", ".join(doc.get("notEvaluated") or ()))):
+        if value:
+            ET.SubElement(props, "property", {"name": name, "value": _text(str(value))})
+    for pod in pods:
+        case = ET.SubElement(suite, "testcase", {"name": _text(pod["pod"]), "classname": f"kschedx.{mode}"})
+        source = pod.get("source")
+        where = ""
+        if source:
+            where = f"\n{source['file']}" + (f":{source['line']}" if source.get("line") else "")
+        if pod_fails(pod):
+            message = _text(failure_message(pod))
+            failure = ET.SubElement(case, "failure", {"type": pod["status"], "message": message})
+            failure.text = message + _text(where)
+        else:
+            ET.SubElement(case, "system-out").text = _text(outcome(pod) + where)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
