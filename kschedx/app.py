@@ -304,7 +304,8 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     `preemptedBy`); queue order puts higher priorities first, so that wait
     is empty in practice. `progress(done, total)` is called after each pod.
     detail "placements" leaves out each pod's per-node verdicts and scores
-    (every other field is kept). Returns the exit code.
+    (every other field is kept); "failures" keeps them for the pods left
+    unplaced only. Returns the exit code.
     """
     fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
     snapshot = fw.snapshot
@@ -362,10 +363,11 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     for i in range(len(queue)):
         pi = queue[i]
         r = fw.schedule(pi)
-        if detail == "full":
-            r.settle()  # explanations are read before the snapshot changes
-        else:
-            r.nodes = []
+        # Explanations are read before the snapshot changes; "failures" keeps
+        # them only for pods that are not placed at once.
+        settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
+        if settled:
+            r.settle()
         r.placed_node = None
         if r.status == "Scheduled":
             place(r, pi, r.selected_node, r)
@@ -398,6 +400,8 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
             del retry
         elif r.nominated_node == "":
             fw.nominator.remove(pi)
+        if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
+            r.nodes = []
         p = _pod_document(r, "simulate", workload)
         del r
         if p["placedNode"]:

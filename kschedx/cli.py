@@ -311,8 +311,9 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
 
 @main.command()
 @workload_options
-@click.option("--detail", type=click.Choice(("full", "placements")), default=None,
+@click.option("--detail", type=click.Choice(("full", "failures", "placements")), default=None,
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
+                   "failures keeps them for pods left unplaced only (the default with --report); "
                    "placements keeps the rest only (small documents on large clusters).")
 @report_option
 @debug_option
@@ -338,8 +339,9 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     if detail is None:
         # The human tables and CI reports never show per-node verdicts: do
-        # not compute them (the HTML report does show them).
-        detail = "full" if output in DOCUMENT_FORMATS or report else "placements"
+        # not compute them. The HTML report shows them for pods left unplaced
+        # (all of them, on thousands of nodes, would make a multi-GB page).
+        detail = "full" if output in DOCUMENT_FORMATS else "failures" if report else "placements"
     # A document streams to stdout as pods are placed: no bar to draw over it.
     with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
         code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,

@@ -91,6 +91,13 @@ def _umask() -> int:
     return mask
 
 
+def test_report_says_why_the_winner_won_as_the_human_output_does(tmp_path):
+    path, _ = explain_report(tmp_path, str(PODS / "web.yaml"))
+    human = run("explain", str(PODS / "web.yaml"), "--snapshot", CLUSTER, "--tie-break", "name").stdout
+    [why] = [line.strip() for line in human.splitlines() if line.strip().startswith("why worker-a2")]
+    assert f"<p>{why}</p>" in Path(path).read_text(encoding="utf-8")
+
+
 def test_report_needs_no_network(tmp_path):
     path, _ = explain_report(tmp_path)
     page = Path(path).read_text(encoding="utf-8")
@@ -164,20 +171,61 @@ def test_thousands_of_nodes_are_grouped_by_first_failure():
     assert "<tr class=\"node\"" not in page  # node rows are drawn by the page on demand
 
 
+def two_pods_over_budget(monkeypatch) -> dict:
+    """A scheduled pod and a failing one, each on 300 nodes, with room for
+    300 node rows: the failing pod's nodes are kept."""
+    monkeypatch.setattr(report, "NODE_ROWS_BUDGET", 300)
+    doc = synthetic_doc(300)
+    ok = json.loads(json.dumps(doc["pods"][0]))
+    ok.update(pod="default/fits", status="Scheduled", selectedNode="node-00000", message=None)
+    doc["pods"].insert(0, ok)
+    return doc
+
+
+def test_past_the_node_row_budget_failing_pods_keep_their_nodes(monkeypatch):
+    data = embedded_data(report.to_html(two_pods_over_budget(monkeypatch)))
+    fits, big = data["pods"]
+    assert all(g["nodes"] == [] and g["omitted"] for g in fits["groups"])
+    assert sum(g["omitted"] for g in fits["groups"]) == 300
+    assert sum(len(g["nodes"]) for g in big["groups"]) == 300 and not any("omitted" in g for g in big["groups"])
+
+
 def test_simulate_report_shows_placements_and_utilization(tmp_path):
     path = str(tmp_path / "sim.html")
     r = run("simulate", str(SIM / "deploy.yaml"), "--snapshot", str(SIM / "cluster.yaml"), "--tie-break", "name",
             "--report", path)
     doc = json.loads(run("simulate", str(SIM / "deploy.yaml"), "--snapshot", str(SIM / "cluster.yaml"),
-                         "--tie-break", "name", "-o", "json").stdout)
+                         "--tie-break", "name", "-o", "json", "--detail", "failures").stdout)
     page = Path(path).read_text(encoding="utf-8")
-    assert page == report.to_html(doc)  # a report keeps per-node verdicts (detail full)
+    assert page == report.to_html(doc)  # a report keeps per-node verdicts of unplaced pods
+    assert 'class="heat"' in page
     assert r.exit_code == (1 if any(report.pod_fails(p) for p in doc["pods"]) else 0)
     assert page.count('<tr data-changed=') == len(doc["utilization"])
     util = page[page.index('id="util-table"'):]
     for u in doc["utilization"]:
         assert f'<th scope="row">{u["node"]}</th>' in util
     assert len(re.findall(r'<a href="#pod-\d+">', page)) == len(doc["pods"])
+
+
+def test_detail_failures_keeps_the_verdicts_of_unplaced_pods_only():
+    from kschedx import app
+
+    def doc(detail):
+        w = app.load_workload([str(SIM / "cluster.yaml")], [str(SIM / "deploy.yaml")])
+        return app.simulate(w, tie_break="name", detail=detail)
+
+    full, failures = doc("full"), doc("failures")
+    assert failures["detail"] == "failures"
+    placed = [p for p in full["pods"] if p["placedNode"]]
+    unplaced = [p for p in full["pods"] if not p["placedNode"]]
+    assert placed and unplaced
+    by_name = {p["pod"]: p for p in failures["pods"]}
+    for p in placed:
+        assert by_name[p["pod"]]["nodes"] == []
+    for p in unplaced:
+        assert by_name[p["pod"]]["nodes"] == p["nodes"] != []
+    strip = [{k: v for k, v in p.items() if k != "nodes"} for p in full["pods"]]
+    assert strip == [{k: v for k, v in p.items() if k != "nodes"} for p in failures["pods"]]
 
 
 # -- in a real browser -------------------------------------------------------------------
@@ -242,6 +290,20 @@ def test_heat_map_groups_expand_in_chromium(tmp_path, browser):
     assert browser.evaluate(count) == 400
     browser.evaluate(f"{group}.click()")
     assert browser.evaluate(count) == 0
+    assert browser.problems() == []
+
+
+@needs_chromium
+def test_a_group_whose_nodes_were_left_out_says_so_in_chromium(tmp_path, browser, monkeypatch):
+    path = tmp_path / "budget.html"
+    path.write_text(report.to_html(two_pods_over_budget(monkeypatch)), encoding="utf-8")
+    browser.events.clear()
+    browser.load(str(path))
+    browser.evaluate("document.querySelector('#pod-0').open = true")
+    browser.evaluate("document.querySelector('#pod-0 tr.group').click()")
+    note = browser.evaluate("document.querySelector('#pod-0 tr.more').innerText")
+    assert note.startswith("node list left out of this report (")
+    assert browser.evaluate("document.querySelectorAll('#pod-0 tr.node').length") == 0
     assert browser.problems() == []
 
 

@@ -6,7 +6,7 @@ selector every pod must match and preferred terms scored for every pod."""
 from __future__ import annotations
 
 from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult
-from ..config.pluginargs import default_plugin_args, validate_plugin_args
+from ..config.pluginargs import checked_plugin_args
 from ..framework.status import Code, Status
 from ..labels import NodeSelector, NodeSelectorTerm, SelectorError, is_empty_term, selector_from_set
 from .helper.normalize_score import default_normalize_score, default_normalize_values
@@ -72,10 +72,7 @@ class NodeAffinity(Plugin):
     name = "NodeAffinity"
 
     def __init__(self, handle, args=None):
-        args = default_plugin_args(self.name, args)
-        errs = validate_plugin_args(self.name, args)
-        if errs:
-            raise ValueError(f'initializing plugin "{self.name}": {"; ".join(errs)}')
+        args = checked_plugin_args(self.name, args)
         super().__init__(handle, args)
         added = args.get("addedAffinity") or {}
         required = added.get("requiredDuringSchedulingIgnoredDuringExecution")
