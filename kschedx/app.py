@@ -4,6 +4,7 @@ these and never computes anything itself."""
 from __future__ import annotations
 
 import gc
+import re
 from dataclasses import dataclass, field
 
 from .cluster import ClusterState, build_cluster
@@ -518,12 +519,38 @@ def node_usage(snapshot) -> dict[str, dict]:
     }
 
 
+# Labels that name a node's group (pool) in the common managed clusters, the
+# first one present wins; instance type last, as a group of like nodes.
+NODE_GROUP_LABELS = (
+    "karpenter.sh/nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "alpha.eksctl.io/nodegroup-name",
+    "cloud.google.com/gke-nodepool",
+    "kubernetes.azure.com/agentpool",
+    "node.kubernetes.io/instance-type",
+)
+_NAME_STEM = re.compile(r"^(.*?[a-z])[-.]?[0-9]+$")
+
+
+def node_group(name: str, labels: dict) -> str:
+    """The group a node belongs to, for charts of many nodes: `label=value` of
+    the first NODE_GROUP_LABELS label it has, else its name without the
+    trailing number (`worker-a12` -> `worker-a*`), else its name."""
+    for key in NODE_GROUP_LABELS:
+        value = labels.get(key)
+        if value:
+            return f"{key}={value}"
+    m = _NAME_STEM.match(name)
+    return f"{m.group(1)}*" if m else name
+
+
 def _utilization(snapshot, before: dict, after: dict) -> list[dict]:
     out = []
     for ni in snapshot.node_infos:
         alloc = ni.allocatable
         out.append({
             "node": ni.name,
+            "nodeGroup": node_group(ni.name, ni.labels),
             "allocatable": {"cpu": alloc.milli_cpu, "memory": alloc.memory, "pods": alloc.allowed_pod_number},
             "before": before[ni.name],
             "after": after[ni.name],
