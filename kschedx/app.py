@@ -4,12 +4,15 @@ these and never computes anything itself."""
 from __future__ import annotations
 
 import gc
+import re
 from dataclasses import dataclass, field
 
 from .cluster import ClusterState, build_cluster
 from .errors import ClusterError, InputError
 from .framework.runner import Framework, queue_order
-from .result import build_document
+from .gc_policy import pauses_collector
+from .result import Tally, add_source, document_head, document_tail, pod_dict
+from .sink import DocumentSink, ResultSink
 from .snapshot import PodInfo, build_snapshot
 from .sources.admission import object_ref
 from .sources.fixtures import read_objects
@@ -73,13 +76,17 @@ class Workload:
     sources: dict[str, dict] = field(default_factory=dict)
 
 
-def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Workload:
+def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
+                  enforce_namespace: bool | None = None) -> Workload:
     """Read the snapshot (cluster) and the POD_FILEs.
 
     Objects in POD_FILEs other than pods (a PVC next to its pod, a
     PriorityClass) join the cluster. Without POD_FILEs the pods to schedule
     are the pending pods of the snapshot. `cluster_objects`, (object, origin)
     pairs read elsewhere (a live cluster), stand in for the snapshot files.
+    `namespace` is given to POD_FILE objects that have none, as `kubectl apply
+    -n` does; `enforce_namespace` (default: when a namespace is given) refuses
+    objects of another namespace, as kubectl does for an explicit -n.
     """
     if cluster_objects is None:
         _check_read_once(snapshot_paths, pod_paths)
@@ -91,6 +98,9 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
     else:
         cluster_objects = list(cluster_objects)
     pod_objects = read_objects(pod_paths, lines=True) if pod_paths else []
+    if namespace is not None:
+        _place_in_namespace(pod_objects, namespace,
+                            enforce=namespace is not None if enforce_namespace is None else enforce_namespace)
     incoming_uids = set()
     warnings = []
     notes: list[str] = []
@@ -146,6 +156,21 @@ def _pod_sources(objects) -> dict[str, dict]:
     return out
 
 
+def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
+    from .sources.admission import NAMESPACED_KINDS
+
+    for obj, origin in objects:
+        if obj.get("kind") not in NAMESPACED_KINDS or not isinstance(obj.get("metadata"), dict):
+            continue
+        meta = obj["metadata"]
+        if not meta.get("namespace"):
+            meta["namespace"] = namespace
+        elif enforce and meta["namespace"] != namespace:
+            raise InputError(f"{object_ref(obj)}: metadata.namespace {meta['namespace']!r} does not match "
+                             f"the namespace {namespace!r} given with -n (pass -n {meta['namespace']}, "
+                             "or leave metadata.namespace out)", source=str(origin))
+
+
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
     snapshot = build_snapshot(cluster)
     # The snapshot (millions of objects for a large cluster) lives as long as
@@ -160,12 +185,14 @@ def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
 
 
 def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
-                               progress=None) -> Workload:
+                               progress=None, selection=None) -> Workload:
     """A live cluster instead of a snapshot: exactly the Workload load_workload
     gives for a `kschedx snapshot` of it.
 
     The pods to schedule are the POD_FILE pods, the pending pods named by
-    `pod_refs` ("namespace/name"), and with `all_pending` every pending pod.
+    `pod_refs` ("namespace/name", or "name" in the selection's namespace), and
+    with `all_pending` every pending pod the selection (kubectl's -n, -A, -l,
+    --field-selector; by default the context's namespace) takes.
     Kinds the cluster would not let us read are recorded (SnapshotInfo, as a
     snapshot file records them): the plugins reading them are notEvaluated.
     """
@@ -180,8 +207,13 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     objects = [(obj, origin) for obj in read.objects]
     objects.append((snapshot_info(server=conn.server, context=conn.context_name,
                                   unreadable=read.unreadable, fields="scheduling"), origin))
+    explicit = selection is not None and selection.namespace is not None
+    # Like `kubectl apply -f`: objects without a namespace go to the context's; only an
+    # explicit -n refuses objects of another one.
     try:
-        workload = load_workload((), pod_paths, cluster_objects=objects)
+        workload = load_workload((), pod_paths, cluster_objects=objects,
+                                 namespace=selection.namespace if explicit else conn.namespace,
+                                 enforce_namespace=explicit)
     except InputError as e:
         if e.source is not origin:
             raise  # a POD_FILE: the user's input
@@ -189,21 +221,32 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     workload.warnings[:0] = read.warnings
     if pod_refs or all_pending:
         select_pods(workload, pod_refs, all_pending=all_pending, keep=bool(pod_paths),
-                    where=f"the cluster ({conn.server})")
+                    where=f"the cluster ({conn.server})", selection=selection,
+                    default_namespace=conn.namespace)
     return workload
 
 
 def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, keep: bool = False,
-                where: str = "the snapshot") -> None:
-    """Schedule the pending pods named "namespace/name" (and with `all_pending`,
-    every pending pod) instead of, or with `keep` besides, the workload's pods."""
+                where: str = "the snapshot", selection=None, default_namespace: str | None = None) -> None:
+    """Schedule the pending pods named "namespace/name" or "name" (and with
+    `all_pending`, every pending pod the selection takes) instead of, or with
+    `keep` besides, the workload's pods. All of them in queue order.
+
+    `default_namespace` is the source's own (a kubeconfig context's; None for
+    a snapshot, whose pending pods are taken from every namespace unless -n
+    says otherwise); a pod named without a namespace is in -n's, else that
+    one, else "default"."""
+    from .selection import PodSelection
+
+    selection = selection or PodSelection()
     chosen = list(workload.pods) if keep else []
     seen = {pi.uid for pi in chosen}
     pods = {f"{p['metadata']['namespace']}/{p['metadata']['name']}": p for p in workload.cluster.pods}
     picked = []
+    name_namespace = selection.namespace or default_namespace or "default"
     for ref in pod_refs:
         ns, _, name = ref.rpartition("/")
-        key = f"{ns or 'default'}/{name}"
+        key = f"{ns or name_namespace}/{name}"
         pod = pods.get(key)
         if pod is None:
             raise InputError(f"pod {key} not found in {where} (pods that finished, Succeeded or Failed, "
@@ -214,7 +257,13 @@ def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, k
                              "spec.nodeName and pass the file)")
         picked.append(pod)
     if all_pending:
-        picked.extend(workload.cluster.pending_pods())
+        pending = workload.cluster.pending_pods()
+        if selection.given or default_namespace is not None:
+            matches = selection.matcher(default_namespace)
+            pending = [p for p in pending if matches(p)]
+            if not pending:
+                workload.warnings.append(f"no pending pods {selection.describe(default_namespace)} in {where}")
+        picked.extend(pending)
     # Input order breaks queue-order ties: take the cluster's order, not the
     # command line's, so naming pods or taking them all orders them alike.
     position = {id(p): i for i, p in enumerate(workload.cluster.pods)}
@@ -254,14 +303,38 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
 
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None) -> dict:
-    """Every pod against the same snapshot."""
+    """Every pod against the same snapshot: the whole document."""
+    sink = DocumentSink()
+    explain_into(sink, workload, tie_break=tie_break, seed=seed)
+    return sink.doc
+
+
+def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
+                 seed: int | None = None) -> int:
+    """Every pod against the same snapshot, each result handed to `sink` as
+    soon as it is computed and then dropped. Returns the exit code."""
     fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
-    results = [fw.schedule(pi) for pi in workload.pods]
-    return _document(fw, workload, results, "explain")
+    sink.begin(_head(fw, "explain"))
+    tally = Tally()
+    for pi in workload.pods:
+        p = _pod_document(fw.schedule(pi), "explain", workload)
+        tally.add(p)
+        sink.pod(p)
+        del p  # the sink has it written: only the next pod is kept
+    sink.end(_tail(fw, workload))
+    return tally.exit_code
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
              detail: str = "full") -> dict:
+    """The pods one after another (see simulate_into): the whole document."""
+    sink = DocumentSink()
+    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
+    return sink.doc
+
+
+def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
+                  progress=None, detail: str = "full") -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -273,19 +346,32 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
     - Unschedulable: stays pending; a failed preemption clears its
       nomination, as upstream's PostFilterResult does.
 
-    `progress(done, total)` is called after each pod. detail "placements"
-    drops each pod's per-node verdicts and scores once it is placed (the
-    document stays small on large clusters; every other field is kept).
+    Each pod's result goes to `sink` as soon as it is final: at once, unless
+    a later pod of higher priority could still preempt it (it would gain
+    `preemptedBy`); queue order puts higher priorities first, so that wait
+    is empty in practice. `progress(done, total)` is called after each pod.
+    detail "placements" leaves out each pod's per-node verdicts and scores
+    (every other field is kept); "failures" keeps them for the pods left
+    unplaced only. Returns the exit code.
     """
     fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
     snapshot = fw.snapshot
+    sink.begin(_head(fw, "simulate"))
     before = node_usage(snapshot)
     queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
-    by_uid: dict[str, object] = {}
-    results = []
-    preemptions = 0
-    victims_total = 0
+    # Highest priority among the pods after position i: a placed pod of at
+    # least that priority can no longer be preempted by this run.
+    later_max = [0] * len(queue)
+    highest = None
+    for i in range(len(queue) - 1, -1, -1):
+        later_max[i] = highest
+        highest = queue[i].priority if highest is None else max(highest, queue[i].priority)
+    held: dict[str, dict] = {}  # uid -> document of a placed pod a later pod could still preempt
+    waiting: list[tuple[str, dict, int]] = []  # (uid, pod document, priority) not yet handed to the sink
+    tally = Tally()
+    summary = {"pods": 0, "placed": 0, "placedByPreemption": 0, "unschedulable": 0, "gated": 0, "errors": 0,
+               "preemptions": 0, "victims": 0}
 
     def place(result, pi, node, cycle):
         # Reserve: plugins keep what the placement took (VolumeBinding's
@@ -310,25 +396,40 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
         fw.nominator.remove(pi)
         result.placed_node = node
 
+    def release(i):
+        # Hand over, in queue order, every pod no pod after position i can preempt.
+        while waiting:
+            uid, p, priority = waiting[0]
+            if p["placedNode"] and later_max[i] is not None and later_max[i] > priority:
+                return
+            waiting.pop(0)
+            held.pop(uid, None)
+            _count(summary, tally, p)
+            sink.pod(p)
+
     for i in range(len(queue)):
         pi = queue[i]
         r = fw.schedule(pi)
-        if detail == "full":
-            r.settle()  # explanations are read before the snapshot changes
+        # Explanations are read before the snapshot changes; "failures" keeps
+        # them only for pods that are not placed at once.
+        settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
+        if settled:
+            r.settle()
         r.placed_node = None
-        by_uid[pi.uid] = r
         if r.status == "Scheduled":
             place(r, pi, r.selected_node, r)
         elif r.status == "Unschedulable" and r.nominated_node:
-            preemptions += 1
+            summary["preemptions"] += 1
             node = r.nominated_node
             for v in r.victims:
                 snapshot.remove(v)
                 fw.nominator.remove(v)
-                victims_total += 1
-                earlier = by_uid.get(v.uid)
+                summary["victims"] += 1
+                earlier = held.get(v.uid)
                 if earlier is not None:
-                    earlier.preempted_by = pi.key
+                    earlier["preemptedBy"] = pi.key
+                    if "source" in earlier:  # the pod's last key stays last
+                        earlier["source"] = earlier.pop("source")
             for np in r.cleared_nominations:
                 fw.nominator.remove(np)
                 j = position.get(np.uid)
@@ -343,48 +444,56 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
                 r.notes.append(f"{deleted}; retried at once: placed on {retry.selected_node}")
             else:
                 r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
+            del retry
         elif r.nominated_node == "":
             fw.nominator.remove(pi)
-        if detail == "placements":
+        if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
             r.nodes = []
-        results.append(r)
+        p = _pod_document(r, "simulate", workload)
+        del r
+        if p["placedNode"]:
+            held[pi.uid] = p
+        waiting.append((pi.uid, p, pi.priority))
+        del p
+        release(i)
         if progress is not None:
             progress(i + 1, len(queue))
 
     after = node_usage(snapshot)
-    counts = {"Scheduled": 0, "Unschedulable": 0, "Gated": 0, "Error": 0}
-    for r in results:
-        counts[r.status] = counts.get(r.status, 0) + 1
-    placed = sum(1 for r in results if r.placed_node)
-    summary = {
-        "pods": len(results),
-        "placed": placed,
-        "placedByPreemption": sum(1 for r in results if r.placed_node and r.status != "Scheduled"),
-        "unschedulable": sum(1 for r in results if not r.placed_node and r.status == "Unschedulable"),
-        "gated": counts["Gated"],
-        "errors": counts["Error"],
-        "preemptions": preemptions,
-        "victims": victims_total,
-    }
     extra = {"detail": detail, "summary": summary, "utilization": _utilization(snapshot, before, after)}
     if workload.notes:
         extra["inputNotes"] = list(workload.notes)
-    return _document(fw, workload, results, "simulate", extra)
+    sink.end(_tail(fw, workload, extra))
+    return tally.exit_code
 
 
-def _document(fw: Framework, workload: Workload, results: list, mode: str, extra: dict | None = None) -> dict:
-    """The SchedulingResult of a run: its profile and tie-break, what it left
-    unevaluated, and the warnings of the input and of the snapshot."""
-    return build_document(
-        results,
-        mode=mode,
-        tie_break=fw.tie_break,
-        profile=fw.profile.name,
-        not_evaluated=fw.profile.not_evaluated,
-        warnings=workload.warnings + fw.snapshot.warnings,
-        extra=extra,
-        sources=workload.sources,
-    )
+def _count(summary: dict, tally: Tally, p: dict) -> None:
+    """simulate's closing summary, one pod at a time. A pod placed and later
+    preempted still counts as placed (its placedNode stays)."""
+    tally.add(p)
+    summary["pods"] += 1
+    placed = bool(p["placedNode"])
+    summary["placed"] += placed
+    summary["placedByPreemption"] += placed and p["status"] != "Scheduled"
+    summary["unschedulable"] += not placed and p["status"] == "Unschedulable"
+    summary["gated"] += p["status"] == "Gated"
+    summary["errors"] += p["status"] == "Error"
+
+
+@pauses_collector
+def _pod_document(r, mode: str, workload: Workload) -> dict:
+    return add_source(pod_dict(r, mode), workload.sources)
+
+
+def _head(fw: Framework, mode: str) -> dict:
+    return document_head(mode=mode, tie_break=fw.tie_break, profile=fw.profile.name,
+                         not_evaluated=fw.profile.not_evaluated)
+
+
+def _tail(fw: Framework, workload: Workload, extra: dict | None = None) -> dict:
+    """What follows the pods: the warnings of the input and of the snapshot,
+    and the mode's own closing fields."""
+    return document_tail(warnings=workload.warnings + fw.snapshot.warnings, extra=extra)
 
 
 def _with_nomination(pi: PodInfo, node: str) -> PodInfo:
@@ -410,12 +519,38 @@ def node_usage(snapshot) -> dict[str, dict]:
     }
 
 
+# Labels that name a node's group (pool) in the common managed clusters, the
+# first one present wins; instance type last, as a group of like nodes.
+NODE_GROUP_LABELS = (
+    "karpenter.sh/nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "alpha.eksctl.io/nodegroup-name",
+    "cloud.google.com/gke-nodepool",
+    "kubernetes.azure.com/agentpool",
+    "node.kubernetes.io/instance-type",
+)
+_NAME_STEM = re.compile(r"^(.*?[a-z])[-.]?[0-9]+$")
+
+
+def node_group(name: str, labels: dict) -> str:
+    """The group a node belongs to, for charts of many nodes: `label=value` of
+    the first NODE_GROUP_LABELS label it has, else its name without the
+    trailing number (`worker-a12` -> `worker-a*`), else its name."""
+    for key in NODE_GROUP_LABELS:
+        value = labels.get(key)
+        if value:
+            return f"{key}={value}"
+    m = _NAME_STEM.match(name)
+    return f"{m.group(1)}*" if m else name
+
+
 def _utilization(snapshot, before: dict, after: dict) -> list[dict]:
     out = []
     for ni in snapshot.node_infos:
         alloc = ni.allocatable
         out.append({
             "node": ni.name,
+            "nodeGroup": node_group(ni.name, ni.labels),
             "allocatable": {"cpu": alloc.milli_cpu, "memory": alloc.memory, "pods": alloc.allowed_pod_number},
             "before": before[ni.name],
             "after": after[ni.name],

@@ -19,10 +19,24 @@ import click
 
 from . import __version__
 from .errors import KschedxError
+from .sink import DocumentSink, ResultSink, Tee
 
-OUTPUT_FORMATS = ("human", "wide", "json", "yaml", "junit", "github", "tap")
-# CI report formats: module and function of kschedx.render that writes each.
-CI_FORMATS = {"junit": ("junit", "to_junit"), "github": ("github", "to_github"), "tap": ("tap", "to_tap")}
+from .render.outputs import DOCUMENT_FORMATS, OUTPUT_FORMATS  # noqa: E402  (a table, no renderer)
+# The README's sections, by their GitHub anchors (tests/test_readme.py checks
+# each one exists): `kschedx --help` points at them.
+README_SECTIONS = (
+    ("commands", "the commands and their options"),
+    ("output", "human, wide, json, yaml, jsonl and CI formats"),
+    ("exit-codes", "what each exit status means"),
+    ("use-it-on-your-cluster", "kubeconfig, -n, -l, snapshot, bind"),
+    ("as-a-kubectl-plugin", "kubectl kschedx, pipx, completion"),
+    ("fixture-format", "the YAML kschedx reads"),
+    ("preemption-and-simulate", "victims, queue order, charts"),
+    ("fidelity", "how exactly it follows v1.35"),
+    ("project-layout", "where the code is"),
+)
+README_EPILOG = "\b\nDocumentation: the README (README.md; the project page on PyPI):\n" + "\n".join(
+    f"  README.md#{anchor:<24} {what}" for anchor, what in README_SECTIONS)
 EXIT_INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: distinct from every documented outcome
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
@@ -55,7 +69,8 @@ output_option = click.option(
     type=click.Choice(OUTPUT_FORMATS),
     default="human",
     show_default=True,
-    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document; "
+    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document, "
+         "written as each pod is done; jsonl: one line per pod, then a closing summary line; "
          "junit, github (Actions annotations), tap: CI reports, one test per pod.",
 )
 tie_break_option = click.option(
@@ -67,19 +82,21 @@ tie_break_option = click.option(
 )
 seed_option = click.option("--seed", type=int, default=None, help="Seed for --tie-break random (reproducible runs).")
 # Live clusters: --kubeconfig/--context/--request-timeout (one `cluster` argument) and --all-pending.
-from .cli_cluster import all_pending_option, cluster_options  # noqa: E402
+from .cli_cluster import all_pending_option, cluster_options, selection_options  # noqa: E402
 
 
 def _complete_node(ctx, _param, incomplete):
-    """Node names from the --snapshot given so far (shell completion)."""
-    try:
-        from .sources.fixtures import read_objects
+    """Node names of the --snapshot given so far, or of the live cluster (shell completion)."""
+    from .completion import complete_names
 
-        objects = read_objects(ctx.params.get("snapshot_paths") or ())
-        names = sorted({o["metadata"]["name"] for o, _ in objects if o.get("kind") == "Node"})
-        return [n for n in names if n.startswith(incomplete)]
-    except Exception:  # a half-typed command line: complete nothing rather than fail
-        return []
+    return complete_names(ctx, "Node", incomplete)
+
+
+def _complete_pod_argument(ctx, _param, incomplete):
+    """Files, and the pending pods of the snapshot or the live cluster (shell completion)."""
+    from .completion import complete_pod_argument
+
+    return complete_pod_argument(ctx, incomplete)
 
 
 node_option = click.option(
@@ -117,6 +134,19 @@ report_option = click.option(
 )
 
 
+class ReportSink(DocumentSink):
+    """--report FILE.html: the whole document (the page shows every pod's
+    nodes), written when the run ends."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def end(self, tail: dict) -> None:
+        super().end(tail)
+        write_report(self.doc, self.path)
+
+
 def write_report(doc: dict, path: str | None) -> None:
     """The HTML report, written atomically: the file appears only when complete."""
     if path is None:
@@ -140,9 +170,10 @@ def workload_options(f):
     is shown and ties broken (-o, --tie-break, --seed)."""
     decorators = (
         click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True),
-                       metavar="[POD_FILE | NAMESPACE/NAME]..."),
+                       metavar="[POD_FILE | [NAMESPACE/]NAME]...", shell_complete=_complete_pod_argument),
         snapshot_option,
         cluster_options,
+        selection_options,
         all_pending_option,
         output_option,
         tie_break_option,
@@ -189,8 +220,40 @@ def _silence_stdout() -> None:
         pass
 
 
-@click.group(cls=KschedxGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def _global_option(ctx, param, value):
+    """kubectl's global flags before the command (`kubectl kschedx --context prod
+    explain ...`) become the defaults of the command's own options."""
+    if value is None:
+        return value
+    defaults = ctx.default_map = dict(ctx.default_map or {})
+    for name, command in ctx.command.commands.items():
+        if any(p.name == param.name for p in command.params):
+            defaults[name] = dict(defaults.get(name) or {}, **{param.name: value})
+    return value
+
+
+_GLOBAL_OPTIONS = (
+    click.option("--kubeconfig", metavar="FILE", default=None, expose_value=False, callback=_global_option,
+                 help="For the command after it, as if given to it (kubectl's global flag)."),
+    click.option("--context", metavar="NAME", default=None, expose_value=False, callback=_global_option,
+                 help="For the command after it, as if given to it."),
+    click.option("-n", "--namespace", metavar="NAMESPACE", default=None, expose_value=False,
+                 callback=_global_option, help="For the command after it, as if given to it."),
+    click.option("--request-timeout", metavar="DURATION", default=None, expose_value=False,
+                 callback=_global_option, help="For the command after it, as if given to it."),
+)
+
+
+def global_options(f):
+    for option in reversed(_GLOBAL_OPTIONS):
+        f = option(f)
+    return f
+
+
+@click.group(cls=KschedxGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=README_EPILOG)
 @click.version_option(__version__, prog_name="kschedx")
+@global_options
 @debug_option
 def main():
     """Dry-run and explain the Kubernetes scheduler (kube-scheduler v1.35).
@@ -202,52 +265,49 @@ def main():
 
 
 # -- output ---------------------------------------------------------------------
-def emit(doc: dict, output: str, node: str | None = None) -> None:
-    """The document on stdout in the chosen format; warnings on stderr.
+class StdoutSink(ResultSink):
+    """Hands the result to the chosen format's sink; warnings go to stderr.
 
     A reader that leaves early (`kschedx explain ... | head`) ends the output
-    quietly; the command still exits with the result's own code, so a script
-    reading PIPESTATUS is not told a pod was unschedulable.
+    quietly and the run goes on unwritten: the command still exits with the
+    code of all its pods, so a script reading PIPESTATUS is not told a pod
+    was unschedulable.
     """
-    for w in doc.get("warnings") or ():
-        click.echo(f"kschedx: warning: {w}", err=True)
-    try:
-        if output == "json":
-            from .render.machine import to_json
 
-            _write_utf8(to_json(doc))
-        elif output == "yaml":
-            from .render.machine import to_yaml
+    def __init__(self, inner: ResultSink):
+        self.inner = inner
+        self.closed = False
 
-            _write_utf8(to_yaml(doc))
-        elif output in CI_FORMATS:
-            import importlib
+    def begin(self, head: dict) -> None:
+        self._call(self.inner.begin, head)
 
-            module, function = CI_FORMATS[output]
-            _write_utf8(getattr(importlib.import_module(f".render.{module}", __package__), function)(doc))
-        elif doc.get("mode") == "simulate":
-            from .render.simulate import render_simulate
+    def pod(self, pod: dict) -> None:
+        self._call(self.inner.pod, pod)
 
-            render_simulate(doc, wide=(output == "wide"))
-        else:
-            from .render.human import render
+    def end(self, tail: dict) -> None:
+        for w in tail.get("warnings") or ():
+            click.echo(f"kschedx: warning: {w}", err=True)
+        self._call(self.inner.end, tail)
+        if not self.closed:
+            self._call(sys.stdout.flush)
 
-            render(doc, wide=(output == "wide"), node=node)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
+    def _call(self, method, *args) -> None:
+        if self.closed:
+            return
+        try:
+            method(*args)
+        except BrokenPipeError:
+            self.closed = True
+            _silence_stdout()
 
 
-def _write_utf8(text: str) -> None:
-    """JSON and YAML documents are UTF-8 whatever the locale says (a label
-    value with an accent must not fail on an ASCII terminal)."""
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(text)
-        return
-    sys.stdout.flush()
-    buffer.write(text.encode("utf-8"))
-    buffer.flush()
+def output_sink(output: str, mode: str, node: str | None = None, report: str | None = None) -> ResultSink:
+    """Where the run's result goes: stdout in the chosen format, and the
+    HTML report when asked for (written last, so stdout streams first)."""
+    from .render.outputs import sink_for
+
+    sink = StdoutSink(sink_for(output, mode, node=node))
+    return sink if report is None else Tee(sink, ReportSink(report))
 
 
 def warn_unused_seed(tie_break: str, seed) -> None:
@@ -274,7 +334,7 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 @node_option
 @report_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, all_pending):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, selection, all_pending):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -289,27 +349,25 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
       kschedx explain --snapshot cluster/ -o json
     """
     from . import app
-    from .result import exit_code
 
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
-    doc = app.explain(workload, tie_break=tie_break, seed=seed)
-    write_report(doc, report)
-    emit(doc, output, node)
-    sys.exit(exit_code(doc))
+    sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
+                              seed=seed))
 
 
 @main.command()
 @workload_options
-@click.option("--detail", type=click.Choice(("full", "placements")), default=None,
+@click.option("--detail", type=click.Choice(("full", "failures", "placements")), default=None,
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
+                   "failures keeps them for pods left unplaced only (the default with --report); "
                    "placements keeps the rest only (small documents on large clusters).")
 @report_option
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, all_pending):
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, selection, all_pending):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -324,21 +382,21 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
       kschedx simulate --snapshot cluster/ --tie-break name -o json
     """
     from . import app
-    from .result import exit_code
 
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     if detail is None:
-        # The human tables never show per-node verdicts: do not keep them
-        # (the HTML report does show them).
-        detail = "full" if output in ("json", "yaml") or report else "placements"
-    with _progress(len(workload.pods)) as progress:
-        doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
-    write_report(doc, report)
-    emit(doc, output)
-    sys.exit(exit_code(doc))
+        # The human tables and CI reports never show per-node verdicts: do
+        # not compute them. The HTML report shows them for pods left unplaced
+        # (all of them, on thousands of nodes, would make a multi-GB page).
+        detail = "full" if output in DOCUMENT_FORMATS else "failures" if report else "placements"
+    # A document streams to stdout as pods are placed: no bar to draw over it.
+    with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
+        code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
+                                 seed=seed, progress=progress, detail=detail)
+    sys.exit(code)
 
 
 PROGRESS_THRESHOLD = 50

@@ -91,6 +91,13 @@ def _umask() -> int:
     return mask
 
 
+def test_report_says_why_the_winner_won_as_the_human_output_does(tmp_path):
+    path, _ = explain_report(tmp_path, str(PODS / "web.yaml"))
+    human = run("explain", str(PODS / "web.yaml"), "--snapshot", CLUSTER, "--tie-break", "name").stdout
+    [why] = [line.strip() for line in human.splitlines() if line.strip().startswith("why worker-a2")]
+    assert f"<p>{why}</p>" in Path(path).read_text(encoding="utf-8")
+
+
 def test_report_needs_no_network(tmp_path):
     path, _ = explain_report(tmp_path)
     page = Path(path).read_text(encoding="utf-8")
@@ -164,20 +171,84 @@ def test_thousands_of_nodes_are_grouped_by_first_failure():
     assert "<tr class=\"node\"" not in page  # node rows are drawn by the page on demand
 
 
+def two_pods_over_budget(monkeypatch) -> dict:
+    """A scheduled pod and a failing one, each on 300 nodes, with room for
+    300 node rows: the failing pod's nodes are kept."""
+    monkeypatch.setattr(report, "NODE_ROWS_BUDGET", 300)
+    doc = synthetic_doc(300)
+    ok = json.loads(json.dumps(doc["pods"][0]))
+    ok.update(pod="default/fits", status="Scheduled", selectedNode="node-00000", message=None)
+    doc["pods"].insert(0, ok)
+    return doc
+
+
+def test_past_the_node_row_budget_failing_pods_keep_their_nodes(monkeypatch):
+    data = embedded_data(report.to_html(two_pods_over_budget(monkeypatch)))
+    fits, big = data["pods"]
+    assert all(g["nodes"] == [] and g["omitted"] for g in fits["groups"])
+    assert sum(g["omitted"] for g in fits["groups"]) == 300
+    assert sum(len(g["nodes"]) for g in big["groups"]) == 300 and not any("omitted" in g for g in big["groups"])
+
+
 def test_simulate_report_shows_placements_and_utilization(tmp_path):
     path = str(tmp_path / "sim.html")
     r = run("simulate", str(SIM / "deploy.yaml"), "--snapshot", str(SIM / "cluster.yaml"), "--tie-break", "name",
             "--report", path)
     doc = json.loads(run("simulate", str(SIM / "deploy.yaml"), "--snapshot", str(SIM / "cluster.yaml"),
-                         "--tie-break", "name", "-o", "json").stdout)
+                         "--tie-break", "name", "-o", "json", "--detail", "failures").stdout)
     page = Path(path).read_text(encoding="utf-8")
-    assert page == report.to_html(doc)  # a report keeps per-node verdicts (detail full)
+    assert page == report.to_html(doc)  # a report keeps per-node verdicts of unplaced pods
+    assert 'class="heat"' in page
     assert r.exit_code == (1 if any(report.pod_fails(p) for p in doc["pods"]) else 0)
     assert page.count('<tr data-changed=') == len(doc["utilization"])
     util = page[page.index('id="util-table"'):]
     for u in doc["utilization"]:
         assert f'<th scope="row">{u["node"]}</th>' in util
     assert len(re.findall(r'<a href="#pod-\d+">', page)) == len(doc["pods"])
+
+
+def test_detail_failures_keeps_the_verdicts_of_unplaced_pods_only():
+    from kschedx import app
+
+    def doc(detail):
+        w = app.load_workload([str(SIM / "cluster.yaml")], [str(SIM / "deploy.yaml")])
+        return app.simulate(w, tie_break="name", detail=detail)
+
+    full, failures = doc("full"), doc("failures")
+    assert failures["detail"] == "failures"
+    placed = [p for p in full["pods"] if p["placedNode"]]
+    unplaced = [p for p in full["pods"] if not p["placedNode"]]
+    assert placed and unplaced
+    by_name = {p["pod"]: p for p in failures["pods"]}
+    for p in placed:
+        assert by_name[p["pod"]]["nodes"] == []
+    for p in unplaced:
+        assert by_name[p["pod"]]["nodes"] == p["nodes"] != []
+    strip = [{k: v for k, v in p.items() if k != "nodes"} for p in full["pods"]]
+    assert strip == [{k: v for k, v in p.items() if k != "nodes"} for p in failures["pods"]]
+
+
+# Golden cases with PreFilter rejections, PreFilterResult, Error status,
+# preemption and gates: every shape of verdict the page draws.
+VARIED_CASES = ("case-1-106", "case-1-114", "dra-2-3", "case-1-100", "case-1-10")
+
+
+def golden_doc(name: str, mode: str = "explain") -> dict:
+    from kschedx import app
+
+    w = app.load_workload([str(ROOT / "tests" / "golden" / "cases" / f"{name}.yaml")])
+    return app.explain(w, tie_break="name") if mode == "explain" else app.simulate(w, tie_break="name")
+
+
+@pytest.mark.parametrize("name", VARIED_CASES)
+def test_every_kind_of_verdict_renders(name):
+    doc = golden_doc(name)
+    page = report.to_html(doc)
+    for p in doc["pods"]:
+        assert report.escape(p["pod"]) in page
+        if p.get("message"):
+            assert report.escape(p["message"]) in page
+    assert len(embedded_data(page)["pods"]) == len(doc["pods"])
 
 
 # -- in a real browser -------------------------------------------------------------------
@@ -221,6 +292,24 @@ def test_explain_report_in_chromium(tmp_path, browser):
 
 
 @needs_chromium
+def test_every_kind_of_verdict_loads_in_chromium(tmp_path, browser):
+    for name in VARIED_CASES:
+        doc = golden_doc(name)
+        path = tmp_path / f"{name}.html"
+        path.write_text(report.to_html(doc), encoding="utf-8")
+        browser.events.clear()
+        browser.load(str(path))
+        shown = browser.evaluate("Array.from(document.querySelectorAll('details.pod')).map(d => d.innerText)")
+        assert len(shown) == len(doc["pods"])
+        for text, p in zip(shown, doc["pods"]):
+            assert p["pod"] in text and report.verdict(p)[1] in text
+        # Every group expands without an error.
+        browser.evaluate("document.querySelectorAll('details.pod').forEach(d => d.open = true);"
+                         "document.querySelectorAll('tr.group').forEach(r => r.click())")
+        assert browser.problems() == [], name
+
+
+@needs_chromium
 def test_heat_map_groups_expand_in_chromium(tmp_path, browser):
     path = tmp_path / "big.html"
     path.write_text(report.to_html(synthetic_doc(2500)), encoding="utf-8")
@@ -242,6 +331,20 @@ def test_heat_map_groups_expand_in_chromium(tmp_path, browser):
     assert browser.evaluate(count) == 400
     browser.evaluate(f"{group}.click()")
     assert browser.evaluate(count) == 0
+    assert browser.problems() == []
+
+
+@needs_chromium
+def test_a_group_whose_nodes_were_left_out_says_so_in_chromium(tmp_path, browser, monkeypatch):
+    path = tmp_path / "budget.html"
+    path.write_text(report.to_html(two_pods_over_budget(monkeypatch)), encoding="utf-8")
+    browser.events.clear()
+    browser.load(str(path))
+    browser.evaluate("document.querySelector('#pod-0').open = true")
+    browser.evaluate("document.querySelector('#pod-0 tr.group').click()")
+    note = browser.evaluate("document.querySelector('#pod-0 tr.more').innerText")
+    assert note.startswith("node list left out of this report (")
+    assert browser.evaluate("document.querySelectorAll('#pod-0 tr.node').length") == 0
     assert browser.problems() == []
 
 
@@ -272,3 +375,46 @@ def test_simulate_report_sorts_and_filters_in_chromium(tmp_path, browser):
                      "p.value = 'unschedulable'; p.dispatchEvent(new Event('input'))")
     assert 0 < browser.evaluate(rows) < total
     assert browser.problems() == []
+
+
+# -- CI installs the browser, or says why not ----------------------------------------------
+def _fake_tools(tmp_path, **scripts) -> dict:
+    """An environment whose PATH holds only the given fake commands."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(parents=True)
+    for name, body in scripts.items():
+        tool = bin_dir / name
+        tool.write_text(f"#!/bin/sh\n{body}\n")
+        tool.chmod(0o755)
+    return {"PATH": str(bin_dir), "HOME": str(tmp_path)}
+
+
+def _install(env):
+    import shutil
+    import subprocess
+
+    return subprocess.run([shutil.which("bash"), str(ROOT / ".ci" / "install-chromium")], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_ci_installs_chromium_when_missing(tmp_path):
+    log = tmp_path / "apt.log"
+    env = _fake_tools(tmp_path, id="echo 0", **{"apt-get": f'echo "$@" >> {log}'})
+    r = _install(env)
+    assert r.returncode == 0 and "installing chromium" in r.stdout
+    assert log.read_text().splitlines() == ["update -qq", "install -y -qq chromium"]
+
+
+def test_ci_warns_and_goes_on_when_chromium_cannot_be_installed(tmp_path):
+    env = _fake_tools(tmp_path, id="echo 0", **{"apt-get": "exit 100"})
+    r = _install(env)
+    assert r.returncode == 0
+    assert "warning: could not install chromium; the HTML report browser tests will be skipped" in r.stderr
+    r = _install(_fake_tools(tmp_path / "user", id="echo 1000"))
+    assert r.returncode == 0 and "needs root and apt-get" in r.stderr
+
+
+def test_ci_leaves_an_installed_chromium_alone(tmp_path):
+    env = _fake_tools(tmp_path, chromium="true", id="echo 0", **{"apt-get": "exit 100"})
+    r = _install(env)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")

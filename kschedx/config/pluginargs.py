@@ -21,6 +21,7 @@ import re
 __all__ = [
     "MAX_CUSTOM_PRIORITY_SCORE",
     "PLUGINS_WITH_ARGS",
+    "checked_plugin_args",
     "default_plugin_args",
     "format_duration",
     "parse_duration",
@@ -46,6 +47,19 @@ _DRA_FILTER_TIMEOUT_DEFAULT = "10s"
 
 
 # -- defaulting ------------------------------------------------------------------------------
+def checked_plugin_args(name: str, args: dict | None) -> dict:
+    """What a plugin's constructor uses: the defaulted args, or ValueError
+    with upstream's text when they are invalid (as the plugin's New fails).
+    A config is validated before plugins are built; this guards direct use."""
+    out = default_plugin_args(name, args)
+    errs = validate_plugin_args(name, out)
+    if errs:
+        if len(errs) == 1 and errs[0].startswith("initializing plugin "):
+            raise ValueError(errs[0])
+        raise ValueError(f'initializing plugin "{name}": {_aggregate(errs)}')
+    return out
+
+
 def default_plugin_args(name: str, args: dict | None) -> dict:
     """The args after v1 defaulting (a new dict; args of other plugins are
     returned as given)."""

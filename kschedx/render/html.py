@@ -24,6 +24,9 @@ CODE_CHARS = {"Success": "S", "Skip": "-", "Unschedulable": "U", "UnschedulableA
 FAILING = {"U", "X", "E"}
 SCORE_BARS = 10  # nodes shown with score breakdown bars
 OPEN_POD_SECTIONS = 5  # with more pods, only failing pods' sections start open
+# Node rows carried for the heat maps, over all pods (about 30 bytes each):
+# past this, later pods' maps keep their group rows but not their nodes.
+NODE_ROWS_BUDGET = 300_000
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
            "#9c755f", "#bab0ac", "#1f77b4", "#8c564b", "#17becf", "#bcbd22")
 
@@ -92,7 +95,7 @@ def heat_groups(pod: dict, plugins: list[str]) -> list[dict]:
                                                   g["reasons"]))
 
 
-def _heat_map(index: int, pod: dict) -> tuple[str, dict | None]:
+def _heat_map(index: int, pod: dict, keep_nodes: bool = True) -> tuple[str, dict | None]:
     plugins, skipped = filter_plugins(pod)
     nodes = pod.get("nodes") or []
     if not nodes:
@@ -129,7 +132,11 @@ def _heat_map(index: int, pod: dict) -> tuple[str, dict | None]:
             f'<span class="key also">also</span> failing but not reached.</p>'
             f'<div class="scroll"><table class="heat"><thead><tr><th scope="col">nodes</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>{note}')
-    data = {"plugins": plugins, "groups": [{"first": g["first"], "nodes": g["nodes"]} for g in groups]}
+    if keep_nodes:
+        data = {"plugins": plugins, "groups": [{"first": g["first"], "nodes": g["nodes"]} for g in groups]}
+    else:
+        data = {"plugins": plugins, "groups": [{"first": g["first"], "nodes": [], "omitted": len(g["nodes"])}
+                                               for g in groups]}
     return html, data
 
 
@@ -161,19 +168,37 @@ def _score_bars(pod: dict) -> str:
         mark = " ★" if n["name"] == pod.get("selectedNode") else (" =" if n["name"] in (pod.get("topNodes") or ())
                                                                  else "")
         rows.append(f'<tr><th scope="row">{e(n["name"])}{mark}</th><td class="num">{n.get("totalScore")}</td>'
-                    f'<td class="bar">{"".join(segments)}</td></tr>')
+                    f'<td class="bar"><div class="stack">{"".join(segments)}</div></td></tr>')
     legend = "".join(f'<span class="legend"><span class="swatch" style="background:{c}"></span>{e(p)}</span>'
                      for p, c in color.items())
     more = f" (top {len(top)} of {len(scored)})" if len(scored) > len(top) else ""
+    why = _why_winner(pod, scored)
     return (f'<h3>Scores{more}</h3><p class="muted">★ selected · = tied for the top score · bar segments: '
             f'weighted score per plugin (hover for raw → normalized × weight)</p>'
             f'<table class="scores"><thead><tr><th scope="col">node</th><th scope="col">total</th>'
             f'<th scope="col">breakdown</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
-            f'<div class="legends">{legend}</div>')
+            f'<div class="legends">{legend}</div>{why}')
+
+
+def _why_winner(pod: dict, scored: list[dict]) -> str:
+    """What the selected node gained over the best other node, plugin by plugin."""
+    winner = next((n for n in scored if n["name"] == pod.get("selectedNode")), None)
+    runner = next((n for n in scored if n is not winner), None)
+    if winner is None or runner is None:
+        return ""
+    lead = (winner.get("totalScore") or 0) - (runner.get("totalScore") or 0)
+    if lead == 0:
+        ties = ", ".join(pod.get("topNodes") or ())
+        return f'<p>tied for the top score: {e(ties)}; one was chosen by the tie-break</p>'
+    theirs = {s["plugin"]: s["weighted"] for s in runner["scores"]}
+    gains = [(s["plugin"], s["weighted"] - theirs.get(s["plugin"], 0)) for s in winner["scores"]]
+    gains = ", ".join(f"{p} {d:+d}" for p, d in sorted(gains, key=lambda g: -abs(g[1])) if d)
+    return (f'<p>why {e(winner["name"])}: it leads {e(runner["name"])} by {lead} '
+            f'({e(gains)})</p>')
 
 
 # -- one pod ------------------------------------------------------------------------
-def _pod_section(index: int, pod: dict, open_: bool) -> tuple[str, dict | None]:
+def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True) -> tuple[str, dict | None]:
     cls, text = verdict(pod)
     requests = ", ".join(f"{k} {v}" for k, v in (pod.get("requests") or {}).items()) or "nothing"
     parts = [f'<p class="meta">priority {e(pod.get("priority", 0))} · requests {e(requests)}']
@@ -190,7 +215,7 @@ def _pod_section(index: int, pod: dict, open_: bool) -> tuple[str, dict | None]:
                      f'{e(pre.get("pdbViolations", 0))} PodDisruptionBudget violation(s)</p>')
     for note in pod.get("notes") or ():
         parts.append(f'<p class="muted">{e(note)}</p>')
-    heat, data = _heat_map(index, pod)
+    heat, data = _heat_map(index, pod, keep_nodes)
     parts.append(heat)
     parts.append(_score_bars(pod))
     if not pod.get("nodes") and pod["status"] != "Gated":
@@ -283,9 +308,17 @@ def to_html(doc: dict) -> str:
     if mode == "simulate":
         body.append(_placements(doc))
         body.append(_utilization(doc))
+    # Failing pods' node lists first, while the budget lasts.
+    keep, budget = set(), NODE_ROWS_BUDGET
+    for i in sorted(range(len(pods)), key=lambda i: (not pod_fails(pods[i]), i)):
+        n = len(pods[i].get("nodes") or ())
+        if n <= budget:
+            keep.add(i)
+            budget -= n
     sections, data = [], []
     for i, p in enumerate(pods):
-        html, pod_data = _pod_section(i, p, open_=len(pods) <= OPEN_POD_SECTIONS or pod_fails(p))
+        html, pod_data = _pod_section(i, p, open_=len(pods) <= OPEN_POD_SECTIONS or pod_fails(p),
+                                      keep_nodes=i in keep)
         sections.append(html)
         data.append(pod_data)
     body.append(f'<section id="pods"><h2>Pods</h2>{"".join(sections) or "<p>no pods</p>"}</section>')

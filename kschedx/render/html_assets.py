@@ -50,7 +50,8 @@ table.heat tr.more td{text-align:left}
 tr.group.open .twisty{transform:rotate(90deg)}
 .key{padding:0 .3rem;border-radius:3px}.key.first{background:var(--fail);color:#fff}.key.also{background:var(--also)}
 table.scores td.bar{width:60vw;min-width:20rem}
-.seg{display:inline-block;height:1rem;vertical-align:middle}
+.stack{display:flex;width:100%;height:1rem}
+.seg{flex:none;height:100%}
 .legends{margin:.4rem 0}.legend{margin-right:1rem;white-space:nowrap}
 .swatch{display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;vertical-align:middle;border-radius:2px}
 .controls{margin:.4rem 0}
@@ -104,6 +105,17 @@ SCRIPT = r"""
     var pod = data.pods[+row.dataset.pod];
     var group = pod.groups[+row.dataset.group];
     var key = row.dataset.pod + '/' + row.dataset.group;
+    if (group.omitted) {
+      var note = document.createElement('tr');
+      note.className = 'more';
+      note.dataset.owner = key;
+      var cellNote = cell('td', 'node list left out of this report (' + group.omitted + ' nodes; too many nodes ' +
+                          '\u00d7 pods for one page): see -o json, or explain this pod alone');
+      cellNote.colSpan = pod.plugins.length + 1;
+      note.appendChild(cellNote);
+      after.after(note);
+      return;
+    }
     var end = Math.min(group.nodes.length, start + PAGE);
     var frag = document.createDocumentFragment();
     for (var i = start; i < end; i++) { frag.appendChild(nodeRow(key, pod, group, group.nodes[i])); }

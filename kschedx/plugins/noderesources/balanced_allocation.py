@@ -9,7 +9,7 @@ import math
 from ...framework.interface import MAX_NODE_SCORE, Plugin
 from ...framework.status import Code, Status
 from ...resources import CPU, MEMORY
-from ...config.pluginargs import default_plugin_args, validate_plugin_args
+from ...config.pluginargs import checked_plugin_args
 from .resource_allocation import pod_request_list, vectors
 
 _KEY = "PreScoreNodeResourcesBalancedAllocation"
@@ -42,10 +42,7 @@ class NodeResourcesBalancedAllocation(Plugin):
     name = "NodeResourcesBalancedAllocation"
 
     def __init__(self, handle, args=None):
-        args = default_plugin_args(self.name, args)
-        errs = validate_plugin_args(self.name, args)
-        if errs:
-            raise ValueError(f'initializing plugin "{self.name}": {"; ".join(errs)}')
+        args = checked_plugin_args(self.name, args)
         super().__init__(handle, args)
         self.resources = tuple((r["name"], r["weight"]) for r in args["resources"])
 

@@ -3,8 +3,10 @@ system default constraints, and the extension points."""
 
 from __future__ import annotations
 
+from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
+from ...pod_index import index_of
 from . import filtering, scoring
 from .common import DO_NOT_SCHEDULE_ACTION, SCHEDULE_ANYWAY, SYSTEM_DEFAULT_CONSTRAINTS, SpreadError, get_constraints
 
@@ -32,16 +34,13 @@ class PodTopologySpread(Plugin):
     name = "PodTopologySpread"
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, args)
-        defaulting = self.args.get("defaultingType", "System")
-        if defaulting == "System":
+        super().__init__(handle, checked_plugin_args(self.name, args))
+        if self.args["defaultingType"] == "System":
             self.default_constraints = list(SYSTEM_DEFAULT_CONSTRAINTS)
             self.system_defaulted = True
-        elif defaulting == "List":
+        else:
             self.default_constraints = list(self.args.get("defaultConstraints") or ())
             self.system_defaulted = False
-        else:
-            raise ValueError(f"defaultingType: unsupported value {defaulting!r}")
         self._extensions = _Extensions()
 
     # -- PreFilter / Filter ----------------------------------------------------------------
@@ -53,6 +52,7 @@ class PodTopologySpread(Plugin):
                 f"get constraints from pod: obtaining pod's hard topology spread constraints: {exc}")
         if not constraints:
             return None, Status(Code.SKIP)
+        index_of(self.handle.snapshot)
         state.write(filtering.PRE_FILTER_STATE_KEY, filtering.compute_pre_filter_state(constraints, pod_info, nodes))
         return None, None
 
@@ -82,6 +82,7 @@ class PodTopologySpread(Plugin):
             return Status(Code.SKIP)
         s.namespace = pod_info.namespace
         s.memos = [{} for _ in s.constraints]
+        index_of(self.handle.snapshot)
         scoring.init_pre_score_state(s, filtered_nodes, require_all)
         scoring.count_all_nodes(s, pod_info, all_nodes, require_all)
         state.write(scoring.PRE_SCORE_STATE_KEY, s)
