@@ -299,3 +299,31 @@ def test_invalid_args_refuse_to_build_the_plugin(name, args, message):
     with pytest.raises(ValueError) as exc:
         framework(*ADDED_CLUSTER, plugin_args={name: args})
     assert str(exc.value) == message
+
+
+# --- DefaultPreemption minCandidateNodesPercentage / minCandidateNodesAbsolute ---------------------
+# Three full nodes (1 cpu each, one 1-cpu victim each); the victim on n1 has
+# priority 50, on n2 10, on n3 40. The preemptor (priority 100, 1 cpu) fits
+# nowhere. With the defaults (10%, 100) every node is a candidate and
+# pickOneNodeForPreemption takes the one whose highest victim priority is
+# lowest: n2. With (0%, 1) the dry run stops at the first candidate found from
+# the start offset (0 with --tie-break name), n1. (Upstream's dry run is
+# parallel, so with 16 workers it may find more than one before it stops; the
+# facts here are those of a sequential run, as upstream's own dry-run tables
+# with parallelism 1 and kschedx's documented model.)
+def preemption_cluster():
+    nodes = [make_node(n, cpu="1", memory="8Gi", pods=110, labels={HOSTNAME: n}) for n in ("n1", "n2", "n3")]
+    victims = [make_pod(f"v-{n}", containers=[container(requests={"cpu": "1"})], node=n, priority=p)
+               for n, p in (("n1", 50), ("n2", 10), ("n3", 40))]
+    return nodes + victims
+
+
+@pytest.mark.parametrize("args, want", [
+    (None, "n2"),
+    ({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 1}, "n1"),
+    ({"minCandidateNodesPercentage": 100, "minCandidateNodesAbsolute": 0}, "n2"),
+])
+def test_preemption_candidate_count(args, want):
+    preemptor = make_pod("incoming", containers=[container(requests={"cpu": "1"})], priority=100)
+    result = run(preemption_cluster(), preemptor, {"DefaultPreemption": args} if args else None)
+    assert result.preemption["nominatedNode"] == want
