@@ -263,6 +263,9 @@ def test_added_preferred_affinity_scores_every_pod():
         {"weight": 20, "preference": zone_in("a")}]}}
     result = run(ADDED_CLUSTER, pod("incoming", affinity=own), {"NodeAffinity": args})
     assert plugin_scores(result, "NodeAffinity") == {"n1": 25, "n2": 100}
+    details = {n.name: next(s.details for s in n.scores if s.plugin == "NodeAffinity") for n in result.nodes}
+    assert details == {"n1": {"addedAffinityWeight": 0, "podAffinityWeight": 20},
+                       "n2": {"addedAffinityWeight": 80, "podAffinityWeight": 0}}
     # Without the arg the pod's own preference wins.
     assert run(ADDED_CLUSTER, pod("incoming", affinity=own)).selected_node == "n1"
 
