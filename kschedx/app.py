@@ -71,6 +71,9 @@ class Workload:
     # uid -> {"file", "line"}: where a pod to schedule was read from, for CI
     # annotations (line: of its metadata.name, POD_FILEs only).
     sources: dict[str, dict] = field(default_factory=dict)
+    # uids of the pods asked for by name (POD_FILE, NAMESPACE/NAME): a pod no
+    # profile serves fails the exit code only when it was asked for.
+    asked: set = field(default_factory=set)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Workload:
@@ -130,7 +133,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
     sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources)
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids))
 
 
 def _pod_sources(objects) -> dict[str, dict]:
@@ -146,17 +149,15 @@ def _pod_sources(objects) -> dict[str, dict]:
     return out
 
 
+def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None):
+    from .dispatch import Schedulers
+
+    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config)
+
+
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
-    snapshot = build_snapshot(cluster)
-    # The snapshot (millions of objects for a large cluster) lives as long as
-    # the run: keep the cyclic GC from walking it again and again.
-    gc.freeze()
-    fw = Framework(snapshot, tie_break=tie_break, seed=seed)
-    for pod in cluster.pending_pods():
-        nominated = (pod.get("status") or {}).get("nominatedNodeName")
-        if nominated and snapshot.get(nominated) is not None:
-            fw.nominator.add(PodInfo(pod), nominated)
-    return fw
+    """The default profile's framework over the cluster."""
+    return new_schedulers(cluster, tie_break=tie_break, seed=seed).primary
 
 
 def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
@@ -219,6 +220,9 @@ def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, k
     # command line's, so naming pods or taking them all orders them alike.
     position = {id(p): i for i, p in enumerate(workload.cluster.pods)}
     picked.sort(key=lambda p: position[id(p)])
+    named = {pods[f"{ns or 'default'}/{name}"]["metadata"]["uid"]
+             for ns, _, name in (ref.rpartition("/") for ref in pod_refs)}
+    workload.asked = (set(workload.asked) if keep else set()) | named
     for pod in picked:
         if pod["metadata"]["uid"] not in seen:
             seen.add(pod["metadata"]["uid"])
@@ -253,15 +257,16 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
     return summary
 
 
-def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None) -> dict:
-    """Every pod against the same snapshot."""
-    fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
-    results = [fw.schedule(pi) for pi in workload.pods]
-    return _document(fw, workload, results, "explain")
+def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None) -> dict:
+    """Every pod against the same snapshot. `config`: a SchedulerConfig
+    (--config): each pod is evaluated by the profile of its schedulerName."""
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    results = [scheds.schedule(pi) for pi in workload.pods]
+    return _document(scheds, workload, results, "explain")
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full") -> dict:
+             detail: str = "full", config=None) -> dict:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -277,8 +282,9 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
     drops each pod's per-node verdicts and scores once it is placed (the
     document stays small on large clusters; every other field is kept).
     """
-    fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
-    snapshot = fw.snapshot
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    snapshot = scheds.snapshot
+    nominator = scheds.nominator
     before = node_usage(snapshot)
     queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
@@ -287,7 +293,7 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
     preemptions = 0
     victims_total = 0
 
-    def place(result, pi, node, cycle):
+    def place(fw, result, pi, node, cycle):
         # Reserve: plugins keep what the placement took (VolumeBinding's
         # assumed PV choices, DynamicResources' in-flight allocations). A
         # rejection un-assumes the pod, as schedulingCycle does, and is
@@ -307,44 +313,45 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
                 result.status = "Error"
                 result.message = st.message()
             return
-        fw.nominator.remove(pi)
+        nominator.remove(pi)
         result.placed_node = node
 
     for i in range(len(queue)):
         pi = queue[i]
-        r = fw.schedule(pi)
+        fw = scheds.framework_for(pi)
+        r = scheds.schedule(pi)
         if detail == "full":
             r.settle()  # explanations are read before the snapshot changes
         r.placed_node = None
         by_uid[pi.uid] = r
         if r.status == "Scheduled":
-            place(r, pi, r.selected_node, r)
+            place(fw, r, pi, r.selected_node, r)
         elif r.status == "Unschedulable" and r.nominated_node:
             preemptions += 1
             node = r.nominated_node
             for v in r.victims:
                 snapshot.remove(v)
-                fw.nominator.remove(v)
+                nominator.remove(v)
                 victims_total += 1
                 earlier = by_uid.get(v.uid)
                 if earlier is not None:
                     earlier.preempted_by = pi.key
             for np in r.cleared_nominations:
-                fw.nominator.remove(np)
+                nominator.remove(np)
                 j = position.get(np.uid)
                 if j is not None and j > i:
                     queue[j] = _without_nomination(queue[j])
             retry_pi = _with_nomination(pi, node)
-            fw.nominator.add(retry_pi, node)
+            nominator.add(retry_pi, node)
             retry = fw.schedule(retry_pi)
             deleted = f"preemption: deleted {len(r.victims)} victim(s) [{', '.join(v.key for v in r.victims)}] on {node}"
             if retry.status == "Scheduled":
-                place(r, retry_pi, retry.selected_node, retry)
+                place(fw, r, retry_pi, retry.selected_node, retry)
                 r.notes.append(f"{deleted}; retried at once: placed on {retry.selected_node}")
             else:
                 r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
         elif r.nominated_node == "":
-            fw.nominator.remove(pi)
+            nominator.remove(pi)
         if detail == "placements":
             r.nodes = []
         results.append(r)
@@ -363,28 +370,39 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
         "unschedulable": sum(1 for r in results if not r.placed_node and r.status == "Unschedulable"),
         "gated": counts["Gated"],
         "errors": counts["Error"],
+        **({"noProfile": counts["NoProfile"]} if counts.get("NoProfile") else {}),
         "preemptions": preemptions,
         "victims": victims_total,
     }
     extra = {"detail": detail, "summary": summary, "utilization": _utilization(snapshot, before, after)}
     if workload.notes:
         extra["inputNotes"] = list(workload.notes)
-    return _document(fw, workload, results, "simulate", extra)
+    return _document(scheds, workload, results, "simulate", extra)
 
 
-def _document(fw: Framework, workload: Workload, results: list, mode: str, extra: dict | None = None) -> dict:
-    """The SchedulingResult of a run: its profile and tie-break, what it left
-    unevaluated, and the warnings of the input and of the snapshot."""
-    return build_document(
+def _document(scheds, workload: Workload, results: list, mode: str, extra: dict | None = None) -> dict:
+    """The SchedulingResult of a run: its profile(s) and tie-break, what it left
+    unevaluated, and the warnings of the input, the configuration and the snapshot."""
+    config = scheds.config
+    extra = dict(extra or {})
+    if config is not None:
+        extra["profiles"] = scheds.profile_names
+        extra["config"] = config.source
+    doc = build_document(
         results,
         mode=mode,
-        tie_break=fw.tie_break,
-        profile=fw.profile.name,
-        not_evaluated=fw.profile.not_evaluated,
-        warnings=workload.warnings + fw.snapshot.warnings,
-        extra=extra,
+        tie_break=scheds.tie_break,
+        profile=scheds.primary.profile.name,
+        not_evaluated=scheds.not_evaluated,
+        warnings=workload.warnings + (config.warnings if config is not None else []) + scheds.snapshot.warnings,
+        extra=extra or None,
         sources=workload.sources,
     )
+    for pod, r in zip(doc["pods"], results):
+        pod["profile"] = getattr(r, "profile", scheds.primary.profile.name)
+        if pod["status"] == "NoProfile" and r.pod_info.uid in workload.asked:
+            pod["askedByName"] = True
+    return doc
 
 
 def _with_nomination(pi: PodInfo, node: str) -> PodInfo:

@@ -66,6 +66,7 @@ tie_break_option = click.option(
     help="How one node is chosen among equal top scores: random like kube-scheduler, or the smallest name.",
 )
 seed_option = click.option("--seed", type=int, default=None, help="Seed for --tie-break random (reproducible runs).")
+from .cli_config import config_options  # noqa: E402
 # Live clusters: --kubeconfig/--context/--request-timeout (one `cluster` argument) and --all-pending.
 from .cli_cluster import all_pending_option, cluster_options  # noqa: E402
 
@@ -105,6 +106,7 @@ def workload_options(f):
         output_option,
         tie_break_option,
         seed_option,
+        config_options,
     )
     for decorator in reversed(decorators):  # applied bottom-up, as stacked decorators are
         f = decorator(f)
@@ -231,7 +233,7 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 @workload_options
 @node_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, all_pending):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, all_pending, scheduler_config):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -253,7 +255,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, a
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
-    doc = app.explain(workload, tie_break=tie_break, seed=seed)
+    doc = app.explain(workload, tie_break=tie_break, seed=seed, config=scheduler_config)
     emit(doc, output, node)
     sys.exit(exit_code(doc))
 
@@ -264,7 +266,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, a
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
                    "placements keeps the rest only (small documents on large clusters).")
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster, all_pending):
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster, all_pending, scheduler_config):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -289,7 +291,8 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster
         # The human tables never show per-node verdicts: do not keep them.
         detail = "full" if output in ("json", "yaml") else "placements"
     with _progress(len(workload.pods)) as progress:
-        doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
+        doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail,
+                           config=scheduler_config)
     emit(doc, output)
     sys.exit(exit_code(doc))
 

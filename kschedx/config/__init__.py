@@ -1,0 +1,1 @@
+"""KubeSchedulerConfiguration: decoding, defaulting, validation."""
