@@ -280,7 +280,8 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
 
     `progress(done, total)` is called after each pod. detail "placements"
     drops each pod's per-node verdicts and scores once it is placed (the
-    document stays small on large clusters; every other field is kept).
+    document stays small on large clusters; every other field is kept);
+    "failures" keeps them for the pods left unplaced only.
     """
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
     snapshot = scheds.snapshot
@@ -320,8 +321,11 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
         pi = queue[i]
         fw = scheds.framework_for(pi)
         r = scheds.schedule(pi)
-        if detail == "full":
-            r.settle()  # explanations are read before the snapshot changes
+        # Explanations are read before the snapshot changes; "failures" keeps
+        # them only for pods that are not placed at once.
+        settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
+        if settled:
+            r.settle()
         r.placed_node = None
         by_uid[pi.uid] = r
         if r.status == "Scheduled":
@@ -352,7 +356,7 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
                 r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
         elif r.nominated_node == "":
             nominator.remove(pi)
-        if detail == "placements":
+        if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
             r.nodes = []
         results.append(r)
         if progress is not None:

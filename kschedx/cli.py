@@ -93,6 +93,48 @@ node_option = click.option(
 )
 
 
+def _check_report_path(_ctx, _param, path):
+    """Fail before scheduling anything rather than after it."""
+    if path is not None:
+        from .errors import UsageError
+        from .snapshot_writer import check_writable
+
+        try:
+            check_writable(path)
+        except UsageError as e:
+            raise click.BadParameter(str(e), param_hint="'--report'") from None
+    return path
+
+
+report_option = click.option(
+    "--report",
+    "report",
+    default=None,
+    metavar="FILE.html",
+    type=click.Path(dir_okay=False),
+    callback=_check_report_path,
+    help="Also write a self-contained HTML report (verdicts, filter heat map, score bars; "
+         "for simulate, utilization before/after) to FILE.html.",
+)
+
+
+def write_report(doc: dict, path: str | None) -> None:
+    """The HTML report, written atomically: the file appears only when complete."""
+    if path is None:
+        return
+    from .errors import InputError
+    from .render.html import to_html
+    from .snapshot_writer import Interrupted, write_atomically
+
+    try:
+        write_atomically(path, to_html(doc).encode("utf-8"))
+    except Interrupted:
+        raise KeyboardInterrupt from None
+    except OSError as e:
+        raise InputError(f"cannot write the report: {(e.strerror or str(e)).lower()}", source=path) from None
+    click.echo(f"kschedx: report written to {path}", err=True)
+
+
 def workload_options(f):
     """The pods and cluster of explain and simulate (POD_FILE / NAMESPACE/NAME
     arguments, --snapshot or a live cluster, --all-pending) and how the result
@@ -232,8 +274,10 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 @main.command()
 @workload_options
 @node_option
+@report_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, all_pending, scheduler_config):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, all_pending,
+            scheduler_config):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -256,17 +300,21 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, cluster, a
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     doc = app.explain(workload, tie_break=tie_break, seed=seed, config=scheduler_config)
+    write_report(doc, report)
     emit(doc, output, node)
     sys.exit(exit_code(doc))
 
 
 @main.command()
 @workload_options
-@click.option("--detail", type=click.Choice(("full", "placements")), default=None,
+@click.option("--detail", type=click.Choice(("full", "failures", "placements")), default=None,
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
+                   "failures keeps them for pods left unplaced only (the default with --report); "
                    "placements keeps the rest only (small documents on large clusters).")
+@report_option
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster, all_pending, scheduler_config):
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, all_pending,
+             scheduler_config):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -289,10 +337,13 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, cluster
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
     if detail is None:
         # The human tables never show per-node verdicts: do not keep them.
-        detail = "full" if output in ("json", "yaml") else "placements"
+        # The HTML report shows them for pods left unplaced (all of them, on
+        # thousands of nodes, would make a multi-GB document).
+        detail = "full" if output in ("json", "yaml") else "failures" if report else "placements"
     with _progress(len(workload.pods)) as progress:
         doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail,
                            config=scheduler_config)
+    write_report(doc, report)
     emit(doc, output)
     sys.exit(exit_code(doc))
 

@@ -178,6 +178,16 @@ def _atomic_file(path: str):
         raise
 
 
+def write_atomically(path: str, data: bytes) -> None:
+    """`data` at `path`, all of it or (on any error or interruption) nothing,
+    readable as any new file is (mkstemp's files are private to the owner)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    with _atomic_file(path) as out:
+        os.fchmod(out.fileno(), 0o666 & ~umask)
+        out.write(data)
+
+
 class Interrupted(KeyboardInterrupt):
     """SIGTERM or SIGHUP while a snapshot was being written."""
 

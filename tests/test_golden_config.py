@@ -23,8 +23,6 @@ HERE = Path(__file__).parent
 GOLDEN_CONFIG = HERE / "golden-config"
 CASES = sorted(p.stem for p in (GOLDEN_CONFIG / "cases").glob("*.json"))
 CONFIGS = ["default"] + sorted(p.stem for p in (GOLDEN_CONFIG / "configs").glob("*.yaml"))
-# Configurations whose plugin args the plugins do not honour yet.
-ARGS_PENDING: set[str] = {"most-allocated-memory", "rtcr-spread-out", "added-affinity"}
 
 
 def placements(doc: dict) -> dict:
@@ -38,8 +36,6 @@ def placements(doc: dict) -> dict:
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("case", CASES)
 def test_simulate_places_every_pod_where_kube_scheduler_did(config, case):
-    if config in ARGS_PENDING:
-        pytest.skip("plugin args not honoured yet")
     cfg = None if config == "default" else load_config(str(GOLDEN_CONFIG / "configs" / f"{config}.yaml"))
     doc = app.simulate(app.load_workload([str(GOLDEN_CONFIG / "cases" / f"{case}.json")]), tie_break="name",
                        config=cfg, detail="placements")

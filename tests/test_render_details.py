@@ -68,6 +68,18 @@ def test_resource_scores_show_shares():
         "cpu 1/8 (12%), memory 2Gi/32Gi (6%)")
 
 
+def test_fit_score_names_the_configured_strategy():
+    fit = {"strategy": "RequestedToCapacityRatio", "weights": {"cpu": 1, "memory": 3},
+           "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}],
+           "requestedAfter": {"cpu": 1900}, "allocatable": {"cpu": 3920}}
+    assert detail_lines("NodeResourcesFit", fit) == [
+        "RequestedToCapacityRatio, weights cpu 1, memory 3; shape 0%->10, 100%->0: requested with this pod / "
+        "allocatable: cpu 1900m/3920m (48%)"]
+    fit = {"strategy": "MostAllocated", "weights": {"cpu": 1, "memory": 1},
+           "requestedAfter": {"cpu": 1900}, "allocatable": {"cpu": 3920}}
+    assert detail_lines("NodeResourcesFit", fit)[0].startswith("MostAllocated, weights cpu 1, memory 1: requested")
+
+
 def test_taints_ports_images():
     assert detail_lines("TaintToleration", {"taint": {"key": "gpu", "value": "yes", "effect": "NoSchedule"}}) == [
         "untolerated taint gpu=yes:NoSchedule"]

@@ -162,5 +162,6 @@ def _check_plugin_args(plan, fail) -> None:
     if name in plan.plugin_names() and name in PLUGINS_WITH_ARGS:
         errs = validate_args(name, plan.args.get(name) or {}, "")
         if errs:
-            fail(f"creating profile for scheduler name {plan.name}: initializing plugin \"{name}\": "
-                 + aggregate([e.lstrip(".") for e in errs]))
+            text = errs[0] if len(errs) == 1 and errs[0].startswith("initializing plugin ") else (
+                f'initializing plugin "{name}": ' + aggregate([e.lstrip(".") for e in errs]))
+            fail(f"creating profile for scheduler name {plan.name}: {text}")

@@ -5,11 +5,13 @@ The plugin decides who may preempt and whom (PodEligibleToPreemptOthers,
 isPreemptionAllowed), how many nodes to dry-run (GetOffsetAndNumCandidates)
 and which pods to evict on one node (SelectVictimsOnNode); the Evaluator in
 framework/preemption.py runs the dry runs and picks the candidate, as in
-kube-scheduler v1.35 with default arguments and feature gates.
+kube-scheduler v1.35 with its default feature gates and the configured
+minCandidateNodesPercentage / minCandidateNodesAbsolute.
 """
 
 from __future__ import annotations
 
+from ..config.pluginargs import checked_plugin_args
 from ..framework.interface import Plugin, PluginError
 from ..framework.preemption import Evaluator, more_important_pod, split_by_pdb_violation
 from ..framework.gosort import sort_slice
@@ -21,22 +23,9 @@ NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 NO_VICTIMS = "No preemption victims found for incoming pod"
 
-DEFAULT_ARGS = {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100}
-
-
-def validate_args(args: dict) -> dict:
-    """ValidateDefaultPreemptionArgs; raises ValueError with upstream's wording."""
-    merged = dict(DEFAULT_ARGS)
-    merged.update(args or {})
-    pct = merged["minCandidateNodesPercentage"]
-    absolute = merged["minCandidateNodesAbsolute"]
-    if not isinstance(pct, int) or pct < 0 or pct > 100:
-        raise ValueError(f"minCandidateNodesPercentage: Invalid value: {pct}: not in valid range [0, 100]")
-    if not isinstance(absolute, int) or absolute < 0:
-        raise ValueError(f"minCandidateNodesAbsolute: Invalid value: {absolute}: not in valid range [0, inf)")
-    if pct == 0 and absolute == 0:
-        raise ValueError("minCandidateNodesPercentage and minCandidateNodesAbsolute: cannot both be zero")
-    return merged
+def validate_args(args: dict | None) -> dict:
+    """The defaulted args; ValueError with upstream's text when invalid."""
+    return checked_plugin_args(NAME, args)
 
 
 def pod_terminating_by_preemption(pod: dict) -> bool:
@@ -54,7 +43,7 @@ class DefaultPreemption(Plugin):
     name = NAME
 
     def __init__(self, handle, args: dict | None = None):
-        super().__init__(handle, validate_args(args or {}))
+        super().__init__(handle, validate_args(args))
         self.min_candidate_nodes_percentage = self.args["minCandidateNodesPercentage"]
         self.min_candidate_nodes_absolute = self.args["minCandidateNodesAbsolute"]
         self.evaluator = Evaluator(self.name, handle, self)

@@ -1,16 +1,19 @@
 """NodeAffinity: nodeSelector and required node affinity filter; preferred
 node affinity scores. matchFields on metadata.name narrows the candidate nodes
-at PreFilter, as upstream does."""
+at PreFilter, as upstream does. The `addedAffinity` arg adds a required node
+selector every pod must match and preferred terms scored for every pod."""
 
 from __future__ import annotations
 
 from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult
+from ..config.pluginargs import checked_plugin_args
 from ..framework.status import Code, Status
 from ..labels import NodeSelector, NodeSelectorTerm, SelectorError, is_empty_term, selector_from_set
 from .helper.normalize_score import default_normalize_score, default_normalize_values
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 _PRE_FILTER_KEY = "PreFilterNodeAffinity"
 _PRE_SCORE_KEY = "PreScoreNodeAffinity"
 
@@ -68,12 +71,26 @@ def preferred_terms(pod_info):
 class NodeAffinity(Plugin):
     name = "NodeAffinity"
 
+    def __init__(self, handle, args=None):
+        args = checked_plugin_args(self.name, args)
+        super().__init__(handle, args)
+        added = args.get("addedAffinity") or {}
+        required = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+        self.added_node_selector = NodeSelector(required) if required is not None else None
+        # NewPreferredSchedulingTerms drops weight-0 and empty terms, but a
+        # non-empty list still makes PreScore run for every pod.
+        self.added_preferred = None
+        prefs = added.get("preferredDuringSchedulingIgnoredDuringExecution")
+        if prefs:
+            self.added_preferred = [(t["weight"], NodeSelectorTerm(t.get("preference") or {})) for t in prefs
+                                    if t.get("weight") and not is_empty_term(t.get("preference") or {})]
+
     def pre_filter(self, state, pod_info, nodes):
         spec = pod_info.spec
         required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
             "requiredDuringSchedulingIgnoredDuringExecution"
         )
-        if required is None and not spec.get("nodeSelector"):
+        if required is None and self.added_node_selector is None and not spec.get("nodeSelector"):
             return None, Status(Code.SKIP)
         state.write(_PRE_FILTER_KEY, required_node_affinity(pod_info))
         terms = (required or {}).get("nodeSelectorTerms") or []
@@ -96,12 +113,18 @@ class NodeAffinity(Plugin):
         return None, None
 
     def filter(self, state, pod_info, node_info):
+        added = self.added_node_selector
+        if added is not None and not added.matches(node_info.labels, node_info.name):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_ENFORCED)
         req = state.read(_PRE_FILTER_KEY) or required_node_affinity(pod_info)
         if not req.matches(node_info):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         return None
 
     def filter_all(self, state, pod_info, nodes):
+        if self.added_node_selector is not None:
+            out = [self.filter(state, pod_info, ni) for ni in nodes]
+            return out if any(st is not None for st in out) else None
         req = state.read(_PRE_FILTER_KEY) or required_node_affinity(pod_info)
         # The rejection says nothing node-specific: one Status for all.
         rejected = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
@@ -110,8 +133,10 @@ class NodeAffinity(Plugin):
 
     def pre_score(self, state, pod_info, nodes):
         terms = preferred_terms(pod_info)
-        if terms is None:
+        if terms is None and self.added_preferred is None:
             return Status(Code.SKIP)
+        if terms is None:
+            terms = []
         # NewPreferredSchedulingTerms fails on any invalid term (weight 0 and
         # empty terms are dropped first), and PreScore returns that error.
         errors = [f"[{i}]: {t.error}" for i, (_, t) in enumerate(terms) if t.error is not None]
@@ -125,6 +150,9 @@ class NodeAffinity(Plugin):
         if terms is None:
             terms = preferred_terms(pod_info) or []
         count = 0
+        for weight, term in self.added_preferred or ():
+            if term.matches(node_info.labels, node_info.name):
+                count += weight
         for weight, term in terms:
             if term.matches(node_info.labels, node_info.name):
                 count += weight

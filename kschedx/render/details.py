@@ -103,7 +103,14 @@ def _node_resources_fit(d: dict) -> list[str]:
     if "requestedAfter" in d:
         alloc = d.get("allocatable") or {}
         parts = [f"{name} {_share(name, used, alloc.get(name))}" for name, used in d["requestedAfter"].items()]
-        return ["requested with this pod / allocatable: " + ", ".join(parts)]
+        line = "requested with this pod / allocatable: " + ", ".join(parts)
+        if "strategy" in d:
+            weights = ", ".join(f"{name} {w}" for name, w in (d.get("weights") or {}).items())
+            head = f"{d['strategy']}, weights {weights}"
+            if d.get("shape"):
+                head += "; shape " + ", ".join(f"{p['utilization']}%->{p['score']}" for p in d["shape"])
+            line = f"{head}: {line}"
+        return [line]
     return _generic(d)
 
 

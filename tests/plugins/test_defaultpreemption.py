@@ -652,14 +652,18 @@ def test_calculate_num_candidates(num_nodes, pct, absolute, want):
 
 
 @pytest.mark.parametrize("args,error", [
-    ({"minCandidateNodesPercentage": 101}, "minCandidateNodesPercentage"),
-    ({"minCandidateNodesPercentage": -1}, "minCandidateNodesPercentage"),
-    ({"minCandidateNodesAbsolute": -1}, "minCandidateNodesAbsolute"),
-    ({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0}, "cannot both be zero"),
+    ({"minCandidateNodesPercentage": 101},
+     "minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]"),
+    ({"minCandidateNodesPercentage": -1}, "minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]"),
+    ({"minCandidateNodesAbsolute": -1}, "minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)"),
+    ({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0},
+     "[minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute, "
+     "minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same time as minCandidateNodesPercentage]"),
 ])
 def test_args_validation(args, error):
-    with pytest.raises(ValueError, match=error):
+    with pytest.raises(ValueError) as exc:
         validate_args(args)
+    assert str(exc.value) == 'initializing plugin "DefaultPreemption": ' + error
 
 
 def test_default_args():

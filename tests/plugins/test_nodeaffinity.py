@@ -1,7 +1,7 @@
 """NodeAffinity PreFilter / Filter / Score (upstream node_affinity_test.go)
 and the component-helpers nodeaffinity selector semantics it relies on
-(nodeaffinity_test.go). Rows using the plugin's AddedAffinity argument are not
-ported: the default profile has none."""
+(nodeaffinity_test.go), including the rows with the plugin's `addedAffinity`
+argument."""
 
 import pytest
 from builders import make_node, make_pod, node_info, required_node_affinity, run_filter, run_score, verdict
@@ -168,6 +168,61 @@ def test_score_prescore_skips_without_preferred_terms():
     assert run_score(NodeAffinity(None), make_pod(), infos) == "Skip"
     # Score still works when PreScore did not run: every node scores 0.
     assert run_score(NodeAffinity(None), make_pod(), infos, pre_score=False) == [("node1", 0), ("node2", 0)]
+
+
+# --- addedAffinity (NodeAffinityArgs) --------------------------------------------------
+
+ENFORCED = ("UnschedulableAndUnresolvable", ["node(s) didn't match scheduler-enforced node affinity"])
+
+
+def added_required(*terms):
+    return {"addedAffinity": required_node_affinity(*terms)}
+
+
+@pytest.mark.parametrize("name, pod_kw, args, want", [
+    ("matches added affinity and pod's node affinity", dict(affinity=required(term(expr("zone", "In", "foo")))),
+     added_required(term(fields=[name_in("node2")])), OK),
+    ("matches added affinity but not pod's node affinity", dict(affinity=required(term(expr("zone", "In", "bar")))),
+     added_required(term(fields=[name_in("node2")])), NO_MATCH),
+    ("doesn't match added affinity", {}, added_required(term(expr("zone", "In", "bar"))), ENFORCED),
+    # The enforced selector is checked first: its reason wins when both fail.
+    ("fails both", dict(affinity=required(term(expr("zone", "In", "bar")))),
+     added_required(term(expr("zone", "In", "bar"))), ENFORCED),
+])
+def test_added_affinity_filter(name, pod_kw, args, want):
+    pl = NodeAffinity(None, args)
+    ni = node_info(make_node("node2", labels={"zone": "foo"}))
+    pre, st = run_filter(pl, make_pod(**pod_kw), ni)
+    assert pre is None  # an added selector keeps PreFilter from skipping
+    assert verdict(st) == want
+    assert verdict(pl.filter_all(CycleState(), PodInfo(make_pod(**pod_kw)), [ni]) and
+                   pl.filter_all(CycleState(), PodInfo(make_pod(**pod_kw)), [ni])[0]) == want
+
+
+@pytest.mark.parametrize("name, pod_affinity, args, nodes, expected", [
+    ("added affinity", None, {"addedAffinity": AFFINITY1["nodeAffinity"]},
+     [("node1", LABEL1), ("node2", LABEL2)], [("node1", 100), ("node2", 0)]),
+    ("added affinity and pod has default affinity", AFFINITY1,
+     {"addedAffinity": preferred((3, term(expr("key", "In", "value"))))["nodeAffinity"]},
+     [("node1", LABEL1), ("node2", LABEL2), ("node3", LABEL5)], [("node1", 40), ("node2", 60), ("node3", 100)]),
+])
+@pytest.mark.parametrize("with_prescore", [True, False], ids=["prescore", "no-prescore"])
+def test_added_affinity_score(name, pod_affinity, args, nodes, expected, with_prescore):
+    infos = [node_info(make_node(n, labels=lb)) for n, lb in nodes]
+    pod = make_pod(affinity=pod_affinity) if pod_affinity else make_pod()
+    assert run_score(NodeAffinity(None, args), pod, infos, pre_score=with_prescore) == expected
+
+
+def test_added_preferred_terms_of_weight_zero_still_run_prescore():
+    # A non-empty added list makes PreScore run even when every term is dropped.
+    args = {"addedAffinity": preferred((0, term(expr("foo", "In", "bar"))))["nodeAffinity"]}
+    infos = [node_info(make_node("node1", labels=LABEL1))]
+    assert run_score(NodeAffinity(None, args), make_pod(), infos) == [("node1", 0)]
+
+
+def test_invalid_added_affinity_is_refused():
+    with pytest.raises(ValueError, match="scheduler|initializing plugin"):
+        NodeAffinity(None, added_required(term(expr("invalid/label/key", "In", "x"))))
 
 
 # --- component-helpers nodeaffinity: selector semantics --------------------------

@@ -14,6 +14,7 @@ devices.
 
 from __future__ import annotations
 
+from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
 from ...labels import NodeSelector
@@ -63,7 +64,10 @@ class DynamicResources(Plugin):
     name = NAME
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, args)
+        super().__init__(handle, checked_plugin_args(self.name, args))
+        # Filter gives up on a node after filterTimeout upstream (0 = never);
+        # kschedx always finishes the allocation, so it is only carried.
+        self.filter_timeout = self.args["filterTimeout"]
         self._manager: DRAManager | None = None
 
     @property

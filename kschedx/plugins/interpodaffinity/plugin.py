@@ -3,13 +3,13 @@ namespace handling; the work is in filtering.py and scoring.py."""
 
 from __future__ import annotations
 
+from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
 from ...podaffinity import affinity_terms
 from ...podaffinity import WeightedAffinityTerm
 from . import filtering, scoring
 
-DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
 
 def namespace_labels(cluster, namespace: str) -> dict:
@@ -47,12 +47,9 @@ class InterPodAffinity(Plugin):
     name = "InterPodAffinity"
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, args)
-        weight = self.args.get("hardPodAffinityWeight", DEFAULT_HARD_POD_AFFINITY_WEIGHT)
-        if not isinstance(weight, int) or isinstance(weight, bool) or weight < 0 or weight > 100:
-            raise ValueError("hardPodAffinityWeight: must be in the range [0, 100]")
-        self.hard_pod_affinity_weight = weight
-        self.ignore_preferred_terms_of_existing_pods = bool(self.args.get("ignorePreferredTermsOfExistingPods", False))
+        super().__init__(handle, checked_plugin_args(self.name, args))
+        self.hard_pod_affinity_weight = self.args["hardPodAffinityWeight"]
+        self.ignore_preferred_terms_of_existing_pods = bool(self.args["ignorePreferredTermsOfExistingPods"])
         self._extensions = _Extensions(self)
 
     # -- PreFilter / Filter ----------------------------------------------------------

@@ -9,7 +9,8 @@ import math
 from ...framework.interface import MAX_NODE_SCORE, Plugin
 from ...framework.status import Code, Status
 from ...resources import CPU, MEMORY
-from .resource_allocation import DEFAULT_RESOURCES, pod_request_list, vectors
+from ...config.pluginargs import checked_plugin_args
+from .resource_allocation import pod_request_list, vectors
 
 _KEY = "PreScoreNodeResourcesBalancedAllocation"
 
@@ -41,8 +42,9 @@ class NodeResourcesBalancedAllocation(Plugin):
     name = "NodeResourcesBalancedAllocation"
 
     def __init__(self, handle, args=None):
+        args = checked_plugin_args(self.name, args)
         super().__init__(handle, args)
-        self.resources = tuple((r["name"], r.get("weight", 1)) for r in self.args.get("resources", ())) or DEFAULT_RESOURCES
+        self.resources = tuple((r["name"], r["weight"]) for r in args["resources"])
 
     def pre_score(self, state, pod_info, nodes):
         reqs = pod_request_list(pod_info, self.resources, True)

@@ -1,12 +1,14 @@
 """NodeResourcesFit: the pod's requests must fit the node's free allocatable;
-scores with LeastAllocated (the default strategy) on cpu and memory."""
+scores with the configured strategy (LeastAllocated by default, MostAllocated
+or RequestedToCapacityRatio) over the configured resources and weights."""
 
 from __future__ import annotations
 
 from ...framework.interface import MAX_NODE_SCORE, Plugin
 from ...framework.status import Code, Status
+from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE, default_plugin_args, fit_init_error
 from ...resources import CPU, MEMORY, Resource, is_extended_resource_name, pod_requests
-from .resource_allocation import DEFAULT_RESOURCES, pod_request_list, vectors
+from .resource_allocation import pod_request_list, vectors
 
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
 _PRE_SCORE_KEY = "PreScoreNodeResourcesFit"
@@ -80,11 +82,21 @@ class NodeResourcesFit(Plugin):
     name = "NodeResourcesFit"
 
     def __init__(self, handle, args=None):
+        args = default_plugin_args(self.name, args)
+        err = fit_init_error(args)
+        if err is not None:
+            raise ValueError(f'initializing plugin "{self.name}": {err}')
         super().__init__(handle, args)
-        self.ignored = frozenset(self.args.get("ignoredResources", ()))
-        self.ignored_groups = frozenset(self.args.get("ignoredResourceGroups", ()))
-        strategy = self.args.get("scoringStrategy") or {}
-        self.resources = tuple((r["name"], r.get("weight", 1)) for r in strategy.get("resources", ())) or DEFAULT_RESOURCES
+        self.ignored = frozenset(args.get("ignoredResources") or ())
+        self.ignored_groups = frozenset(args.get("ignoredResourceGroups") or ())
+        strategy = args["scoringStrategy"]
+        self.strategy = strategy["type"]
+        self.resources = tuple((r["name"], r["weight"]) for r in strategy["resources"])
+        self.shape = None
+        if self.strategy == "RequestedToCapacityRatio":
+            self.shape = tuple((p.get("utilization", 0), p.get("score", 0))
+                               for p in strategy["requestedToCapacityRatio"]["shape"])
+        self.scorer = build_scorer(self.strategy, self.resources, self.shape)
 
     def pre_filter(self, state, pod_info, nodes):
         state.write(_PRE_FILTER_KEY, compute_pod_resource_request(pod_info))
@@ -133,14 +145,25 @@ class NodeResourcesFit(Plugin):
     def score(self, state, pod_info, node_info) -> int:
         reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
         requested, allocatable = vectors(node_info, self.resources, reqs, False)
-        return least_resource_scorer(self.resources, requested, allocatable)
+        return self.scorer(requested, allocatable)
 
     def score_all(self, state, pod_info, nodes) -> list[int]:
         reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
         if [name for name, _ in self.resources] != [CPU, MEMORY]:
             return [self.score(state, pod_info, ni) for ni in nodes]
-        (_, cpu_weight), (_, mem_weight) = self.resources
         pod_cpu, pod_mem = reqs
+        if self.strategy != "LeastAllocated":
+            # vectors() for cpu and memory inline, then the strategy's scorer.
+            scorer = self.scorer
+            out = []
+            for ni in nodes:
+                alloc = ni.allocatable
+                used = ni.non_zero_requested
+                a_cpu, a_mem = alloc.milli_cpu, alloc.memory
+                out.append(scorer((used.milli_cpu + pod_cpu if a_cpu else 0, used.memory + pod_mem if a_mem else 0),
+                                  (a_cpu, a_mem)))
+            return out
+        (_, cpu_weight), (_, mem_weight) = self.resources
         out = []
         for ni in nodes:
             # least_resource_scorer over vectors(), unrolled for cpu and memory.
@@ -159,10 +182,27 @@ class NodeResourcesFit(Plugin):
     def score_details(self, state, pod_info, node_info):
         reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
         requested, allocatable = vectors(node_info, self.resources, reqs, False)
-        return {
+        details = {
+            "strategy": self.strategy,
+            "weights": {name: weight for name, weight in self.resources},
             "requestedAfter": {name: req for (name, _), req, alloc in zip(self.resources, requested, allocatable) if alloc},
             "allocatable": {name: alloc for (name, _), alloc in zip(self.resources, allocatable) if alloc},
         }
+        if self.shape is not None:
+            details["shape"] = [{"utilization": u, "score": sc} for u, sc in self.shape]
+        return details
+
+
+def build_scorer(strategy: str, resources, shape=None):
+    """The strategy's scorer over (requested, allocatable) vectors
+    (nodeResourceStrategyTypeMap)."""
+    if strategy == "LeastAllocated":
+        return lambda requested, allocatable: least_resource_scorer(resources, requested, allocatable)
+    if strategy == "MostAllocated":
+        return lambda requested, allocatable: most_resource_scorer(resources, requested, allocatable)
+    if strategy == "RequestedToCapacityRatio":
+        return requested_to_capacity_ratio_scorer(resources, shape)
+    raise ValueError(f"scoring strategy {strategy} is not supported")
 
 
 def least_requested_score(requested: int, capacity: int) -> int:
@@ -182,6 +222,90 @@ def least_resource_scorer(resources, requested, allocatable) -> int:
     if weight_sum == 0:
         return 0
     return node_score // weight_sum
+
+
+def most_requested_score(requested: int, capacity: int) -> int:
+    if capacity == 0:
+        return 0
+    if requested > capacity:
+        # A node may be overcommitted by pods without requests (non-zero defaults).
+        requested = capacity
+    return (requested * MAX_NODE_SCORE) // capacity
+
+
+def most_resource_scorer(resources, requested, allocatable) -> int:
+    node_score = 0
+    weight_sum = 0
+    for (name, weight), req, alloc in zip(resources, requested, allocatable):
+        if alloc == 0:
+            continue
+        node_score += most_requested_score(req, alloc) * weight
+        weight_sum += weight
+    if weight_sum == 0:
+        return 0
+    return node_score // weight_sum
+
+
+_MAX_UTILIZATION = 100
+
+
+def broken_linear_function(shape):
+    """helper.BuildBrokenLinearFunction over (utilization, score) points;
+    Go's integer division truncates toward zero, so a falling segment rounds up."""
+    def f(p: int) -> int:
+        for i, (u, score) in enumerate(shape):
+            if p <= u:
+                if i == 0:
+                    return shape[0][1]
+                pu, ps = shape[i - 1]
+                return ps + _go_div((score - ps) * (p - pu), u - pu)
+        return shape[-1][1]
+
+    return f
+
+
+def _go_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def requested_to_capacity_ratio_scorer(resources, shape):
+    """requestedToCapacityRatioScorer: shape scores scaled to MaxNodeScore, a
+    resource scoring 0 left out of the weights, the mean rounded half away
+    from zero (math.Round)."""
+    scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    raw = broken_linear_function([(u, score * scale) for u, score in shape])
+
+    def resource_score(requested: int, capacity: int) -> int:
+        if capacity == 0 or requested > capacity:
+            return raw(_MAX_UTILIZATION)
+        return raw(requested * _MAX_UTILIZATION // capacity)
+
+    def scorer(requested, allocatable) -> int:
+        node_score = 0
+        weight_sum = 0
+        for (name, weight), req, alloc in zip(resources, requested, allocatable):
+            if alloc == 0:
+                continue
+            score = resource_score(req, alloc)
+            if score > 0:
+                node_score += score * weight
+                weight_sum += weight
+        if weight_sum == 0:
+            return 0
+        return _round_half_away(node_score, weight_sum)
+
+    return scorer
+
+
+def _round_half_away(num: int, den: int) -> int:
+    """int64(math.Round(float64(num) / float64(den))) for non-negative
+    operands, computed as Go does in float64."""
+    x = float(num) / float(den)
+    t = float(int(x))
+    if x - t >= 0.5:
+        t += 1.0
+    return int(t)
 
 
 PLUGIN = NodeResourcesFit

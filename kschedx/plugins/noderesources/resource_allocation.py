@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from ...resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name, pod_requests, value_of
 
-# Default `resources` of both plugins' args: cpu and memory, weight 1 each.
-DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
 DEFAULT_NON_MISSING = {CPU: 100, MEMORY: 200 * 1024 * 1024 * 1000}
 
 

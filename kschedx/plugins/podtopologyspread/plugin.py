@@ -3,6 +3,7 @@ system default constraints, and the extension points."""
 
 from __future__ import annotations
 
+from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
 from . import filtering, scoring
@@ -32,16 +33,13 @@ class PodTopologySpread(Plugin):
     name = "PodTopologySpread"
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, args)
-        defaulting = self.args.get("defaultingType", "System")
-        if defaulting == "System":
+        super().__init__(handle, checked_plugin_args(self.name, args))
+        if self.args["defaultingType"] == "System":
             self.default_constraints = list(SYSTEM_DEFAULT_CONSTRAINTS)
             self.system_defaulted = True
-        elif defaulting == "List":
+        else:
             self.default_constraints = list(self.args.get("defaultConstraints") or ())
             self.system_defaulted = False
-        else:
-            raise ValueError(f"defaultingType: unsupported value {defaulting!r}")
         self._extensions = _Extensions()
 
     # -- PreFilter / Filter ----------------------------------------------------------------

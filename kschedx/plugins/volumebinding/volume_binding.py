@@ -10,6 +10,7 @@ node's decisions in the binder's caches, for `simulate`.
 
 from __future__ import annotations
 
+from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin
 from ...framework.status import Code, Status
 from ...storage.objects import claim_class, claim_key, go_quote, meta, spec
@@ -49,7 +50,10 @@ class VolumeBinding(Plugin):
     name = NAME
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, args)
+        super().__init__(handle, checked_plugin_args(self.name, args))
+        # Upstream's PreBind waits this long for the PV controller; offline
+        # placement never waits, so it is only carried.
+        self.bind_timeout_seconds = self.args["bindTimeoutSeconds"]
         self.binder = VolumeBinder(handle.cluster)
         self.scorer = None  # only built when StorageCapacityScoring is on
 
