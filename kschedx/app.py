@@ -76,13 +76,17 @@ class Workload:
     asked: set = field(default_factory=set)
 
 
-def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Workload:
+def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
+                  enforce_namespace: bool | None = None) -> Workload:
     """Read the snapshot (cluster) and the POD_FILEs.
 
     Objects in POD_FILEs other than pods (a PVC next to its pod, a
     PriorityClass) join the cluster. Without POD_FILEs the pods to schedule
     are the pending pods of the snapshot. `cluster_objects`, (object, origin)
     pairs read elsewhere (a live cluster), stand in for the snapshot files.
+    `namespace` is given to POD_FILE objects that have none, as `kubectl apply
+    -n` does; `enforce_namespace` (default: when a namespace is given) refuses
+    objects of another namespace, as kubectl does for an explicit -n.
     """
     if cluster_objects is None:
         _check_read_once(snapshot_paths, pod_paths)
@@ -94,6 +98,9 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None) -> Work
     else:
         cluster_objects = list(cluster_objects)
     pod_objects = read_objects(pod_paths, lines=True) if pod_paths else []
+    if namespace is not None:
+        _place_in_namespace(pod_objects, namespace,
+                            enforce=namespace is not None if enforce_namespace is None else enforce_namespace)
     incoming_uids = set()
     warnings = []
     notes: list[str] = []
@@ -149,6 +156,21 @@ def _pod_sources(objects) -> dict[str, dict]:
     return out
 
 
+def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
+    from .sources.admission import NAMESPACED_KINDS
+
+    for obj, origin in objects:
+        if obj.get("kind") not in NAMESPACED_KINDS or not isinstance(obj.get("metadata"), dict):
+            continue
+        meta = obj["metadata"]
+        if not meta.get("namespace"):
+            meta["namespace"] = namespace
+        elif enforce and meta["namespace"] != namespace:
+            raise InputError(f"{object_ref(obj)}: metadata.namespace {meta['namespace']!r} does not match "
+                             f"the namespace {namespace!r} given with -n (pass -n {meta['namespace']}, "
+                             "or leave metadata.namespace out)", source=str(origin))
+
+
 def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None):
     from .dispatch import Schedulers
 
@@ -161,12 +183,14 @@ def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
 
 
 def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
-                               progress=None) -> Workload:
+                               progress=None, selection=None) -> Workload:
     """A live cluster instead of a snapshot: exactly the Workload load_workload
     gives for a `kschedx snapshot` of it.
 
     The pods to schedule are the POD_FILE pods, the pending pods named by
-    `pod_refs` ("namespace/name"), and with `all_pending` every pending pod.
+    `pod_refs` ("namespace/name", or "name" in the selection's namespace), and
+    with `all_pending` every pending pod the selection (kubectl's -n, -A, -l,
+    --field-selector; by default the context's namespace) takes.
     Kinds the cluster would not let us read are recorded (SnapshotInfo, as a
     snapshot file records them): the plugins reading them are notEvaluated.
     """
@@ -181,8 +205,13 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     objects = [(obj, origin) for obj in read.objects]
     objects.append((snapshot_info(server=conn.server, context=conn.context_name,
                                   unreadable=read.unreadable, fields="scheduling"), origin))
+    explicit = selection is not None and selection.namespace is not None
+    # Like `kubectl apply -f`: objects without a namespace go to the context's; only an
+    # explicit -n refuses objects of another one.
     try:
-        workload = load_workload((), pod_paths, cluster_objects=objects)
+        workload = load_workload((), pod_paths, cluster_objects=objects,
+                                 namespace=selection.namespace if explicit else conn.namespace,
+                                 enforce_namespace=explicit)
     except InputError as e:
         if e.source is not origin:
             raise  # a POD_FILE: the user's input
@@ -190,21 +219,32 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     workload.warnings[:0] = read.warnings
     if pod_refs or all_pending:
         select_pods(workload, pod_refs, all_pending=all_pending, keep=bool(pod_paths),
-                    where=f"the cluster ({conn.server})")
+                    where=f"the cluster ({conn.server})", selection=selection,
+                    default_namespace=conn.namespace)
     return workload
 
 
 def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, keep: bool = False,
-                where: str = "the snapshot") -> None:
-    """Schedule the pending pods named "namespace/name" (and with `all_pending`,
-    every pending pod) instead of, or with `keep` besides, the workload's pods."""
+                where: str = "the snapshot", selection=None, default_namespace: str | None = None) -> None:
+    """Schedule the pending pods named "namespace/name" or "name" (and with
+    `all_pending`, every pending pod the selection takes) instead of, or with
+    `keep` besides, the workload's pods. All of them in queue order.
+
+    `default_namespace` is the source's own (a kubeconfig context's; None for
+    a snapshot, whose pending pods are taken from every namespace unless -n
+    says otherwise); a pod named without a namespace is in -n's, else that
+    one, else "default"."""
+    from .selection import PodSelection
+
+    selection = selection or PodSelection()
     chosen = list(workload.pods) if keep else []
     seen = {pi.uid for pi in chosen}
     pods = {f"{p['metadata']['namespace']}/{p['metadata']['name']}": p for p in workload.cluster.pods}
     picked = []
+    name_namespace = selection.namespace or default_namespace or "default"
     for ref in pod_refs:
         ns, _, name = ref.rpartition("/")
-        key = f"{ns or 'default'}/{name}"
+        key = f"{ns or name_namespace}/{name}"
         pod = pods.get(key)
         if pod is None:
             raise InputError(f"pod {key} not found in {where} (pods that finished, Succeeded or Failed, "
@@ -214,15 +254,19 @@ def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, k
                              "pods are scheduled (to ask where it would go, save it without "
                              "spec.nodeName and pass the file)")
         picked.append(pod)
+    workload.asked = (set(workload.asked) if keep else set()) | {p["metadata"]["uid"] for p in picked}
     if all_pending:
-        picked.extend(workload.cluster.pending_pods())
+        pending = workload.cluster.pending_pods()
+        if selection.given or default_namespace is not None:
+            matches = selection.matcher(default_namespace)
+            pending = [p for p in pending if matches(p)]
+            if not pending:
+                workload.warnings.append(f"no pending pods {selection.describe(default_namespace)} in {where}")
+        picked.extend(pending)
     # Input order breaks queue-order ties: take the cluster's order, not the
     # command line's, so naming pods or taking them all orders them alike.
     position = {id(p): i for i, p in enumerate(workload.cluster.pods)}
     picked.sort(key=lambda p: position[id(p)])
-    named = {pods[f"{ns or 'default'}/{name}"]["metadata"]["uid"]
-             for ns, _, name in (ref.rpartition("/") for ref in pod_refs)}
-    workload.asked = (set(workload.asked) if keep else set()) | named
     for pod in picked:
         if pod["metadata"]["uid"] not in seen:
             seen.add(pod["metadata"]["uid"])

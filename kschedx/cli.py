@@ -23,6 +23,21 @@ from .errors import KschedxError
 OUTPUT_FORMATS = ("human", "wide", "json", "yaml", "junit", "github", "tap")
 # CI report formats: module and function of kschedx.render that writes each.
 CI_FORMATS = {"junit": ("junit", "to_junit"), "github": ("github", "to_github"), "tap": ("tap", "to_tap")}
+# The README's sections, by their GitHub anchors (tests/test_readme.py checks
+# each one exists): `kschedx --help` points at them.
+README_SECTIONS = (
+    ("commands", "the commands and their options"),
+    ("output", "human, wide, json, yaml and CI formats"),
+    ("exit-codes", "what each exit status means"),
+    ("use-it-on-your-cluster", "kubeconfig, -n, -l, snapshot, bind"),
+    ("as-a-kubectl-plugin", "kubectl kschedx, pipx, completion"),
+    ("fixture-format", "the YAML kschedx reads"),
+    ("preemption-and-simulate", "victims, queue order, charts"),
+    ("fidelity", "how exactly it follows v1.35"),
+    ("project-layout", "where the code is"),
+)
+README_EPILOG = "\b\nDocumentation: the README (README.md; the project page on PyPI):\n" + "\n".join(
+    f"  README.md#{anchor:<24} {what}" for anchor, what in README_SECTIONS)
 EXIT_INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: distinct from every documented outcome
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
@@ -68,19 +83,21 @@ tie_break_option = click.option(
 seed_option = click.option("--seed", type=int, default=None, help="Seed for --tie-break random (reproducible runs).")
 from .cli_config import config_options  # noqa: E402
 # Live clusters: --kubeconfig/--context/--request-timeout (one `cluster` argument) and --all-pending.
-from .cli_cluster import all_pending_option, cluster_options  # noqa: E402
+from .cli_cluster import all_pending_option, cluster_options, selection_options  # noqa: E402
 
 
 def _complete_node(ctx, _param, incomplete):
-    """Node names from the --snapshot given so far (shell completion)."""
-    try:
-        from .sources.fixtures import read_objects
+    """Node names of the --snapshot given so far, or of the live cluster (shell completion)."""
+    from .completion import complete_names
 
-        objects = read_objects(ctx.params.get("snapshot_paths") or ())
-        names = sorted({o["metadata"]["name"] for o, _ in objects if o.get("kind") == "Node"})
-        return [n for n in names if n.startswith(incomplete)]
-    except Exception:  # a half-typed command line: complete nothing rather than fail
-        return []
+    return complete_names(ctx, "Node", incomplete)
+
+
+def _complete_pod_argument(ctx, _param, incomplete):
+    """Files, and the pending pods of the snapshot or the live cluster (shell completion)."""
+    from .completion import complete_pod_argument
+
+    return complete_pod_argument(ctx, incomplete)
 
 
 node_option = click.option(
@@ -141,9 +158,10 @@ def workload_options(f):
     is shown and ties broken (-o, --tie-break, --seed)."""
     decorators = (
         click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True),
-                       metavar="[POD_FILE | NAMESPACE/NAME]..."),
+                       metavar="[POD_FILE | [NAMESPACE/]NAME]...", shell_complete=_complete_pod_argument),
         snapshot_option,
         cluster_options,
+        selection_options,
         all_pending_option,
         output_option,
         tie_break_option,
@@ -191,8 +209,40 @@ def _silence_stdout() -> None:
         pass
 
 
-@click.group(cls=KschedxGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def _global_option(ctx, param, value):
+    """kubectl's global flags before the command (`kubectl kschedx --context prod
+    explain ...`) become the defaults of the command's own options."""
+    if value is None:
+        return value
+    defaults = ctx.default_map = dict(ctx.default_map or {})
+    for name, command in ctx.command.commands.items():
+        if any(p.name == param.name for p in command.params):
+            defaults[name] = dict(defaults.get(name) or {}, **{param.name: value})
+    return value
+
+
+_GLOBAL_OPTIONS = (
+    click.option("--kubeconfig", metavar="FILE", default=None, expose_value=False, callback=_global_option,
+                 help="For the command after it, as if given to it (kubectl's global flag)."),
+    click.option("--context", metavar="NAME", default=None, expose_value=False, callback=_global_option,
+                 help="For the command after it, as if given to it."),
+    click.option("-n", "--namespace", metavar="NAMESPACE", default=None, expose_value=False,
+                 callback=_global_option, help="For the command after it, as if given to it."),
+    click.option("--request-timeout", metavar="DURATION", default=None, expose_value=False,
+                 callback=_global_option, help="For the command after it, as if given to it."),
+)
+
+
+def global_options(f):
+    for option in reversed(_GLOBAL_OPTIONS):
+        f = option(f)
+    return f
+
+
+@click.group(cls=KschedxGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=README_EPILOG)
 @click.version_option(__version__, prog_name="kschedx")
+@global_options
 @debug_option
 def main():
     """Dry-run and explain the Kubernetes scheduler (kube-scheduler v1.35).
@@ -276,7 +326,7 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 @node_option
 @report_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, all_pending,
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, selection, all_pending,
             scheduler_config):
     """Why does each pod go where it goes, or nowhere?
 
@@ -297,7 +347,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     doc = app.explain(workload, tie_break=tie_break, seed=seed, config=scheduler_config)
     write_report(doc, report)
@@ -313,7 +363,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
                    "placements keeps the rest only (small documents on large clusters).")
 @report_option
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, all_pending,
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, selection, all_pending,
              scheduler_config):
     """Place many pods one after another, as the scheduler would.
 
@@ -334,7 +384,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending)
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     if detail is None:
         # The human tables never show per-node verdicts: do not keep them.
         # The HTML report shows them for pods left unplaced (all of them, on

@@ -102,22 +102,100 @@ def cluster_options(f):
 
 all_pending_option = click.option(
     "--all-pending", is_flag=True, default=False,
-    help="Schedule every pending pod (of the cluster, or of the snapshot).")
+    help="Schedule every pending pod in the namespace (-n; -A: all namespaces).")
+
+
+def _check_label_selector(_ctx, _param, value):
+    if value is not None:
+        from .labels import SelectorError, parse_selector
+
+        try:
+            parse_selector(value)
+        except SelectorError as e:
+            raise click.BadParameter(str(e)) from None
+    return value
+
+
+def _check_field_selector(_ctx, _param, value):
+    if value is not None:
+        from .selection import FieldSelectorError, parse_field_selector
+
+        try:
+            parse_field_selector(value)
+        except FieldSelectorError as e:
+            raise click.BadParameter(str(e)) from None
+    return value
+
+
+def _check_namespace(_ctx, _param, value):
+    if value is not None and not _DNS_LABEL.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not a namespace name (a DNS-1123 label: lower-case "
+                                 "letters, digits and '-', at most 63)")
+    return value
+
+
+def _complete(kind: str):
+    def complete(ctx, param, incomplete):
+        from .completion import complete_names
+
+        return complete_names(ctx, kind, incomplete)
+
+    return complete
+
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+
+namespace_option = click.option(
+    "-n", "--namespace", metavar="NAMESPACE", default=None, callback=_check_namespace,
+    shell_complete=_complete("Namespace"),
+    help="The namespace of pods named without one and of the pending pods taken (default: the "
+         "kubeconfig context's namespace on a cluster, every namespace of a snapshot).")
+_SELECTION_OPTIONS = (
+    namespace_option,
+    click.option("-A", "--all-namespaces", is_flag=True, default=False,
+                 help="Take pending pods from every namespace (overrides -n)."),
+    click.option("-l", "--selector", metavar="SELECTOR", default=None, callback=_check_label_selector,
+                 help="Take the pending pods whose labels match, in kubectl's syntax: "
+                      "'app=web,tier!=db', 'env in (prod,qa)', '!canary'."),
+    click.option("--field-selector", metavar="SELECTOR", default=None, callback=_check_field_selector,
+                 help="Take the pending pods whose fields match: metadata.name, metadata.namespace, "
+                      "spec.nodeName, spec.schedulerName, status.phase... with =, == or !=, joined by commas."),
+)
+
+
+def selection_options(f):
+    """-n, -A, -l and --field-selector, passed to the command as
+    `selection=PodSelection(...)`."""
+    from .selection import PodSelection
+
+    @functools.wraps(f)
+    def wrapper(*args, namespace, all_namespaces, selector, field_selector, **kwargs):
+        return f(*args, selection=PodSelection(namespace, all_namespaces, selector, field_selector), **kwargs)
+
+    for option in reversed(_SELECTION_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper
 
 # A pod named on the command line: NAMESPACE/NAME, each a DNS-1123 name.
 _POD_REF = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 
 
+# A pod named alone, as kubectl names it: its namespace comes from -n.
+_POD_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
+
+
 def split_pod_arguments(args) -> tuple[list[str], list[str]]:
-    """POD_FILE arguments and NAMESPACE/NAME arguments, told apart: an existing
-    path, `-`, or a name ending like a fixture file (.yaml, .yml, .json, .gz: a
-    missing file deserves "no such file") is a file; `namespace/name` is a pod."""
+    """POD_FILE arguments and pod names, told apart: an existing path, `-`, or
+    a name ending like a fixture file (.yaml, .yml, .json, .gz: a missing file
+    deserves "no such file") is a file; `namespace/name` and a bare pod `name`
+    (in the -n namespace) are pods."""
     from .sources.fixtures import FIXTURE_SUFFIXES
 
     files, refs = [], []
     for arg in args:
         looks_like_file = arg.endswith(FIXTURE_SUFFIXES + (".gz",))
-        if arg == "-" or looks_like_file or os.path.exists(arg) or not _POD_REF.fullmatch(arg):
+        is_name = _POD_REF.fullmatch(arg) or _POD_NAME.fullmatch(arg)
+        if arg == "-" or looks_like_file or os.path.exists(arg) or not is_name:
             files.append(arg)
         else:
             refs.append(arg)
@@ -127,30 +205,42 @@ def split_pod_arguments(args) -> tuple[list[str], list[str]]:
 # ---- reading ---------------------------------------------------------------------------
 
 
-def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False):
+def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False, selection=None):
     """The Workload of explain or simulate: from --snapshot files, or from the live
-    cluster when --kubeconfig/--context, a NAMESPACE/NAME or --all-pending asks for it."""
-    from . import app
+    cluster when --kubeconfig/--context, a pod name, --all-pending or a selection
+    flag (-n, -A, -l, --field-selector) asks for it.
 
+    Pending pods are taken (besides POD_FILEs and named pods) with --all-pending
+    or a selector (-l, --field-selector), and when nothing else names pods: a
+    snapshot's pending pods, or on a cluster those -n / -A point at."""
+    from . import app
+    from .selection import PodSelection
+
+    selection = selection or PodSelection()
     files, refs = split_pod_arguments(args)
+    take_pending = all_pending or selection.filters or (not (files or refs) and selection.given)
     if snapshot_paths:
         if cluster.given:
             raise click.UsageError("--snapshot reads a fixture, --kubeconfig/--context a live cluster: "
                                    "give one of them")
-        workload = app.load_workload(snapshot_paths, files)
-        if refs or all_pending:
-            app.select_pods(workload, refs, all_pending=all_pending, keep=bool(files),
-                            where=f"the snapshot ({', '.join(snapshot_paths)})")
+        # A snapshot has no current namespace: -n names one, else pods are taken from all.
+        workload = app.load_workload(snapshot_paths, files, namespace=selection.namespace)
+        if refs or take_pending:
+            app.select_pods(workload, refs, all_pending=take_pending, keep=bool(files),
+                            where=f"the snapshot ({', '.join(snapshot_paths)})", selection=selection)
         return workload
-    if not (cluster.given or refs or all_pending):
+    if not (cluster.given or refs or take_pending):
         raise click.UsageError("--snapshot is required (a cluster fixture file or directory), or read a "
-                               "live cluster with --kubeconfig/--context, NAMESPACE/NAME or --all-pending")
-    if not (files or refs or all_pending):
-        raise click.UsageError("which pods? give POD_FILEs, NAMESPACE/NAME of pending pods, or --all-pending")
+                               "live cluster with --kubeconfig/--context, pod names, --all-pending, "
+                               "-n, -A or -l")
+    if not (files or refs or take_pending):
+        raise click.UsageError("which pods? give POD_FILEs, pod names (NAME with -n, or NAMESPACE/NAME), "
+                               "--all-pending, -A, or a selector (-l, --field-selector)")
     conn = cluster.connect()
     try:
         with read_progress(conn) as progress:
-            workload = app.load_workload_from_cluster(conn, files, refs, all_pending, progress=progress)
+            workload = app.load_workload_from_cluster(conn, files, refs, take_pending, progress=progress,
+                                                      selection=selection)
     finally:
         conn.close()
     return workload
@@ -298,19 +388,15 @@ def _interactive() -> bool:
 
 
 def _complete_pending_pod(ctx, _param, incomplete):
-    """NAMESPACE/NAME of the cluster's pending pods (shell completion); never fails loudly."""
-    try:
-        options = ClusterOptions(ctx.params.get("kubeconfig"), ctx.params.get("context"), 5.0)
-        with options.connect() as conn:
-            pods = conn.list_pending_pods()
-    except Exception:
-        return []
-    names = sorted(f"{p['metadata'].get('namespace', 'default')}/{p['metadata']['name']}" for p in pods)
-    return [n for n in names if n.startswith(incomplete)]
+    """NAMESPACE/NAME of the cluster's pending pods, and NAME in the -n namespace
+    (shell completion); never fails loudly."""
+    from .completion import complete_pod_argument
+
+    return [item for item in complete_pod_argument(ctx, incomplete) if item.type != "file"]
 
 
 @click.command()
-@click.argument("pod_ref", metavar="NAMESPACE/NAME", shell_complete=_complete_pending_pod)
+@click.argument("pod_ref", metavar="[NAMESPACE/]NAME", shell_complete=_complete_pending_pod)
 @click.option("--node", "node", metavar="NODE", default=None,
               help="Bind to this node instead of kube-scheduler's choice; only if it passes every Filter.")
 @click.option("--preempt", is_flag=True, default=False,
@@ -326,8 +412,10 @@ def _complete_pending_pod(ctx, _param, incomplete):
               help="How one node is chosen among equal top scores.")
 @click.option("--seed", type=int, default=None, help="Seed for --tie-break random.")
 @cluster_options
+@namespace_option
 @config_options
-def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed, cluster, scheduler_config):
+def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed, cluster, namespace,
+         scheduler_config):
     """Schedule one pending pod of the live cluster, and bind it.
 
     Takes a fresh snapshot, runs the scheduling cycle, shows the explanation
@@ -347,8 +435,14 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
     """
     from . import bind as binding
 
-    if not _POD_REF.fullmatch(pod_ref):
-        raise click.BadParameter("must be NAMESPACE/NAME of a pending pod", param_hint="NAMESPACE/NAME")
+    if _POD_NAME.fullmatch(pod_ref) and "/" not in pod_ref:
+        pod_ref = f"{namespace}/{pod_ref}" if namespace else pod_ref
+    elif not _POD_REF.fullmatch(pod_ref):
+        raise click.BadParameter("must be NAMESPACE/NAME, or NAME with -n, of a pending pod",
+                                 param_hint="[NAMESPACE/]NAME")
+    elif namespace and pod_ref.partition("/")[0] != namespace:
+        raise click.BadParameter(f"{pod_ref} is not in the namespace {namespace} given with -n",
+                                 param_hint="[NAMESPACE/]NAME")
     if not (dry_run or yes or _interactive()):
         raise click.UsageError("not on a terminal, so no one can confirm: pass --yes to bind "
                                "(or --dry-run to only see the decision)")
@@ -356,6 +450,8 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
     say = functools.partial(click.echo, err=machine)
     try:
         conn = cluster.connect()
+        if "/" not in pod_ref:  # NAME alone: in the context's namespace, as kubectl takes it
+            pod_ref = f"{conn.namespace}/{pod_ref}"
         try:
             with read_progress(conn) as progress:
                 plan = binding.plan(conn, pod_ref, node=node, preempt=preempt, tie_break=tie_break,

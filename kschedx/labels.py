@@ -231,3 +231,164 @@ class NodeSelector:
 
     def matches(self, node_labels: dict, node_name: str) -> bool:
         return any(t.matches(node_labels, node_name) for t in self.terms)
+
+
+# ---- the string form: kubectl -l / labels.Parse ----------------------------------------------
+
+# Tokens of apimachinery's selector lexer. "in" and "notin" are keywords only
+# where an operator is expected; where a key or value is, they are words.
+_SPECIAL = frozenset("=!(),<>")
+_SYMBOLS = ("!=", "==", "=", "!", "(", ")", ",", ">", "<")
+_WHITESPACE = " \t\r\n"
+_END = ("end", "")
+
+
+def _lex(text: str) -> list[tuple[str, str]]:
+    """(kind, literal) pairs: kind is "word", "in", "notin", a symbol, or "end".
+    A run of symbol characters is read greedily as long as it stays a known
+    symbol ("!=" but "=!" is "=" then "!"), as the upstream lexer does."""
+    tokens = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i] in _WHITESPACE:
+            i += 1
+        if i == n:
+            tokens.append(_END)
+            return tokens
+        if text[i] in _SPECIAL:
+            j, best = i, None
+            while j < n and text[j] in _SPECIAL:
+                j += 1
+                if text[i:j] in _SYMBOLS:
+                    best = j
+                elif best is not None:
+                    break
+            if best is None:
+                raise SelectorError(f"error expected: keyword found '{text[i:j]}'")
+            tokens.append((text[i:best], text[i:best]))
+            i = best
+            continue
+        j = i
+        while j < n and text[j] not in _SPECIAL and text[j] not in _WHITESPACE:
+            j += 1
+        word = text[i:j]
+        tokens.append((word if word in ("in", "notin") else "word", word))
+        i = j
+
+
+_BINARY = {"in": "In", "notin": "NotIn", "=": "=", "==": "==", "!=": "!=", ">": "Gt", "<": "Lt"}
+
+
+class _SelectorParser:
+    def __init__(self, text: str):
+        self.tokens = _lex(text)
+        self.pos = 0
+
+    def peek(self, as_value: bool = True) -> tuple[str, str]:
+        kind, lit = self.tokens[self.pos]
+        return ("word" if as_value and kind in ("in", "notin") else kind), lit
+
+    def take(self, as_value: bool = True) -> tuple[str, str]:
+        tok = self.peek(as_value)
+        self.pos += 1
+        return tok
+
+    def parse(self) -> list[Requirement]:
+        reqs = []
+        while True:
+            kind, lit = self.peek()
+            if kind == "end":
+                return reqs
+            if kind not in ("word", "!"):
+                raise SelectorError(f"found '{lit}', expected: !, identifier, or 'end of string'")
+            try:
+                reqs.append(self.requirement())
+            except SelectorError as e:
+                raise SelectorError(f"unable to parse requirement: {e}") from None
+            kind, lit = self.take()
+            if kind == "end":
+                return reqs
+            if kind != ",":
+                raise SelectorError(f"found '{lit}', expected: ',' or 'end of string'")
+            kind, lit = self.peek()
+            if kind not in ("word", "!"):
+                raise SelectorError(f"found '{lit}', expected: identifier after ','")
+
+    def requirement(self) -> Requirement:
+        negated = False
+        kind, key = self.take()
+        if kind == "!":
+            negated = True
+            kind, key = self.take()
+        if kind != "word":
+            raise SelectorError(f"found '{key}', expected: identifier")
+        if not _is_qualified_name(key):
+            raise SelectorError(f"invalid label key {key!r}: must be a qualified name "
+                                "(an optional DNS subdomain prefix and '/', then up to 63 "
+                                "alphanumerics, '-', '_' or '.', starting and ending alphanumeric)")
+        # "!key" stands alone: whatever follows it is refused by the caller.
+        if negated:
+            return Requirement(key, "DoesNotExist", [])
+        if self.peek()[0] in ("end", ","):
+            return Requirement(key, "Exists", [])
+        kind, lit = self.take(as_value=False)
+        op = _BINARY.get(kind)
+        if op is None:
+            raise SelectorError(f"found '{lit}', expected: in, notin, =, ==, !=, gt, lt")
+        values = self.set_values() if op in ("In", "NotIn") else self.exact_value()
+        return Requirement(key, op, sorted(values))
+
+    def set_values(self) -> set[str]:
+        kind, lit = self.take()
+        if kind != "(":
+            raise SelectorError(f"found '{lit}' expected: '('")
+        kind, lit = self.peek()
+        if kind == ")":
+            self.take()
+            return {""}
+        if kind not in ("word", ","):
+            raise SelectorError(f"found '{lit}', expected: ',', ')' or identifier")
+        values: set[str] = set()
+        # Empty places in the list ("(,a)", "(a,,b)", "(a,)") are empty values.
+        while True:
+            kind, lit = self.take()
+            if kind == "word":
+                values.add(lit)
+                nxt, nlit = self.peek()
+                if nxt == ")":
+                    break
+                if nxt != ",":
+                    raise SelectorError(f"found '{nlit}', expected: ',' or ')'")
+            elif kind == ",":
+                if not values:
+                    values.add("")
+                nxt, _ = self.peek()
+                if nxt == ")":
+                    values.add("")
+                    break
+                if nxt == ",":
+                    values.add("")
+            else:
+                raise SelectorError(f"found '{lit}', expected: ',', or identifier")
+        kind, lit = self.take()
+        if kind != ")":  # pragma: no cover - the loop only ends before ")"
+            raise SelectorError(f"found '{lit}', expected: ')'")
+        return values
+
+    def exact_value(self) -> set[str]:
+        kind, lit = self.peek()
+        if kind in ("end", ","):
+            return {""}  # "a=" selects an empty value
+        kind, lit = self.take()
+        if kind != "word":
+            raise SelectorError(f"found '{lit}', expected: identifier")
+        return {lit}
+
+
+def parse_selector(text: str) -> Selector:
+    """A label selector in kubectl's -l syntax (apimachinery labels.Parse):
+    equality (`a=b`, `a==b`, `a!=b`), sets (`a in (b,c)`, `a notin (b)`),
+    existence (`a`, `!a`) and integer comparison (`a>1`, `a<1`), joined by
+    commas, all of which must hold. The empty string selects everything."""
+    reqs = _SelectorParser(text).parse()
+    return Selector(sorted(reqs, key=lambda r: r.key)) if reqs else EVERYTHING

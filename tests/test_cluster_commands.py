@@ -62,9 +62,12 @@ def test_explain_a_pending_pod_by_name(kube_api):
 def test_explain_all_pending_and_pod_files(kube_api, tmp_path):
     small_cluster(kube_api)
     kc = kube_api.kubeconfig
-    doc = doc_of(run("explain", "--all-pending", "--kubeconfig", kc, "-o", "json", "--tie-break", "name"))
+    doc = doc_of(run("explain", "--all-pending", "-A", "--kubeconfig", kc, "-o", "json", "--tie-break", "name"))
     assert sorted(pods(doc)) == ["default/big", "default/web", "team/tolerant"]
     assert pods(doc)["default/big"]["status"] == "Unschedulable"
+    # Without -A, like kubectl: the kubeconfig context's namespace ("default").
+    doc = doc_of(run("explain", "--all-pending", "--kubeconfig", kc, "-o", "json", "--tie-break", "name"))
+    assert sorted(pods(doc)) == ["default/big", "default/web"]
 
     pod_file = tmp_path / "probe.yaml"
     pod_file.write_text(POD_FILE)
@@ -100,7 +103,7 @@ def test_explain_names_a_pod_that_is_not_pending(kube_api, args, message):
     (("explain", "--all-pending", "--request-timeout", "soon"), "not a duration"),
     (("snapshot", "-o", "cluster.txt", "--kubeconfig", "KC"), ".yaml, .yml or .json"),
     (("snapshot", "-o", "no/such/dir/c.yaml", "--kubeconfig", "KC"), "no such directory"),
-    (("bind", "web"), "NAMESPACE/NAME"),
+    (("bind", "Web!"), "NAMESPACE/NAME"),
     (("bind", "default/web"), "pass --yes"),
 ])
 def test_usage_errors(kube_api, args, message):

@@ -27,3 +27,18 @@ def test_ci_runs_exactly_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert test_command in ci
     assert ci[0] == "#!/usr/bin/env bash" and "set -euo pipefail" in ci
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation but '-' and '_' dropped, spaces to '-'."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_help_epilog_links_existing_sections():
+    from kschedx.cli import README_EPILOG, README_SECTIONS
+
+    anchors = {_anchor(h) for h in re.findall(r"^#{2,4} (.+)$", README, flags=re.M)}
+    for anchor, _ in README_SECTIONS:
+        assert anchor in anchors, f"kschedx --help links README.md#{anchor}, which no heading makes"
+        assert f"README.md#{anchor}" in README_EPILOG

@@ -167,6 +167,7 @@ class _Transport:
         self.request_timeout = request_timeout
         self.retry_budget = retry_budget
         self.auth_notes: list[str] = []  # why credentials may be missing (plugin failures)
+        self.namespace = "default"  # the context's namespace (kubectl's default for -n)
 
     @property
     def where(self) -> str:
@@ -449,7 +450,8 @@ def _captured_log_errors():
 
 
 def _configure(kubeconfig: str | None, context: str | None):
-    """-> (kubernetes Configuration, context name or None for in-cluster, auth notes)."""
+    """-> (kubernetes Configuration, context name or None for in-cluster, auth notes,
+    the context's namespace)."""
     from kubernetes import client
     from kubernetes.config.config_exception import ConfigException
     from kubernetes.config.kube_config import KubeConfigLoader, KubeConfigMerger
@@ -464,7 +466,7 @@ def _configure(kubeconfig: str | None, context: str | None):
                 load_incluster_config(client_configuration=cfg)
             except ConfigException as e:
                 raise ClusterError(f"in-cluster configuration: {e}") from None
-            return cfg, None, []
+            return cfg, None, [], _in_cluster_namespace()
         raise InputError("no kubeconfig: pass --kubeconfig, set KUBECONFIG, or create "
                          "~/.kube/config (or run inside a pod)")
 
@@ -494,7 +496,35 @@ def _configure(kubeconfig: str | None, context: str | None):
         raise InputError(text, source=source) from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputError(f"invalid kubeconfig: {type(e).__name__}: {e}", source=source) from None
-    return cfg, context, notes
+    return cfg, context, notes, _context_namespace(docs, context)
+
+
+def _context_namespace(docs: list[dict], context: str) -> str:
+    """The context's namespace, as kubectl defaults -n: the first file that
+    defines the context wins; no namespace there means "default"."""
+    for doc in docs:
+        for entry in doc.get("contexts") or ():
+            if isinstance(entry, dict) and entry.get("name") == context:
+                namespace = (entry.get("context") or {}).get("namespace")
+                return namespace if isinstance(namespace, str) and namespace else "default"
+    return "default"
+
+
+SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+
+def _in_cluster_namespace() -> str:
+    """client-go's in-cluster namespace: $POD_NAMESPACE, else the service
+    account's namespace file, else "default"."""
+    namespace = os.environ.get("POD_NAMESPACE")
+    if namespace:
+        return namespace
+    try:
+        with open(SERVICE_ACCOUNT_NAMESPACE, encoding="utf-8") as f:
+            namespace = f.read().strip()
+    except OSError:
+        namespace = ""
+    return namespace or "default"
 
 
 def connect(kubeconfig: str | None = None, context: str | None = None,
@@ -511,7 +541,7 @@ def connect(kubeconfig: str | None = None, context: str | None = None,
 
     from kschedx import __version__
 
-    cfg, context_name, auth_notes = _configure(kubeconfig, context)
+    cfg, context_name, auth_notes, namespace = _configure(kubeconfig, context)
     cfg.retries = False  # retries are ours: urllib3's would retry timeouts and hide causes
     cfg.connection_pool_maxsize = 8
     warnings = []
@@ -526,6 +556,7 @@ def connect(kubeconfig: str | None = None, context: str | None = None,
     transport = _Transport(api, server=cfg.host, context=context_name,
                            request_timeout=request_timeout, retry_budget=retry_budget)
     transport.auth_notes = auth_notes
+    transport.namespace = namespace
     return ClusterConnection(transport, warnings, freeze_reads=freeze_reads)
 
 
@@ -558,6 +589,11 @@ class ClusterConnection:
     def context_name(self) -> str | None:
         """The kubeconfig context in use; None with in-cluster configuration."""
         return self._t.context
+
+    @property
+    def namespace(self) -> str:
+        """The namespace kubectl would default -n to: the context's, or the pod's in-cluster."""
+        return self._t.namespace
 
     def close(self) -> None:
         self._t.api_client.close()
@@ -613,6 +649,12 @@ class ClusterConnection:
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
         return result
+
+    def list_objects(self, kind_name: str) -> list[dict]:
+        """Every object of one kind KINDS lists (all namespaces), untrimmed."""
+        kind = next(k for k in KINDS if k.kind == kind_name)
+        with _gc_paused():
+            return self._list_all(kind, None, full=True)
 
     def list_pending_pods(self) -> list[dict]:
         """Pods waiting for a node: no spec.nodeName and not terminal."""
