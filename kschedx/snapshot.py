@@ -236,6 +236,7 @@ class NodeInfo:
         "image_states",
         "pvc_ref_counts",
         "generation",
+        "pod_index",
     )
 
     def __init__(self, node: dict | None = None):
@@ -249,6 +250,8 @@ class NodeInfo:
         self.image_states: dict[str, ImageStateSummary] = {}
         self.pvc_ref_counts: dict[str, int] = {}
         self.generation = next(_generation)
+        # The snapshot's PodIndex (pod_index.py) once built; None on clones.
+        self.pod_index = None
         self.node = None
         self.name = ""
         self.labels = {}
@@ -275,6 +278,8 @@ class NodeInfo:
         if pi.has_required_anti_affinity:
             self.pods_with_required_anti_affinity.append(pi)
         self._update(pi, 1)
+        if self.pod_index is not None:
+            self.pod_index.update(pi, self.name, 1)
 
     def remove_pod(self, pi: PodInfo) -> bool:
         """Remove a pod by UID; False when it is not on this node."""
@@ -286,6 +291,8 @@ class NodeInfo:
         if removed is None:
             return False
         self._update(removed, -1)
+        if self.pod_index is not None:
+            self.pod_index.update(removed, self.name, -1)
         return True
 
     def _update(self, pi: PodInfo, sign: int) -> None:
@@ -330,6 +337,7 @@ class NodeInfo:
         c.image_states = self.image_states
         c.pvc_ref_counts = dict(self.pvc_ref_counts)
         c.generation = self.generation
+        c.pod_index = None
         return c
 
     def __repr__(self):
@@ -358,6 +366,7 @@ class Snapshot:
         self.pod_infos: dict[str, PodInfo] = {}
         self.assigned_pod_node: dict[str, str] = {}  # uid -> node name
         self._used_pvcs: dict[str, int] | None = None
+        self.pod_index = None  # pod_index.index_of() builds it when first asked
 
     # -- listers -------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:

@@ -84,6 +84,6 @@ def test_simulate_says_what_was_expanded_and_the_absolute_usage():
 
 
 def test_a_sliver_of_use_is_not_zero_percent():
-    from kschedx.render.simulate import _pct
+    from kschedx.render.chart import _pct
 
     assert _pct(0, 1000) == "0%" and _pct(1, 1000) == "<1%" and _pct(10, 1000) == "1%"

@@ -10,9 +10,7 @@ import sys
 
 from tabulate import tabulate
 
-from . import units
-
-BAR_WIDTH = 10
+from ..sink import ResultSink
 
 
 def _outcome(p: dict) -> tuple[str, str]:
@@ -61,45 +59,52 @@ def victim_rows(pods: list[dict]) -> list[list]:
     return rows
 
 
-def _bar(used: int, total: int) -> str:
-    if total <= 0:
-        return "?" * BAR_WIDTH
-    filled = min(BAR_WIDTH, (used * BAR_WIDTH + total - 1) // total) if used > 0 else 0
-    return "#" * filled + "." * (BAR_WIDTH - filled)
+def _write_chart(doc: dict, wide: bool, out, color: bool | None) -> None:
+    """The utilization chart: Rich with colour on a terminal, plain text otherwise."""
+    from . import chart
+
+    if color is None:
+        from .human import use_color
+
+        color = use_color(out)
+    if color:
+        from rich.console import Console
+
+        console = Console(file=out, highlight=False)
+        table = chart.rich_table(doc, wide, console.width)
+        if table is None:
+            return
+        out.write("\n")
+        out.flush()
+        console.print(table)
+        return
+    lines = chart.plain_lines(doc, wide)
+    if lines:
+        out.write("\n" + "\n".join(lines) + "\n")
 
 
-def _pct(used: int, total: int) -> str:
-    if total <= 0:
-        return "-"
-    if 0 < used * 100 < total:
-        return "<1%"  # the bar shows something: so does the number
-    return f"{used * 100 // total}%"
+class SimulateSink(ResultSink):
+    """The simulate report. Its tables are aligned over every pod and it
+    opens with the totals, so it is written once the run is over; each pod
+    is kept without its per-node records (which the report never shows)."""
+
+    def __init__(self, *, wide: bool = False, out=None):
+        self.wide = wide
+        self.out = out
+        self.doc: dict = {}
+
+    def begin(self, head: dict) -> None:
+        self.doc = dict(head, pods=[])
+
+    def pod(self, pod: dict) -> None:
+        self.doc["pods"].append({k: v for k, v in pod.items() if k != "nodes"})
+
+    def end(self, tail: dict) -> None:
+        self.doc.update(tail)
+        render_simulate(self.doc, wide=self.wide, out=self.out)
 
 
-def _usage(resource: str, before: int, after: int, alloc: int) -> str:
-    """bar pct -> bar pct (absolute before -> after of allocatable)"""
-    return (f"{_bar(before, alloc)} {_pct(before, alloc)} -> {_bar(after, alloc)} {_pct(after, alloc)} "
-            f"({units.amount(resource, before)} -> {units.amount(resource, after)} "
-            f"of {units.amount(resource, alloc)})")
-
-
-def utilization_rows(doc: dict, wide: bool = False) -> list[list]:
-    rows = []
-    for u in doc.get("utilization") or ():
-        before, after, alloc = u["before"], u["after"], u["allocatable"]
-        if not wide and before == after:
-            continue
-        rows.append([
-            u["node"],
-            _usage("cpu", before["cpu"], after["cpu"], alloc["cpu"]),
-            _usage("memory", before["memory"], after["memory"], alloc["memory"]),
-            f"{before['pods']} -> {after['pods']} of {alloc['pods']}" if alloc.get("pods") else
-            f"{before['pods']} -> {after['pods']}",
-        ])
-    return rows
-
-
-def render_simulate(doc: dict, wide: bool = False, out=None) -> None:
+def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None = None) -> None:
     out = out or sys.stdout
     w = out.write
     s = doc.get("summary") or {}
@@ -124,10 +129,7 @@ def render_simulate(doc: dict, wide: bool = False, out=None) -> None:
         for p in doc["pods"]:
             if (p.get("preemption") or {}).get("candidates"):
                 w(f"\npreemption candidates for {p['pod']}\n" + "\n".join(candidate_lines(p["preemption"])) + "\n")
-    util = utilization_rows(doc, wide)
-    if util:
-        w("\nrequested / allocatable, before -> after" + ("" if wide else " (changed nodes; -o wide: all)") + "\n")
-        w(tabulate(util, headers=["node", "cpu", "memory", "pods"]) + "\n")
+    _write_chart(doc, wide, out, color)
     if doc.get("notEvaluated"):
         w(f"\nnot evaluated (result incomplete): {', '.join(doc['notEvaluated'])}\n")
 

@@ -131,30 +131,43 @@ def _count(counts: dict, witnesses: dict, pair, witness: tuple, n: int = 1) -> N
         lst.append(witness)
 
 
-def existing_anti_affinity_counts(state: PreFilterState, nodes) -> None:
-    """getExistingAntiAffinityCounts over nodes holding pods with required anti-affinity."""
+def existing_anti_affinity_counts(state: PreFilterState, nodes, index=None) -> None:
+    """getExistingAntiAffinityCounts over nodes holding pods with required
+    anti-affinity. With the snapshot's PodIndex, only nodes holding pods
+    whose terms match the incoming pod are walked (the others add nothing)."""
     incoming = state.pod_info
     ns_labels = state.namespace_labels
     counts = state.existing_anti_affinity_counts
     witnesses = state.witnesses[EXISTING_ANTI]
     memo: dict = {}  # id(term) -> matches the incoming pod
+
+    def matches(t) -> bool:
+        m = memo.get(id(t))
+        if m is None:
+            m = memo[id(t)] = t.matches(incoming, ns_labels)
+        return m
+
+    hot = None
+    if index is not None:
+        hot = index.nodes_with_terms(lambda terms: any([matches(t) for t in terms.required_anti_affinity]))
     for ni in nodes:
+        if hot is not None and ni.name not in hot and ni.pod_index is index:
+            continue
         labels = ni.labels
         for ep in ni.pods_with_required_anti_affinity:
             for t in affinity_terms(ep).required_anti_affinity:
-                m = memo.get(id(t))
-                if m is None:
-                    m = memo[id(t)] = t.matches(incoming, ns_labels)
-                if m:
+                if matches(t):
                     tv = labels.get(t.topology_key)
                     if tv is not None:
                         _count(counts, witnesses, (t.topology_key, tv), (ep, ni.name))
 
 
-def incoming_affinity_counts(state: PreFilterState, nodes) -> None:
+def incoming_affinity_counts(state: PreFilterState, nodes, index=None) -> None:
     """getIncomingAffinityAntiAffinityCounts: existing pods matching all the
     required affinity terms / each required anti-affinity term. Pods are
-    taken per label signature (same namespace and labels: same answer)."""
+    taken per label signature (same namespace and labels: same answer);
+    with the snapshot's PodIndex only nodes holding a matching signature are
+    walked."""
     req = state.required_affinity
     anti = state.required_anti_affinity
     if not req and not anti:
@@ -162,7 +175,23 @@ def incoming_affinity_counts(state: PreFilterState, nodes) -> None:
     aff_counts, anti_counts = state.affinity_counts, state.anti_affinity_counts
     aff_w, anti_w = state.witnesses[AFFINITY], state.witnesses[ANTI]
     memo: dict = {}  # label signature -> (matches all affinity terms, matching anti-affinity term indexes)
+
+    def match(sig):
+        m = memo.get(sig)
+        if m is None:
+            p = SignaturePod(sig)
+            m = memo[sig] = (
+                pod_matches_all_terms(req, p),
+                tuple(i for i, t in enumerate(anti) if t.matches(p, None)),
+            )
+        return m
+
+    hot = None
+    if index is not None:
+        hot = index.nodes_with_signatures(lambda sig: bool(match(sig)[0] or match(sig)[1]))
     for ni in nodes:
+        if hot is not None and ni.name not in hot and ni.pod_index is index:
+            continue
         sig_counts = node_signature_counts(ni)
         if not sig_counts:
             continue
@@ -170,13 +199,7 @@ def incoming_affinity_counts(state: PreFilterState, nodes) -> None:
         aff_pairs = None
         anti_pairs = None
         for sig, n in sig_counts.items():
-            m = memo.get(sig)
-            if m is None:
-                p = SignaturePod(sig)
-                m = memo[sig] = (
-                    pod_matches_all_terms(req, p),
-                    tuple(i for i, t in enumerate(anti) if t.matches(p, None)),
-                )
+            m = match(sig)
             if m[0]:
                 if aff_pairs is None:
                     aff_pairs = [(t.topology_key, labels.get(t.topology_key)) for t in req]

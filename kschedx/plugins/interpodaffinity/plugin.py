@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
+from ...pod_index import index_of
 from ...podaffinity import affinity_terms
 from ...podaffinity import WeightedAffinityTerm
 from . import filtering, scoring
@@ -63,8 +64,9 @@ class InterPodAffinity(Plugin):
         required = [t.with_namespaces_merged(cluster) for t in terms.required_affinity]
         required_anti = [t.with_namespaces_merged(cluster) for t in terms.required_anti_affinity]
         s = filtering.PreFilterState(pod_info, required, required_anti, namespace_labels(cluster, pod_info.namespace))
-        filtering.existing_anti_affinity_counts(s, snapshot.have_pods_with_required_anti_affinity())
-        filtering.incoming_affinity_counts(s, nodes)
+        index = index_of(snapshot)
+        filtering.existing_anti_affinity_counts(s, snapshot.have_pods_with_required_anti_affinity(), index)
+        filtering.incoming_affinity_counts(s, nodes, index)
         if not s.existing_anti_affinity_counts and not required and not required_anti:
             return None, Status(Code.SKIP)
         state.write(filtering.PRE_FILTER_STATE_KEY, s)
@@ -100,7 +102,8 @@ class InterPodAffinity(Plugin):
         preferred_anti = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster), wt.weight)
                           for wt in terms.preferred_anti_affinity]
         s = scoring.PreScoreState(pod_info, namespace_labels(cluster, pod_info.namespace))
-        if not scoring.compute_pre_score(self, s, pod_info, preferred, preferred_anti, all_nodes, has_constraints):
+        if not scoring.compute_pre_score(self, s, pod_info, preferred, preferred_anti, all_nodes, has_constraints,
+                                         index_of(snapshot)):
             return Status(Code.SKIP)
         state.write(scoring.PRE_SCORE_STATE_KEY, s)
         return None

@@ -60,44 +60,64 @@ class _NodeScores:
 
 
 def compute_pre_score(plugin, state: PreScoreState, pod_info, preferred_affinity, preferred_anti,
-                      nodes, has_constraints: bool) -> bool:
-    """Fill state.topology_score; False when no node contributed (Skip)."""
+                      nodes, has_constraints: bool, index=None) -> bool:
+    """Fill state.topology_score; False when no node contributed (Skip).
+
+    With the snapshot's PodIndex, the signatures and terms objects that can
+    contribute are found first and only the nodes holding them are walked,
+    in node order as before: a node whose pods contribute nothing is
+    skipped either way."""
     hard_weight = plugin.hard_pod_affinity_weight
     ns_labels = state.namespace_labels
     incoming_memo: dict = {}  # label signature -> [(key, signed weight, source)]
     existing_memo: dict = {}  # id(term) -> incoming pod matches it
     by_terms: dict = {}  # id(PodAffinityTerms) -> [(topology key, signed weight, source)]
+
+    def incoming(sig):
+        matched = incoming_memo.get(sig)
+        if matched is None:
+            matched = incoming_memo[sig] = _incoming_matches(preferred_affinity, preferred_anti, SignaturePod(sig))
+        return matched
+
+    def existing(terms):
+        matched = by_terms.get(id(terms))
+        if matched is None:
+            matched = by_terms[id(terms)] = _existing_matches(existing_memo, terms, pod_info, ns_labels, hard_weight)
+        return matched
+
+    sig_hot = terms_hot = None
+    if index is not None:
+        if has_constraints:
+            sig_hot = index.nodes_with_signatures(lambda sig: bool(incoming(sig)))
+        terms_hot = index.nodes_with_terms(lambda terms: bool(existing(terms)))
     any_node = False
     for ni in nodes:
         labels = ni.labels
         if not labels:
             # processExistingPod does nothing for a node without labels.
             continue
+        indexed = index is not None and ni.pod_index is index
+        walk_sigs = has_constraints and (not indexed or ni.name in sig_hot)
+        walk_terms = not indexed or ni.name in terms_hot
+        if not walk_sigs and not walk_terms:
+            continue
         node_scores = _NodeScores()
-        if has_constraints:
+        if walk_sigs:
             # The incoming pod's terms against every pod, per label signature.
             for sig, n in node_signature_counts(ni).items():
-                matched = incoming_memo.get(sig)
-                if matched is None:
-                    matched = incoming_memo[sig] = _incoming_matches(preferred_affinity, preferred_anti,
-                                                                     SignaturePod(sig))
-                for key, amount, source in matched:
+                for key, amount, source in incoming(sig):
                     tv = labels.get(key)
                     if tv is not None:
                         node_scores.add(key, tv, amount * n, (sig, ni), ni.name, source, amount, n)
-        # The existing pods' own terms: only pods with affinity have any.
-        # Replicas share their parsed terms, so what the incoming pod
-        # satisfies is worked out once per terms object.
-        for ep in ni.pods_with_affinity:
-            terms = affinity_terms(ep)
-            matched = by_terms.get(id(terms))
-            if matched is None:
-                matched = by_terms[id(terms)] = _existing_matches(existing_memo, terms, pod_info, ns_labels,
-                                                                  hard_weight)
-            for key, amount, source in matched:
-                tv = labels.get(key)
-                if tv is not None:
-                    node_scores.add(key, tv, amount, ep, ni.name, source, amount)
+        if walk_terms:
+            # The existing pods' own terms: only pods with affinity have any.
+            # Replicas share their parsed terms, so what the incoming pod
+            # satisfies is worked out once per terms object.
+            for ep in ni.pods_with_affinity:
+                for key, amount, source in existing(affinity_terms(ep)):
+                    tv = labels.get(key)
+                    if tv is not None:
+                        node_scores.add(key, tv, amount, ep, ni.name, source, amount)
         if node_scores.scores:
             any_node = True
             _merge(state, node_scores)

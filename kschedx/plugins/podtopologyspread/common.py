@@ -202,12 +202,22 @@ def node_has_all_keys(labels: dict, constraints) -> bool:
     return True
 
 
+_BY_NODE = "count by node"  # memo key next to the label signatures (ints)
+
+
 def count_pods_match_selector(node_info, selector: Selector, namespace: str, memo: dict) -> int:
     """countPodsMatchSelector over a node's pods: pods of the namespace, not
     terminating, whose labels match; an empty selector counts nothing
-    (upstream's shortcut). Evaluated once per label signature."""
+    (upstream's shortcut). Evaluated once per label signature; on the
+    snapshot's own nodes, once per cycle for all nodes (pod_index.py)."""
     if selector.is_empty():
         return 0
+    index = node_info.pod_index
+    if index is not None:
+        by_node = memo.get(_BY_NODE)
+        if by_node is None:
+            by_node = memo[_BY_NODE] = index.count_by_node(namespace, selector, memo)
+        return by_node.get(node_info.name, 0)
     count = 0
     for sig, n in node_signature_counts(node_info).items():
         m = memo.get(sig)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
+from ...pod_index import index_of
 from . import filtering, scoring
 from .common import DO_NOT_SCHEDULE_ACTION, SCHEDULE_ANYWAY, SYSTEM_DEFAULT_CONSTRAINTS, SpreadError, get_constraints
 
@@ -51,6 +52,7 @@ class PodTopologySpread(Plugin):
                 f"get constraints from pod: obtaining pod's hard topology spread constraints: {exc}")
         if not constraints:
             return None, Status(Code.SKIP)
+        index_of(self.handle.snapshot)
         state.write(filtering.PRE_FILTER_STATE_KEY, filtering.compute_pre_filter_state(constraints, pod_info, nodes))
         return None, None
 
@@ -80,6 +82,7 @@ class PodTopologySpread(Plugin):
             return Status(Code.SKIP)
         s.namespace = pod_info.namespace
         s.memos = [{} for _ in s.constraints]
+        index_of(self.handle.snapshot)
         scoring.init_pre_score_state(s, filtered_nodes, require_all)
         scoring.count_all_nodes(s, pod_info, all_nodes, require_all)
         state.write(scoring.PRE_SCORE_STATE_KEY, s)

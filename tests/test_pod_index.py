@@ -1,0 +1,84 @@
+"""The pod index (kschedx/pod_index.py) changes no result: every document of
+a mixed workload is the same with and without it, and after a simulation
+the incrementally kept index equals one built afresh."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from kschedx import app, pod_index
+from kschedx.cluster import build_cluster
+from kschedx.framework.runner import queue_order
+from kschedx.snapshot import PodInfo
+from kschedx.sources.fixtures import Origin
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_mixed_workload", ROOT / "benchmarks" / "gen_mixed_workload.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _workload(nodes=24, pods=240, pending=30):
+    objs = _generator().generate(nodes, pods, 3, pending, groups=3, replicas=3, seed=7)
+    cluster = build_cluster([(o, Origin("generated")) for o in objs])
+    return app.Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
+
+
+def _doc(run, enabled: bool, monkeypatch) -> str:
+    monkeypatch.setattr(pod_index, "ENABLED", enabled)
+    return json.dumps(run(_workload()), sort_keys=False)
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate"])
+def test_same_document_with_and_without_the_index(command, monkeypatch):
+    def run(w):
+        if command == "explain":
+            return app.explain(w, tie_break="name")
+        return app.simulate(w, tie_break="name", detail="full")
+
+    with_index = _doc(run, True, monkeypatch)
+    without = _doc(run, False, monkeypatch)
+    assert with_index == without
+    doc = json.loads(with_index)
+    statuses = {p["status"] for p in doc["pods"]}
+    assert "Scheduled" in statuses
+
+
+def _rebuilt(snapshot) -> pod_index.PodIndex:
+    idx = pod_index.PodIndex()
+    for ni in snapshot.node_infos:
+        for p in ni.pods:
+            idx.update(p, ni.name, 1)
+    return idx
+
+
+def test_index_follows_placements_and_evictions():
+    w = _workload()
+    fw = app.new_framework(w.cluster, tie_break="name", seed=None)
+    snap = fw.snapshot
+    idx = pod_index.index_of(snap)
+    placed = []
+    for pi in w.pods[:12]:
+        r = fw.schedule(pi)
+        if r.status == "Scheduled":
+            snap.assume(pi, r.selected_node)
+            placed.append(pi)
+    assert placed
+    for pi in placed[::2]:
+        snap.remove(pi)
+    # A node copy changes nothing in the index.
+    copy = snap.node_infos[0].clone()
+    copy.add_pod(placed[1])
+    fresh = _rebuilt(snap)
+    assert idx.sig_nodes == fresh.sig_nodes
+    assert idx.ns_sigs == fresh.ns_sigs
+    assert {k: v[1] for k, v in idx.terms_nodes.items()} == {k: v[1] for k, v in fresh.terms_nodes.items()}
+    assert idx.terms_nodes
