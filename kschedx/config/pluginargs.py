@@ -635,7 +635,12 @@ def _validate_dynamic_resources(a: dict, path: str) -> list[str]:
     errs = []
     ft = a.get("filterTimeout")
     if ft is not None:
-        ns = parse_duration(ft) if isinstance(ft, str) else int(ft)
+        try:
+            ns = parse_duration(ft) if isinstance(ft, str) else int(ft)
+        except (TypeError, ValueError) as exc:
+            # A decoding error upstream (metav1.Duration); the config reader
+            # reports those first, this keeps a direct caller from crashing.
+            return [_invalid(_child(path, "filterTimeout"), _json(ft), str(exc))]
         if ns < 0:
             errs.append(_invalid(_child(path, "filterTimeout"), _json(format_duration(ns)), "must be zero or positive"))
     if a.get("bindingTimeout") is not None:

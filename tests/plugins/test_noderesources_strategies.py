@@ -2,7 +2,7 @@
 most_allocated_test.go (TestMostAllocatedScoringStrategy) and
 requested_to_capacity_ratio_test.go (TestRequestedToCapacityRatioScoringStrategy,
 TestBrokenLinearFunction, TestResourceBinPackingSingleExtended /
-MultipleExtended), plus hand-derived cases for the integer rules (Go's
+MultipleExtended), the strategy rows of fit_test.go's TestFitScore, plus hand-derived cases for the integer rules (Go's
 truncating division on falling segments, math.Round of the weighted mean,
 resources scoring 0 left out of the weights).
 
@@ -267,3 +267,33 @@ def test_score_all_matches_score(shape, weights, strategy, nodes, pod_req):
     if strategy == "RequestedToCapacityRatio":
         args["scoringStrategy"]["requestedToCapacityRatio"] = {"shape": shape}
     scores(built, pods, reqs({"cpu": f"{pod_req[0]}m", "memory": f"{pod_req[1]}Gi"}), args)
+
+
+# --- TestFitScore: the strategy rows ----------------------------------------------------------
+def reqs_sidecar(main, side, node=None):
+    from builders import sidecar
+    return make_pod(containers=req_containers(main), init_containers=[sidecar("s0", requests=side)], node=node)
+
+
+FIT_NODES = [cap_node("node1", 4000, 10000), cap_node("node2", 6000, 10000)]
+FIT_PODS = [reqs({"cpu": "2000", "memory": "4000"}, node="node1"), reqs({"cpu": "1000", "memory": "2000"}, node="node2")]
+C3_5 = {"cpu": "3000", "memory": "5000"}
+
+
+@pytest.mark.parametrize("name, pod, nodes, pods, args, expected", [
+    ("RequestedToCapacityRatio case1", reqs(C3_5), FIT_NODES, FIT_PODS,
+     rtcr(DEFAULT, [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]), [("node1", 10), ("node2", 32)]),
+    ("RequestedToCapacityRatio case2", reqs(C3_5), FIT_NODES, FIT_PODS,
+     rtcr(DEFAULT, [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]), [("node1", 95), ("node2", 68)]),
+    ("MostAllocated", reqs(C1_2), FIT_NODES, FIT_PODS,
+     {"scoringStrategy": {"type": "MostAllocated", "resources": DEFAULT}}, [("node1", 67), ("node2", 36)]),
+    ("MostAllocated with sidecar container", reqs(C1_2),
+     [cap_node("node1", 4000, 10000), cap_node("node2", 4000, 10000)],
+     [reqs_sidecar(C1_2, C1_2, node="node1"), reqs(C1_2, node="node2")],
+     {"scoringStrategy": {"type": "MostAllocated", "resources": DEFAULT}}, [("node1", 67), ("node2", 45)]),
+], ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("with_prescore", [True, False], ids=["prescore", "no-prescore"])
+def test_fit_score_strategies(name, pod, nodes, pods, args, expected, with_prescore):
+    fw = framework_for(nodes, pods)
+    infos = [fw.snapshot.get(n["metadata"]["name"]) for n in nodes]
+    assert run_score(NodeResourcesFit(fw, args), pod, infos, pre_score=with_prescore) == expected
