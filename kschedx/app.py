@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from .cluster import ClusterState, build_cluster
 from .errors import ClusterError, InputError
 from .framework.runner import Framework, queue_order
-from .result import build_document
+from .gc_policy import pauses_collector
+from .result import Tally, add_source, document_head, document_tail, pod_dict
+from .sink import DocumentSink, ResultSink
 from .snapshot import PodInfo, build_snapshot
 from .sources.admission import object_ref
 from .sources.fixtures import read_objects
@@ -301,14 +303,38 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
 
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None) -> dict:
-    """Every pod against the same snapshot."""
+    """Every pod against the same snapshot: the whole document."""
+    sink = DocumentSink()
+    explain_into(sink, workload, tie_break=tie_break, seed=seed)
+    return sink.doc
+
+
+def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
+                 seed: int | None = None) -> int:
+    """Every pod against the same snapshot, each result handed to `sink` as
+    soon as it is computed and then dropped. Returns the exit code."""
     fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
-    results = [fw.schedule(pi) for pi in workload.pods]
-    return _document(fw, workload, results, "explain")
+    sink.begin(_head(fw, "explain"))
+    tally = Tally()
+    for pi in workload.pods:
+        p = _pod_document(fw.schedule(pi), "explain", workload)
+        tally.add(p)
+        sink.pod(p)
+        del p  # the sink has it written: only the next pod is kept
+    sink.end(_tail(fw, workload))
+    return tally.exit_code
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
              detail: str = "full") -> dict:
+    """The pods one after another (see simulate_into): the whole document."""
+    sink = DocumentSink()
+    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
+    return sink.doc
+
+
+def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
+                  progress=None, detail: str = "full") -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -320,20 +346,32 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
     - Unschedulable: stays pending; a failed preemption clears its
       nomination, as upstream's PostFilterResult does.
 
-    `progress(done, total)` is called after each pod. detail "placements"
-    drops each pod's per-node verdicts and scores once it is placed (the
-    document stays small on large clusters; every other field is kept);
-    "failures" keeps them for the pods left unplaced only.
+    Each pod's result goes to `sink` as soon as it is final: at once, unless
+    a later pod of higher priority could still preempt it (it would gain
+    `preemptedBy`); queue order puts higher priorities first, so that wait
+    is empty in practice. `progress(done, total)` is called after each pod.
+    detail "placements" leaves out each pod's per-node verdicts and scores
+    (every other field is kept); "failures" keeps them for the pods left
+    unplaced only. Returns the exit code.
     """
     fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
     snapshot = fw.snapshot
+    sink.begin(_head(fw, "simulate"))
     before = node_usage(snapshot)
     queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
-    by_uid: dict[str, object] = {}
-    results = []
-    preemptions = 0
-    victims_total = 0
+    # Highest priority among the pods after position i: a placed pod of at
+    # least that priority can no longer be preempted by this run.
+    later_max = [0] * len(queue)
+    highest = None
+    for i in range(len(queue) - 1, -1, -1):
+        later_max[i] = highest
+        highest = queue[i].priority if highest is None else max(highest, queue[i].priority)
+    held: dict[str, dict] = {}  # uid -> document of a placed pod a later pod could still preempt
+    waiting: list[tuple[str, dict, int]] = []  # (uid, pod document, priority) not yet handed to the sink
+    tally = Tally()
+    summary = {"pods": 0, "placed": 0, "placedByPreemption": 0, "unschedulable": 0, "gated": 0, "errors": 0,
+               "preemptions": 0, "victims": 0}
 
     def place(result, pi, node, cycle):
         # Reserve: plugins keep what the placement took (VolumeBinding's
@@ -358,6 +396,17 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
         fw.nominator.remove(pi)
         result.placed_node = node
 
+    def release(i):
+        # Hand over, in queue order, every pod no pod after position i can preempt.
+        while waiting:
+            uid, p, priority = waiting[0]
+            if p["placedNode"] and later_max[i] is not None and later_max[i] > priority:
+                return
+            waiting.pop(0)
+            held.pop(uid, None)
+            _count(summary, tally, p)
+            sink.pod(p)
+
     for i in range(len(queue)):
         pi = queue[i]
         r = fw.schedule(pi)
@@ -367,19 +416,20 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
         if settled:
             r.settle()
         r.placed_node = None
-        by_uid[pi.uid] = r
         if r.status == "Scheduled":
             place(r, pi, r.selected_node, r)
         elif r.status == "Unschedulable" and r.nominated_node:
-            preemptions += 1
+            summary["preemptions"] += 1
             node = r.nominated_node
             for v in r.victims:
                 snapshot.remove(v)
                 fw.nominator.remove(v)
-                victims_total += 1
-                earlier = by_uid.get(v.uid)
+                summary["victims"] += 1
+                earlier = held.get(v.uid)
                 if earlier is not None:
-                    earlier.preempted_by = pi.key
+                    earlier["preemptedBy"] = pi.key
+                    if "source" in earlier:  # the pod's last key stays last
+                        earlier["source"] = earlier.pop("source")
             for np in r.cleared_nominations:
                 fw.nominator.remove(np)
                 j = position.get(np.uid)
@@ -394,48 +444,56 @@ def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None 
                 r.notes.append(f"{deleted}; retried at once: placed on {retry.selected_node}")
             else:
                 r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
+            del retry
         elif r.nominated_node == "":
             fw.nominator.remove(pi)
         if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
             r.nodes = []
-        results.append(r)
+        p = _pod_document(r, "simulate", workload)
+        del r
+        if p["placedNode"]:
+            held[pi.uid] = p
+        waiting.append((pi.uid, p, pi.priority))
+        del p
+        release(i)
         if progress is not None:
             progress(i + 1, len(queue))
 
     after = node_usage(snapshot)
-    counts = {"Scheduled": 0, "Unschedulable": 0, "Gated": 0, "Error": 0}
-    for r in results:
-        counts[r.status] = counts.get(r.status, 0) + 1
-    placed = sum(1 for r in results if r.placed_node)
-    summary = {
-        "pods": len(results),
-        "placed": placed,
-        "placedByPreemption": sum(1 for r in results if r.placed_node and r.status != "Scheduled"),
-        "unschedulable": sum(1 for r in results if not r.placed_node and r.status == "Unschedulable"),
-        "gated": counts["Gated"],
-        "errors": counts["Error"],
-        "preemptions": preemptions,
-        "victims": victims_total,
-    }
     extra = {"detail": detail, "summary": summary, "utilization": _utilization(snapshot, before, after)}
     if workload.notes:
         extra["inputNotes"] = list(workload.notes)
-    return _document(fw, workload, results, "simulate", extra)
+    sink.end(_tail(fw, workload, extra))
+    return tally.exit_code
 
 
-def _document(fw: Framework, workload: Workload, results: list, mode: str, extra: dict | None = None) -> dict:
-    """The SchedulingResult of a run: its profile and tie-break, what it left
-    unevaluated, and the warnings of the input and of the snapshot."""
-    return build_document(
-        results,
-        mode=mode,
-        tie_break=fw.tie_break,
-        profile=fw.profile.name,
-        not_evaluated=fw.profile.not_evaluated,
-        warnings=workload.warnings + fw.snapshot.warnings,
-        extra=extra,
-        sources=workload.sources,
-    )
+def _count(summary: dict, tally: Tally, p: dict) -> None:
+    """simulate's closing summary, one pod at a time. A pod placed and later
+    preempted still counts as placed (its placedNode stays)."""
+    tally.add(p)
+    summary["pods"] += 1
+    placed = bool(p["placedNode"])
+    summary["placed"] += placed
+    summary["placedByPreemption"] += placed and p["status"] != "Scheduled"
+    summary["unschedulable"] += not placed and p["status"] == "Unschedulable"
+    summary["gated"] += p["status"] == "Gated"
+    summary["errors"] += p["status"] == "Error"
+
+
+@pauses_collector
+def _pod_document(r, mode: str, workload: Workload) -> dict:
+    return add_source(pod_dict(r, mode), workload.sources)
+
+
+def _head(fw: Framework, mode: str) -> dict:
+    return document_head(mode=mode, tie_break=fw.tie_break, profile=fw.profile.name,
+                         not_evaluated=fw.profile.not_evaluated)
+
+
+def _tail(fw: Framework, workload: Workload, extra: dict | None = None) -> dict:
+    """What follows the pods: the warnings of the input and of the snapshot,
+    and the mode's own closing fields."""
+    return document_tail(warnings=workload.warnings + fw.snapshot.warnings, extra=extra)
 
 
 def _with_nomination(pi: PodInfo, node: str) -> PodInfo:

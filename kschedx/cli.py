@@ -19,15 +19,14 @@ import click
 
 from . import __version__
 from .errors import KschedxError
+from .sink import DocumentSink, ResultSink, Tee
 
-OUTPUT_FORMATS = ("human", "wide", "json", "yaml", "junit", "github", "tap")
-# CI report formats: module and function of kschedx.render that writes each.
-CI_FORMATS = {"junit": ("junit", "to_junit"), "github": ("github", "to_github"), "tap": ("tap", "to_tap")}
+from .render.outputs import DOCUMENT_FORMATS, OUTPUT_FORMATS  # noqa: E402  (a table, no renderer)
 # The README's sections, by their GitHub anchors (tests/test_readme.py checks
 # each one exists): `kschedx --help` points at them.
 README_SECTIONS = (
     ("commands", "the commands and their options"),
-    ("output", "human, wide, json, yaml and CI formats"),
+    ("output", "human, wide, json, yaml, jsonl and CI formats"),
     ("exit-codes", "what each exit status means"),
     ("use-it-on-your-cluster", "kubeconfig, -n, -l, snapshot, bind"),
     ("as-a-kubectl-plugin", "kubectl kschedx, pipx, completion"),
@@ -70,7 +69,8 @@ output_option = click.option(
     type=click.Choice(OUTPUT_FORMATS),
     default="human",
     show_default=True,
-    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document; "
+    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document, "
+         "written as each pod is done; jsonl: one line per pod, then a closing summary line; "
          "junit, github (Actions annotations), tap: CI reports, one test per pod.",
 )
 tie_break_option = click.option(
@@ -132,6 +132,19 @@ report_option = click.option(
     help="Also write a self-contained HTML report (verdicts, filter heat map, score bars; "
          "for simulate, utilization before/after) to FILE.html.",
 )
+
+
+class ReportSink(DocumentSink):
+    """--report FILE.html: the whole document (the page shows every pod's
+    nodes), written when the run ends."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def end(self, tail: dict) -> None:
+        super().end(tail)
+        write_report(self.doc, self.path)
 
 
 def write_report(doc: dict, path: str | None) -> None:
@@ -252,52 +265,49 @@ def main():
 
 
 # -- output ---------------------------------------------------------------------
-def emit(doc: dict, output: str, node: str | None = None) -> None:
-    """The document on stdout in the chosen format; warnings on stderr.
+class StdoutSink(ResultSink):
+    """Hands the result to the chosen format's sink; warnings go to stderr.
 
     A reader that leaves early (`kschedx explain ... | head`) ends the output
-    quietly; the command still exits with the result's own code, so a script
-    reading PIPESTATUS is not told a pod was unschedulable.
+    quietly and the run goes on unwritten: the command still exits with the
+    code of all its pods, so a script reading PIPESTATUS is not told a pod
+    was unschedulable.
     """
-    for w in doc.get("warnings") or ():
-        click.echo(f"kschedx: warning: {w}", err=True)
-    try:
-        if output == "json":
-            from .render.machine import to_json
 
-            _write_utf8(to_json(doc))
-        elif output == "yaml":
-            from .render.machine import to_yaml
+    def __init__(self, inner: ResultSink):
+        self.inner = inner
+        self.closed = False
 
-            _write_utf8(to_yaml(doc))
-        elif output in CI_FORMATS:
-            import importlib
+    def begin(self, head: dict) -> None:
+        self._call(self.inner.begin, head)
 
-            module, function = CI_FORMATS[output]
-            _write_utf8(getattr(importlib.import_module(f".render.{module}", __package__), function)(doc))
-        elif doc.get("mode") == "simulate":
-            from .render.simulate import render_simulate
+    def pod(self, pod: dict) -> None:
+        self._call(self.inner.pod, pod)
 
-            render_simulate(doc, wide=(output == "wide"))
-        else:
-            from .render.human import render
+    def end(self, tail: dict) -> None:
+        for w in tail.get("warnings") or ():
+            click.echo(f"kschedx: warning: {w}", err=True)
+        self._call(self.inner.end, tail)
+        if not self.closed:
+            self._call(sys.stdout.flush)
 
-            render(doc, wide=(output == "wide"), node=node)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
+    def _call(self, method, *args) -> None:
+        if self.closed:
+            return
+        try:
+            method(*args)
+        except BrokenPipeError:
+            self.closed = True
+            _silence_stdout()
 
 
-def _write_utf8(text: str) -> None:
-    """JSON and YAML documents are UTF-8 whatever the locale says (a label
-    value with an accent must not fail on an ASCII terminal)."""
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(text)
-        return
-    sys.stdout.flush()
-    buffer.write(text.encode("utf-8"))
-    buffer.flush()
+def output_sink(output: str, mode: str, node: str | None = None, report: str | None = None) -> ResultSink:
+    """Where the run's result goes: stdout in the chosen format, and the
+    HTML report when asked for (written last, so stdout streams first)."""
+    from .render.outputs import sink_for
+
+    sink = StdoutSink(sink_for(output, mode, node=node))
+    return sink if report is None else Tee(sink, ReportSink(report))
 
 
 def warn_unused_seed(tie_break: str, seed) -> None:
@@ -339,17 +349,14 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
       kschedx explain --snapshot cluster/ -o json
     """
     from . import app
-    from .result import exit_code
 
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
-    doc = app.explain(workload, tie_break=tie_break, seed=seed)
-    write_report(doc, report)
-    emit(doc, output, node)
-    sys.exit(exit_code(doc))
+    sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
+                              seed=seed))
 
 
 @main.command()
@@ -375,22 +382,21 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
       kschedx simulate --snapshot cluster/ --tie-break name -o json
     """
     from . import app
-    from .result import exit_code
 
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     if detail is None:
-        # The human tables never show per-node verdicts: do not keep them.
-        # The HTML report shows them for pods left unplaced (all of them, on
-        # thousands of nodes, would make a multi-GB document).
-        detail = "full" if output in ("json", "yaml") else "failures" if report else "placements"
-    with _progress(len(workload.pods)) as progress:
-        doc = app.simulate(workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
-    write_report(doc, report)
-    emit(doc, output)
-    sys.exit(exit_code(doc))
+        # The human tables and CI reports never show per-node verdicts: do
+        # not compute them. The HTML report shows them for pods left unplaced
+        # (all of them, on thousands of nodes, would make a multi-GB page).
+        detail = "full" if output in DOCUMENT_FORMATS else "failures" if report else "placements"
+    # A document streams to stdout as pods are placed: no bar to draw over it.
+    with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
+        code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
+                                 seed=seed, progress=progress, detail=detail)
+    sys.exit(code)
 
 
 PROGRESS_THRESHOLD = 50

@@ -104,11 +104,9 @@ def pod_dict(r: PodResult, mode: str) -> dict:
     return d
 
 
-@builds_long_lived
-def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
-                   not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None,
-                   sources: dict[str, dict] | None = None) -> dict:
-    doc = {
+def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: list[str]) -> dict:
+    """Every key of the document before `pods`, in document order."""
+    return {
         "apiVersion": API_VERSION,
         "kind": "SchedulingResult",
         "mode": mode,
@@ -116,16 +114,34 @@ def build_document(results: list[PodResult], *, mode: str, tie_break: str, profi
         "tieBreak": tie_break,
         "reference": {"kubernetes": KUBERNETES_REFERENCE},
         "notEvaluated": list(not_evaluated),
-        "pods": [pod_dict(r, mode) for r in results],
     }
-    if sources:
-        for pod in doc["pods"]:
-            if pod["uid"] in sources:
-                pod["source"] = dict(sources[pod["uid"]])
+
+
+def document_tail(*, warnings: list[str] | None = None, extra: dict | None = None) -> dict:
+    """Every key of the document after `pods`, in document order."""
+    tail = {}
     if warnings:
-        doc["warnings"] = list(warnings)
+        tail["warnings"] = list(warnings)
     if extra:
-        doc.update(extra)
+        tail.update(extra)
+    return tail
+
+
+def add_source(pod: dict, sources: dict[str, dict] | None) -> dict:
+    """Where the pod was read from (file, line), for CI annotations: the
+    pod's last key."""
+    if sources and pod["uid"] in sources:
+        pod["source"] = dict(sources[pod["uid"]])
+    return pod
+
+
+@builds_long_lived
+def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
+                   not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None,
+                   sources: dict[str, dict] | None = None) -> dict:
+    doc = document_head(mode=mode, tie_break=tie_break, profile=profile, not_evaluated=not_evaluated)
+    doc["pods"] = [add_source(pod_dict(r, mode), sources) for r in results]
+    doc.update(document_tail(warnings=warnings, extra=extra))
     return doc
 
 
@@ -141,3 +157,22 @@ def pod_fails(pod: dict) -> bool:
 def exit_code(doc: dict) -> int:
     """0 when every pod is schedulable (directly or by preempting), else 1."""
     return 1 if any(pod_fails(p) for p in doc["pods"]) else 0
+
+
+class Tally:
+    """What a streamed run still knows about pods already let go: how many
+    of each outcome, and the exit code."""
+
+    def __init__(self):
+        self.pods = 0
+        self.statuses: dict[str, int] = {}
+        self.failing = 0
+
+    def add(self, p: dict) -> None:
+        self.pods += 1
+        self.statuses[p["status"]] = self.statuses.get(p["status"], 0) + 1
+        self.failing += pod_fails(p)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failing else 0

@@ -272,7 +272,7 @@ def test_internal_error_is_one_line_and_a_hint(monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(app, "explain", broken)
+    monkeypatch.setattr(app, "explain_into", broken)
     r = run("explain", pod("web"), "--snapshot", CLUSTER)
     assert r.exit_code == EXIT_INTERNAL_ERROR
     assert r.stderr.splitlines()[0] == "kschedx: internal error: RuntimeError: boom"
@@ -284,7 +284,7 @@ def test_debug_shows_the_traceback(monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(app, "explain", broken)
+    monkeypatch.setattr(app, "explain_into", broken)
     for args in (("--debug", "explain"), ("explain", "--debug")):
         with pytest.raises(RuntimeError, match="boom"):
             run(*args, pod("web"), "--snapshot", CLUSTER)
@@ -359,7 +359,7 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch):
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(app, "simulate", interrupted)
+    monkeypatch.setattr(app, "simulate_into", interrupted)
     r = run("simulate", pod("web"), "--snapshot", CLUSTER)
     assert r.exit_code == 130
     assert r.stderr.strip() == "kschedx: interrupted"

@@ -46,7 +46,7 @@ def test_completes_commands_and_options():
     options = _complete(["explain"], "--")
     for opt in ("--snapshot", "--output", "--node", "--tie-break", "--seed"):
         assert opt in options
-    assert _complete(["explain", "-o"], "") == ["human", "wide", "json", "yaml", "junit", "github", "tap"]
+    assert _complete(["explain", "-o"], "") == ["human", "wide", "json", "yaml", "jsonl", "junit", "github", "tap"]
 
 
 def test_completes_node_names_from_the_snapshot():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..gc_policy import builds_long_lived
+from ..gc_policy import pauses_collector
 from ..snapshot import NodeInfo, PodInfo
 from .cycle_state import CycleState
 from .interface import Plugin
@@ -344,11 +344,11 @@ class PodResult:
         self._nodes = value
         self.node_records = None
 
-    @builds_long_lived
+    @pauses_collector
     def settle(self) -> None:
         """Compute the explanations kept lazily, while the cycle's state is
         still the one they describe (simulate calls it before the snapshot
-        changes). The result then lives until the document is built."""
+        changes). The result then lives until its pod is written."""
         if self.node_records is not None:
             if self.node_records.score_table is not None:
                 self.node_records.score_table.settle()

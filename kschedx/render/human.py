@@ -11,7 +11,8 @@ import os
 import re
 import sys
 
-from .layout import ASCII, HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, Table, build, symbols_for
+from ..sink import ResultSink
+from .layout import ASCII, HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, Report, Table, symbols_for
 
 STYLES = {
     PASS: "green",
@@ -33,19 +34,48 @@ def use_color(out) -> bool:
 
 
 def render(doc: dict, *, wide: bool = False, node: str | None = None, out=None, color: bool | None = None) -> None:
-    out = out if out is not None else sys.stdout
-    if color is None:
-        color = use_color(out)
-    sym = symbols_for(getattr(out, "encoding", None) or "utf-8")
-    if sym is ASCII:
-        out = LossyWriter(out)
-    blocks = build(doc, wide=wide, node=node, sym=sym)
-    if color:
-        render_rich(blocks, out)
-    else:
-        from .plain import render_blocks
+    sink = HumanSink(wide=wide, node=node, out=out, color=color)
+    sink.begin({k: v for k, v in doc.items() if k != "pods"})
+    for pod in doc.get("pods") or ():
+        sink.pod(pod)
+    sink.end({})
 
-        render_blocks(blocks, out)
+
+class HumanSink(ResultSink):
+    """The explain report, written pod by pod as results arrive."""
+
+    def __init__(self, *, wide: bool = False, node: str | None = None, out=None, color: bool | None = None):
+        out = out if out is not None else sys.stdout
+        self.color = use_color(out) if color is None else color
+        self.sym = symbols_for(getattr(out, "encoding", None) or "utf-8")
+        self.out = LossyWriter(out) if self.sym is ASCII else out
+        self.wide = wide
+        self.node = node
+        self.report = None
+
+    def begin(self, head: dict) -> None:
+        self.report = Report(head, wide=self.wide, node=self.node, sym=self.sym)
+        self.report.begin()
+
+    def pod(self, pod: dict) -> None:
+        self.report.next_pod(pod)
+        self._flush()
+
+    def end(self, tail: dict) -> None:
+        self.report.end()
+        self._flush()
+
+    def _flush(self) -> None:
+        blocks = self.report.take_blocks()
+        if not blocks:
+            return
+        if self.color:
+            render_rich(blocks, self.out)
+        else:
+            from .plain import render_blocks
+
+            render_blocks(blocks, self.out)
+        self.out.flush()
 
 
 # Marks some renderers spell in Unicode (the DRA device story, details), and

@@ -189,34 +189,52 @@ def details_lines(plugin: str, details) -> list[str]:
 
 # -- the report ---------------------------------------------------------------
 class Report:
-    """Builds the blocks for one document."""
+    """Builds the blocks for one document, or piece by piece for a stream:
+    begin(), then next_pod() for each pod (take_blocks() hands over what is
+    built so far), then end()."""
 
     def __init__(self, doc: dict, *, wide: bool = False, node: str | None = None, sym: Symbols = UNICODE):
-        self.doc = doc
+        self.doc = doc  # the document, or only its head when streaming
         self.wide = wide
         self.node = node
         self.sym = sym
         self.blocks: list = []
+        self.pods = 0
+        self.counts: dict[str, int] = {}
 
     def build(self) -> list:
         """Every block of the report, in reading order."""
+        self.begin()
+        for pod in self.doc.get("pods") or []:
+            self.next_pod(pod)
+        self.end()
+        return self.blocks
+
+    def begin(self) -> None:
         doc = self.doc
         if doc.get("notEvaluated"):
             missing = ", ".join(doc["notEvaluated"])
             self.add(_line((f"{self.sym.warn} incomplete: kschedx cannot evaluate yet: {missing}.", WARN)))
             self.add(_line(("  Verdicts that depend on these plugins may differ from kube-scheduler.", WARN)))
             self.add(Blank())
-        pods = doc.get("pods") or []
-        if not pods:
-            self.add(_line("No pods to evaluate: the snapshot has no pending pods (name POD_FILEs to evaluate)."))
-        for i, pod in enumerate(pods):
-            if i:
-                self.add(Blank())
-            self.pod(pod)
-        if len(pods) > 1:
+
+    def next_pod(self, pod: dict) -> None:
+        if self.pods:
             self.add(Blank())
-            self.summary(pods)
-        return self.blocks
+        self.pods += 1
+        self.count(pod)
+        self.pod(pod)
+
+    def end(self) -> None:
+        if not self.pods:
+            self.add(_line("No pods to evaluate: the snapshot has no pending pods (name POD_FILEs to evaluate)."))
+        if self.pods > 1:
+            self.add(Blank())
+            self.summary()
+
+    def take_blocks(self) -> list:
+        blocks, self.blocks = self.blocks, []
+        return blocks
 
     def add(self, block) -> None:
         self.blocks.append(block)
@@ -675,17 +693,18 @@ class Report:
         self.add(table)
 
     # -- several pods -------------------------------------------------------------
-    def summary(self, pods: list[dict]) -> None:
-        counts: dict[str, int] = {}
-        for p in pods:
-            key = p["status"]
-            if key == "Unschedulable" and (p.get("preemption") or {}).get("nominatedNode"):
-                key = "Unschedulable (preemption nominated a node)"
-            counts[key] = counts.get(key, 0) + 1
+    def count(self, pod: dict) -> None:
+        key = pod["status"]
+        if key == "Unschedulable" and (pod.get("preemption") or {}).get("nominatedNode"):
+            key = "Unschedulable (preemption nominated a node)"
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def summary(self) -> None:
+        counts = self.counts
         order = ["Scheduled", "Unschedulable (preemption nominated a node)", "Unschedulable", "Gated", "Error"]
         parts = [f"{counts[k]} {k.lower()}" for k in order if k in counts]
         parts += [f"{v} {k.lower()}" for k, v in counts.items() if k not in order]
-        self.add(_line((f"{plural(len(pods), 'pod')}: " + ", ".join(parts), STRONG)))
+        self.add(_line((f"{plural(self.pods, 'pod')}: " + ", ".join(parts), STRONG)))
 
 
 def _ordered(items) -> list:

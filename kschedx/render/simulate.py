@@ -10,6 +10,8 @@ import sys
 
 from tabulate import tabulate
 
+from ..sink import ResultSink
+
 
 def _outcome(p: dict) -> tuple[str, str]:
     """(node or '-', how) for one pod of a simulate document."""
@@ -79,6 +81,27 @@ def _write_chart(doc: dict, wide: bool, out, color: bool | None) -> None:
     lines = chart.plain_lines(doc, wide)
     if lines:
         out.write("\n" + "\n".join(lines) + "\n")
+
+
+class SimulateSink(ResultSink):
+    """The simulate report. Its tables are aligned over every pod and it
+    opens with the totals, so it is written once the run is over; each pod
+    is kept without its per-node records (which the report never shows)."""
+
+    def __init__(self, *, wide: bool = False, out=None):
+        self.wide = wide
+        self.out = out
+        self.doc: dict = {}
+
+    def begin(self, head: dict) -> None:
+        self.doc = dict(head, pods=[])
+
+    def pod(self, pod: dict) -> None:
+        self.doc["pods"].append({k: v for k, v in pod.items() if k != "nodes"})
+
+    def end(self, tail: dict) -> None:
+        self.doc.update(tail)
+        render_simulate(self.doc, wide=self.wide, out=self.out)
 
 
 def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None = None) -> None:

@@ -1,0 +1,65 @@
+"""Where a SchedulingResult goes while it is being computed.
+
+`explain` and `simulate` hand each pod's result to a sink as soon as it is
+final, then drop it, so memory does not grow with the number of pods. A sink
+sees the document in three pieces, in document order (result-schema.md):
+
+- begin(head): every key before `pods` (apiVersion ... notEvaluated);
+- pod(pod): one element of `pods`, in evaluation order;
+- end(tail): every key after `pods` (warnings, and simulate's detail,
+  summary, utilization, inputNotes), known only once every pod is done.
+
+head, the pods in order, then tail is exactly the document `-o json` prints.
+Every output format is a sink (render/: human, json, yaml, jsonl, ...); a new
+format is one more class with these three methods.
+"""
+
+from __future__ import annotations
+
+
+class ResultSink:
+    """Receives a SchedulingResult piece by piece (see the module doc)."""
+
+    def begin(self, head: dict) -> None:
+        pass
+
+    def pod(self, pod: dict) -> None:
+        pass
+
+    def end(self, tail: dict) -> None:
+        pass
+
+
+class DocumentSink(ResultSink):
+    """Keeps the whole document (tests, `bind`, small runs)."""
+
+    def __init__(self):
+        self.doc: dict = {}
+
+    def begin(self, head: dict) -> None:
+        self.doc = dict(head, pods=[])
+
+    def pod(self, pod: dict) -> None:
+        self.doc["pods"].append(pod)
+
+    def end(self, tail: dict) -> None:
+        self.doc.update(tail)
+
+
+class Tee(ResultSink):
+    """The same result to several sinks (stdout and an HTML report)."""
+
+    def __init__(self, *sinks: ResultSink):
+        self.sinks = sinks
+
+    def begin(self, head: dict) -> None:
+        for s in self.sinks:
+            s.begin(head)
+
+    def pod(self, pod: dict) -> None:
+        for s in self.sinks:
+            s.pod(pod)
+
+    def end(self, tail: dict) -> None:
+        for s in self.sinks:
+            s.end(tail)
