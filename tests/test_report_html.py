@@ -228,6 +228,29 @@ def test_detail_failures_keeps_the_verdicts_of_unplaced_pods_only():
     assert strip == [{k: v for k, v in p.items() if k != "nodes"} for p in failures["pods"]]
 
 
+# Golden cases with PreFilter rejections, PreFilterResult, Error status,
+# preemption and gates: every shape of verdict the page draws.
+VARIED_CASES = ("case-1-106", "case-1-114", "dra-2-3", "case-1-100", "case-1-10")
+
+
+def golden_doc(name: str, mode: str = "explain") -> dict:
+    from kschedx import app
+
+    w = app.load_workload([str(ROOT / "tests" / "golden" / "cases" / f"{name}.yaml")])
+    return app.explain(w, tie_break="name") if mode == "explain" else app.simulate(w, tie_break="name")
+
+
+@pytest.mark.parametrize("name", VARIED_CASES)
+def test_every_kind_of_verdict_renders(name):
+    doc = golden_doc(name)
+    page = report.to_html(doc)
+    for p in doc["pods"]:
+        assert report.escape(p["pod"]) in page
+        if p.get("message"):
+            assert report.escape(p["message"]) in page
+    assert len(embedded_data(page)["pods"]) == len(doc["pods"])
+
+
 # -- in a real browser -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def browser():
@@ -266,6 +289,24 @@ def test_explain_report_in_chromium(tmp_path, browser):
     assert colours > 20 and ink > 0.02, (colours, ink)
     assert browser.problems() == []
     assert all(u.startswith("file://") for u in browser.requests()), browser.requests()
+
+
+@needs_chromium
+def test_every_kind_of_verdict_loads_in_chromium(tmp_path, browser):
+    for name in VARIED_CASES:
+        doc = golden_doc(name)
+        path = tmp_path / f"{name}.html"
+        path.write_text(report.to_html(doc), encoding="utf-8")
+        browser.events.clear()
+        browser.load(str(path))
+        shown = browser.evaluate("Array.from(document.querySelectorAll('details.pod')).map(d => d.innerText)")
+        assert len(shown) == len(doc["pods"])
+        for text, p in zip(shown, doc["pods"]):
+            assert p["pod"] in text and report.verdict(p)[1] in text
+        # Every group expands without an error.
+        browser.evaluate("document.querySelectorAll('details.pod').forEach(d => d.open = true);"
+                         "document.querySelectorAll('tr.group').forEach(r => r.click())")
+        assert browser.problems() == [], name
 
 
 @needs_chromium
@@ -334,3 +375,46 @@ def test_simulate_report_sorts_and_filters_in_chromium(tmp_path, browser):
                      "p.value = 'unschedulable'; p.dispatchEvent(new Event('input'))")
     assert 0 < browser.evaluate(rows) < total
     assert browser.problems() == []
+
+
+# -- CI installs the browser, or says why not ----------------------------------------------
+def _fake_tools(tmp_path, **scripts) -> dict:
+    """An environment whose PATH holds only the given fake commands."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(parents=True)
+    for name, body in scripts.items():
+        tool = bin_dir / name
+        tool.write_text(f"#!/bin/sh\n{body}\n")
+        tool.chmod(0o755)
+    return {"PATH": str(bin_dir), "HOME": str(tmp_path)}
+
+
+def _install(env):
+    import shutil
+    import subprocess
+
+    return subprocess.run([shutil.which("bash"), str(ROOT / ".ci" / "install-chromium")], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_ci_installs_chromium_when_missing(tmp_path):
+    log = tmp_path / "apt.log"
+    env = _fake_tools(tmp_path, id="echo 0", **{"apt-get": f'echo "$@" >> {log}'})
+    r = _install(env)
+    assert r.returncode == 0 and "installing chromium" in r.stdout
+    assert log.read_text().splitlines() == ["update -qq", "install -y -qq chromium"]
+
+
+def test_ci_warns_and_goes_on_when_chromium_cannot_be_installed(tmp_path):
+    env = _fake_tools(tmp_path, id="echo 0", **{"apt-get": "exit 100"})
+    r = _install(env)
+    assert r.returncode == 0
+    assert "warning: could not install chromium; the HTML report browser tests will be skipped" in r.stderr
+    r = _install(_fake_tools(tmp_path / "user", id="echo 1000"))
+    assert r.returncode == 0 and "needs root and apt-get" in r.stderr
+
+
+def test_ci_leaves_an_installed_chromium_alone(tmp_path):
+    env = _fake_tools(tmp_path, chromium="true", id="echo 0", **{"apt-get": "exit 100"})
+    r = _install(env)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")

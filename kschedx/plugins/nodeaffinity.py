@@ -84,6 +84,7 @@ class NodeAffinity(Plugin):
         if prefs:
             self.added_preferred = [(t["weight"], NodeSelectorTerm(t.get("preference") or {})) for t in prefs
                                     if t.get("weight") and not is_empty_term(t.get("preference") or {})]
+        self._added_cache: dict = {}
 
     def pre_filter(self, state, pod_info, nodes):
         spec = pod_info.spec
@@ -149,13 +150,39 @@ class NodeAffinity(Plugin):
         terms = state.read(_PRE_SCORE_KEY)
         if terms is None:
             terms = preferred_terms(pod_info) or []
-        count = 0
-        for weight, term in self.added_preferred or ():
-            if term.matches(node_info.labels, node_info.name):
-                count += weight
+        count = self._added_score(node_info) if self.added_preferred else 0
         for weight, term in terms:
             if term.matches(node_info.labels, node_info.name):
                 count += weight
+        return count
+
+    def score_all(self, state, pod_info, nodes) -> list[int]:
+        terms = state.read(_PRE_SCORE_KEY)
+        if terms is None:
+            terms = preferred_terms(pod_info) or []
+        added = self._added_score if self.added_preferred else None
+        out = []
+        for ni in nodes:
+            count = added(ni) if added is not None else 0
+            for weight, term in terms:
+                if term.matches(ni.labels, ni.name):
+                    count += weight
+            out.append(count)
+        return out
+
+    def _added_score(self, node_info) -> int:
+        """The added preferred terms' score of a node: the same for every pod,
+        so it is worked out once per node (and again if its labels change)."""
+        cache = self._added_cache
+        labels = node_info.labels
+        hit = cache.get(node_info.name)
+        if hit is not None and hit[0] is labels:
+            return hit[1]
+        count = 0
+        for weight, term in self.added_preferred:
+            if term.matches(labels, node_info.name):
+                count += weight
+        cache[node_info.name] = (labels, count)
         return count
 
     def normalize_score(self, state, pod_info, scores):

@@ -238,3 +238,32 @@ def test_score_details_name_the_strategy_and_weights():
     assert d["strategy"] == "RequestedToCapacityRatio"
     assert d["weights"] == {"cpu": 1, "memory": 3}
     assert d["shape"] == SPREAD_SHAPE
+
+
+# --- the batch path (score_all) agrees with Score --------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def shapes(draw):
+    utilizations = sorted(draw(st.sets(st.integers(0, 100), min_size=1, max_size=4)))
+    return [{"utilization": u, "score": draw(st.integers(0, 10))} for u in utilizations]
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=shapes(), weights=st.tuples(st.integers(1, 100), st.integers(1, 100)),
+       strategy=st.sampled_from(["MostAllocated", "RequestedToCapacityRatio", "LeastAllocated"]),
+       nodes=st.lists(st.tuples(st.integers(0, 8000), st.integers(0, 64), st.integers(0, 6000), st.integers(0, 48)),
+                      min_size=1, max_size=5),
+       pod_req=st.tuples(st.integers(0, 4000), st.integers(0, 16)))
+def test_score_all_matches_score(shape, weights, strategy, nodes, pod_req):
+    built, pods = [], []
+    for i, (cpu, mem, used_cpu, used_mem) in enumerate(nodes):
+        built.append(cap_node(f"n{i}", f"{cpu}m", f"{mem}Gi"))
+        pods.append(reqs({"cpu": f"{used_cpu}m", "memory": f"{used_mem}Gi"}, node=f"n{i}"))
+    args = {"scoringStrategy": {"type": strategy, "resources": [{"name": "cpu", "weight": weights[0]},
+                                                                 {"name": "memory", "weight": weights[1]}]}}
+    if strategy == "RequestedToCapacityRatio":
+        args["scoringStrategy"]["requestedToCapacityRatio"] = {"shape": shape}
+    scores(built, pods, reqs({"cpu": f"{pod_req[0]}m", "memory": f"{pod_req[1]}Gi"}), args)

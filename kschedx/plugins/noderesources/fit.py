@@ -97,6 +97,7 @@ class NodeResourcesFit(Plugin):
             self.shape = tuple((p.get("utilization", 0), p.get("score", 0))
                                for p in strategy["requestedToCapacityRatio"]["shape"])
         self.scorer = build_scorer(self.strategy, self.resources, self.shape)
+        self._rtcr_table = None
 
     def pre_filter(self, state, pod_info, nodes):
         state.write(_PRE_FILTER_KEY, compute_pod_resource_request(pod_info))
@@ -152,18 +153,28 @@ class NodeResourcesFit(Plugin):
         if [name for name, _ in self.resources] != [CPU, MEMORY]:
             return [self.score(state, pod_info, ni) for ni in nodes]
         pod_cpu, pod_mem = reqs
-        if self.strategy != "LeastAllocated":
-            # vectors() for cpu and memory inline, then the strategy's scorer.
-            scorer = self.scorer
+        if self.strategy == "RequestedToCapacityRatio":
+            return self._rtcr_score_all(reqs, nodes)
+        (_, cpu_weight), (_, mem_weight) = self.resources
+        if self.strategy == "MostAllocated":
             out = []
             for ni in nodes:
+                # most_resource_scorer over vectors(), unrolled for cpu and memory.
                 alloc = ni.allocatable
                 used = ni.non_zero_requested
-                a_cpu, a_mem = alloc.milli_cpu, alloc.memory
-                out.append(scorer((used.milli_cpu + pod_cpu if a_cpu else 0, used.memory + pod_mem if a_mem else 0),
-                                  (a_cpu, a_mem)))
+                score = weight_sum = 0
+                a = alloc.milli_cpu
+                if a:
+                    r = used.milli_cpu + pod_cpu
+                    score += (a if r > a else r) * MAX_NODE_SCORE // a * cpu_weight
+                    weight_sum += cpu_weight
+                a = alloc.memory
+                if a:
+                    r = used.memory + pod_mem
+                    score += (a if r > a else r) * MAX_NODE_SCORE // a * mem_weight
+                    weight_sum += mem_weight
+                out.append(score // weight_sum if weight_sum else 0)
             return out
-        (_, cpu_weight), (_, mem_weight) = self.resources
         out = []
         for ni in nodes:
             # least_resource_scorer over vectors(), unrolled for cpu and memory.
@@ -177,6 +188,40 @@ class NodeResourcesFit(Plugin):
                 score += least_requested_score(used.memory + pod_mem, alloc.memory) * mem_weight
                 weight_sum += mem_weight
             out.append(score // weight_sum if weight_sum else 0)
+        return out
+
+    def _rtcr_score_all(self, reqs, nodes) -> list[int]:
+        """requested_to_capacity_ratio_scorer over cpu and memory, unrolled,
+        with the shape looked up per whole percent (utilization is an
+        integer 0-100 once over-capacity maps to 100)."""
+        table = self._rtcr_table
+        if table is None:
+            raw = broken_linear_function([(u, sc * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE))
+                                          for u, sc in self.shape])
+            table = self._rtcr_table = [raw(p) for p in range(_MAX_UTILIZATION + 1)]
+        full = table[_MAX_UTILIZATION]
+        (_, cpu_weight), (_, mem_weight) = self.resources
+        pod_cpu, pod_mem = reqs
+        out = []
+        for ni in nodes:
+            alloc = ni.allocatable
+            used = ni.non_zero_requested
+            score = weight_sum = 0
+            a = alloc.milli_cpu
+            if a:
+                r = used.milli_cpu + pod_cpu
+                s = full if r > a else table[r * _MAX_UTILIZATION // a]
+                if s > 0:
+                    score += s * cpu_weight
+                    weight_sum += cpu_weight
+            a = alloc.memory
+            if a:
+                r = used.memory + pod_mem
+                s = full if r > a else table[r * _MAX_UTILIZATION // a]
+                if s > 0:
+                    score += s * mem_weight
+                    weight_sum += mem_weight
+            out.append(_round_half_away(score, weight_sum) if weight_sum else 0)
         return out
 
     def score_details(self, state, pod_info, node_info):
