@@ -3,17 +3,17 @@ these and never computes anything itself."""
 
 from __future__ import annotations
 
-import gc
 import re
 from dataclasses import dataclass, field
 
 from .cluster import ClusterState, build_cluster
 from .errors import ClusterError, InputError
-from .framework.runner import Framework, queue_order
+from .framework.profile import PROFILE_NAME
+from .framework.runner import queue_order
 from .gc_policy import pauses_collector
 from .result import Tally, add_source, document_head, document_tail, pod_dict
 from .sink import DocumentSink, ResultSink
-from .snapshot import PodInfo, build_snapshot
+from .snapshot import PodInfo
 from .sources.admission import object_ref
 from .sources.fixtures import read_objects
 from .workloads import WORKLOAD_KINDS, expand_workloads
@@ -74,6 +74,9 @@ class Workload:
     # uid -> {"file", "line"}: where a pod to schedule was read from, for CI
     # annotations (line: of its metadata.name, POD_FILEs only).
     sources: dict[str, dict] = field(default_factory=dict)
+    # uids of the pods asked for by name (POD_FILE, NAMESPACE/NAME): a pod no
+    # profile serves fails the exit code only when it was asked for.
+    asked: set = field(default_factory=set)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
@@ -140,7 +143,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
     sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources)
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids))
 
 
 def _pod_sources(objects) -> dict[str, dict]:
@@ -171,17 +174,17 @@ def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
                              "or leave metadata.namespace out)", source=str(origin))
 
 
+def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None):
+    """The frameworks of a run, one per profile of `config` (the default
+    profile without one), over one snapshot (dispatch.Schedulers)."""
+    from .dispatch import Schedulers
+
+    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config)
+
+
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
-    snapshot = build_snapshot(cluster)
-    # The snapshot (millions of objects for a large cluster) lives as long as
-    # the run: keep the cyclic GC from walking it again and again.
-    gc.freeze()
-    fw = Framework(snapshot, tie_break=tie_break, seed=seed)
-    for pod in cluster.pending_pods():
-        nominated = (pod.get("status") or {}).get("nominatedNodeName")
-        if nominated and snapshot.get(nominated) is not None:
-            fw.nominator.add(PodInfo(pod), nominated)
-    return fw
+    """The default profile's framework over the cluster."""
+    return new_schedulers(cluster, tie_break=tie_break, seed=seed).primary
 
 
 def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
@@ -256,6 +259,7 @@ def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, k
                              "pods are scheduled (to ask where it would go, save it without "
                              "spec.nodeName and pass the file)")
         picked.append(pod)
+    workload.asked = (set(workload.asked) if keep else set()) | {p["metadata"]["uid"] for p in picked}
     if all_pending:
         pending = workload.cluster.pending_pods()
         if selection.given or default_namespace is not None:
@@ -302,39 +306,41 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
     return summary
 
 
-def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None) -> dict:
+def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
-    explain_into(sink, workload, tie_break=tie_break, seed=seed)
+    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
-                 seed: int | None = None) -> int:
+                 seed: int | None = None, config=None) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
-    soon as it is computed and then dropped. Returns the exit code."""
-    fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
-    sink.begin(_head(fw, "explain"))
+    soon as it is computed and then dropped. Returns the exit code.
+    `config`: a SchedulerConfig (--config): each pod is evaluated by the
+    profile of its schedulerName."""
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    sink.begin(_head(scheds, "explain"))
     tally = Tally()
     for pi in workload.pods:
-        p = _pod_document(fw.schedule(pi), "explain", workload)
+        p = _pod_document(scheds.schedule(pi), "explain", workload)
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
-    sink.end(_tail(fw, workload))
+    sink.end(_tail(scheds, workload))
     return tally.exit_code
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full") -> dict:
+             detail: str = "full", config=None) -> dict:
     """The pods one after another (see simulate_into): the whole document."""
     sink = DocumentSink()
-    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail)
+    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config)
     return sink.doc
 
 
 def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
-                  progress=None, detail: str = "full") -> int:
+                  progress=None, detail: str = "full", config=None) -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -352,11 +358,12 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     is empty in practice. `progress(done, total)` is called after each pod.
     detail "placements" leaves out each pod's per-node verdicts and scores
     (every other field is kept); "failures" keeps them for the pods left
-    unplaced only. Returns the exit code.
+    unplaced only. Returns the exit code. `config`: as for explain_into.
     """
-    fw = new_framework(workload.cluster, tie_break=tie_break, seed=seed)
-    snapshot = fw.snapshot
-    sink.begin(_head(fw, "simulate"))
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    snapshot = scheds.snapshot
+    nominator = scheds.nominator
+    sink.begin(_head(scheds, "simulate"))
     before = node_usage(snapshot)
     queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
@@ -372,8 +379,10 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     tally = Tally()
     summary = {"pods": 0, "placed": 0, "placedByPreemption": 0, "unschedulable": 0, "gated": 0, "errors": 0,
                "preemptions": 0, "victims": 0}
+    if config is not None:
+        summary["noProfile"] = 0  # pods of schedulerNames no profile serves
 
-    def place(result, pi, node, cycle):
+    def place(fw, result, pi, node, cycle):
         # Reserve: plugins keep what the placement took (VolumeBinding's
         # assumed PV choices, DynamicResources' in-flight allocations). A
         # rejection un-assumes the pod, as schedulingCycle does, and is
@@ -393,7 +402,7 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
                 result.status = "Error"
                 result.message = st.message()
             return
-        fw.nominator.remove(pi)
+        nominator.remove(pi)
         result.placed_node = node
 
     def release(i):
@@ -409,7 +418,8 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
 
     for i in range(len(queue)):
         pi = queue[i]
-        r = fw.schedule(pi)
+        fw = scheds.framework_for(pi)
+        r = scheds.schedule(pi)
         # Explanations are read before the snapshot changes; "failures" keeps
         # them only for pods that are not placed at once.
         settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
@@ -417,13 +427,13 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
             r.settle()
         r.placed_node = None
         if r.status == "Scheduled":
-            place(r, pi, r.selected_node, r)
+            place(fw, r, pi, r.selected_node, r)
         elif r.status == "Unschedulable" and r.nominated_node:
             summary["preemptions"] += 1
             node = r.nominated_node
             for v in r.victims:
                 snapshot.remove(v)
-                fw.nominator.remove(v)
+                nominator.remove(v)
                 summary["victims"] += 1
                 earlier = held.get(v.uid)
                 if earlier is not None:
@@ -431,22 +441,22 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
                     if "source" in earlier:  # the pod's last key stays last
                         earlier["source"] = earlier.pop("source")
             for np in r.cleared_nominations:
-                fw.nominator.remove(np)
+                nominator.remove(np)
                 j = position.get(np.uid)
                 if j is not None and j > i:
                     queue[j] = _without_nomination(queue[j])
             retry_pi = _with_nomination(pi, node)
-            fw.nominator.add(retry_pi, node)
+            nominator.add(retry_pi, node)
             retry = fw.schedule(retry_pi)
             deleted = f"preemption: deleted {len(r.victims)} victim(s) [{', '.join(v.key for v in r.victims)}] on {node}"
             if retry.status == "Scheduled":
-                place(r, retry_pi, retry.selected_node, retry)
+                place(fw, r, retry_pi, retry.selected_node, retry)
                 r.notes.append(f"{deleted}; retried at once: placed on {retry.selected_node}")
             else:
                 r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
             del retry
         elif r.nominated_node == "":
-            fw.nominator.remove(pi)
+            nominator.remove(pi)
         if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
             r.nodes = []
         p = _pod_document(r, "simulate", workload)
@@ -463,7 +473,7 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     extra = {"detail": detail, "summary": summary, "utilization": _utilization(snapshot, before, after)}
     if workload.notes:
         extra["inputNotes"] = list(workload.notes)
-    sink.end(_tail(fw, workload, extra))
+    sink.end(_tail(scheds, workload, extra))
     return tally.exit_code
 
 
@@ -478,22 +488,33 @@ def _count(summary: dict, tally: Tally, p: dict) -> None:
     summary["unschedulable"] += not placed and p["status"] == "Unschedulable"
     summary["gated"] += p["status"] == "Gated"
     summary["errors"] += p["status"] == "Error"
+    if "noProfile" in summary:
+        summary["noProfile"] += p["status"] == "NoProfile"
 
 
 @pauses_collector
 def _pod_document(r, mode: str, workload: Workload) -> dict:
-    return add_source(pod_dict(r, mode), workload.sources)
+    p = pod_dict(r, mode)
+    p["profile"] = getattr(r, "profile", PROFILE_NAME)
+    if p["status"] == "NoProfile" and r.pod_info.uid in workload.asked:
+        p["askedByName"] = True
+    return add_source(p, workload.sources)
 
 
-def _head(fw: Framework, mode: str) -> dict:
-    return document_head(mode=mode, tie_break=fw.tie_break, profile=fw.profile.name,
-                         not_evaluated=fw.profile.not_evaluated)
+def _head(scheds, mode: str) -> dict:
+    head = document_head(mode=mode, tie_break=scheds.tie_break, profile=scheds.primary.profile.name,
+                         not_evaluated=scheds.not_evaluated)
+    if scheds.config is not None:
+        head["profiles"] = scheds.profile_names
+        head["config"] = scheds.config.source
+    return head
 
 
-def _tail(fw: Framework, workload: Workload, extra: dict | None = None) -> dict:
-    """What follows the pods: the warnings of the input and of the snapshot,
-    and the mode's own closing fields."""
-    return document_tail(warnings=workload.warnings + fw.snapshot.warnings, extra=extra)
+def _tail(scheds, workload: Workload, extra: dict | None = None) -> dict:
+    """What follows the pods: the warnings of the input, of the configuration
+    and of the snapshot, and the mode's own closing fields."""
+    config_warnings = scheds.config.warnings if scheds.config is not None else []
+    return document_tail(warnings=workload.warnings + config_warnings + scheds.snapshot.warnings, extra=extra)
 
 
 def _with_nomination(pi: PodInfo, node: str) -> PodInfo:

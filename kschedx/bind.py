@@ -99,7 +99,7 @@ def _where(conn) -> str:
 
 
 def plan(conn, ref: str, *, node: str | None = None, preempt: bool = False, tie_break: str = "random",
-         seed: int | None = None, progress=None) -> BindPlan:
+         seed: int | None = None, progress=None, config=None) -> BindPlan:
     """Read the cluster, run the cycle for the pod, decide. Writes nothing."""
     from . import app
 
@@ -113,7 +113,7 @@ def plan(conn, ref: str, *, node: str | None = None, preempt: bool = False, tie_
         raise ClusterError(f"{_where(conn)}: {e}") from None
     if node is not None and not any(n["metadata"]["name"] == node for n in workload.cluster.nodes):
         raise UsageError(f"no node named {node!r} in {_where(conn)}")
-    doc = app.explain(workload, tie_break=tie_break, seed=seed)
+    doc = app.explain(workload, tie_break=tie_break, seed=seed, config=config)
     pods_by_key = {_key(p): p for p in workload.cluster.pods}
     result = doc["pods"][0]
     p = BindPlan(key, pods_by_key[key], doc)
@@ -137,6 +137,9 @@ def _decide(p: BindPlan, r: dict, node: str | None, preempt: bool, pods_by_key: 
         return
     if status == "Error":
         p.refusal = f"the scheduling cycle failed: {r.get('message')}"
+        return
+    if status == "NoProfile":
+        p.refusal = r.get("message") or "no profile of the configuration serves the pod's schedulerName"
         return
     if node is not None:
         verdict = next((n for n in r["nodes"] if n["name"] == node), None)
@@ -211,7 +214,7 @@ def _check_pending(conn, key: str, current: dict | None, *, uid: str | None = No
 
 
 def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str], None] | None = None,
-            wait_progress=None, tie_break: str = "random", seed: int | None = None) -> BindOutcome:
+            wait_progress=None, tie_break: str = "random", seed: int | None = None, config=None) -> BindOutcome:
     """Carry out a bindable plan. Raises ClusterError, saying what was done, on any conflict."""
     from .sources.cluster import EvictionBlocked
 
@@ -251,7 +254,7 @@ def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str]
                                f"({', '.join(_key(v) for v in left)}); {p.key} stays nominated to node "
                                f"{p.node}, not bound; run again later")
         say("the evicted pods are gone; checking the fit again")
-        rv = _recheck_fit(conn, p, tie_break=tie_break, seed=seed, outcome=outcome)
+        rv = _recheck_fit(conn, p, tie_break=tie_break, seed=seed, outcome=outcome, config=config)
 
     # Right before the write: the pod unchanged and unbound, the node present.
     current = _check_pending(conn, p.key, conn.get_pod(ns, name), uid=uid, resource_version=rv)
@@ -264,7 +267,7 @@ def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str]
     return outcome
 
 
-def _recheck_fit(conn, p: BindPlan, *, tie_break, seed, outcome: BindOutcome) -> str | None:
+def _recheck_fit(conn, p: BindPlan, *, tie_break, seed, outcome: BindOutcome, config=None) -> str | None:
     """After the victims left: a fresh snapshot, the cycle again, and the node
     must pass every Filter. Returns the pod's resourceVersion in that snapshot."""
     from . import app
@@ -274,7 +277,7 @@ def _recheck_fit(conn, p: BindPlan, *, tie_break, seed, outcome: BindOutcome) ->
         workload = app.load_workload_from_cluster(conn, (), [p.key])
     except InputError as e:
         raise ClusterError(f"{where}: {e}; {_done(outcome)}; not bound") from None
-    doc = app.explain(workload, tie_break=tie_break, seed=seed)
+    doc = app.explain(workload, tie_break=tie_break, seed=seed, config=config)
     verdict = next((n for n in doc["pods"][0]["nodes"] if n["name"] == p.node), None)
     if verdict is None or not verdict["feasible"]:
         raise ClusterError(f"{where}: after the preemption node {p.node} does not fit {p.key}: "

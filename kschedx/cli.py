@@ -83,6 +83,7 @@ tie_break_option = click.option(
 seed_option = click.option("--seed", type=int, default=None, help="Seed for --tie-break random (reproducible runs).")
 # Live clusters: --kubeconfig/--context/--request-timeout (one `cluster` argument) and --all-pending.
 from .cli_cluster import all_pending_option, cluster_options, selection_options  # noqa: E402
+from .cli_config import config_options  # noqa: E402
 
 
 def _complete_node(ctx, _param, incomplete):
@@ -178,6 +179,7 @@ def workload_options(f):
         output_option,
         tie_break_option,
         seed_option,
+        config_options,
     )
     for decorator in reversed(decorators):  # applied bottom-up, as stacked decorators are
         f = decorator(f)
@@ -334,7 +336,8 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 @node_option
 @report_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, selection, all_pending):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, selection, all_pending,
+            scheduler_config):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -356,7 +359,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                              seed=seed))
+                              seed=seed, config=scheduler_config))
 
 
 @main.command()
@@ -367,7 +370,8 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
                    "placements keeps the rest only (small documents on large clusters).")
 @report_option
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, selection, all_pending):
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, selection, all_pending,
+             scheduler_config):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -395,7 +399,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
     # A document streams to stdout as pods are placed: no bar to draw over it.
     with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
         code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
-                                 seed=seed, progress=progress, detail=detail)
+                                 seed=seed, progress=progress, detail=detail, config=scheduler_config)
     sys.exit(code)
 
 

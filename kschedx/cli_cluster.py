@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import click
 
+from .cli_config import config_options
 from .errors import KschedxError, UsageError
 
 # ---- options ---------------------------------------------------------------------------
@@ -412,7 +413,9 @@ def _complete_pending_pod(ctx, _param, incomplete):
 @click.option("--seed", type=int, default=None, help="Seed for --tie-break random.")
 @cluster_options
 @namespace_option
-def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed, cluster, namespace):
+@config_options
+def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed, cluster, namespace,
+         scheduler_config):
     """Schedule one pending pod of the live cluster, and bind it.
 
     Takes a fresh snapshot, runs the scheduling cycle, shows the explanation
@@ -452,7 +455,7 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
         try:
             with read_progress(conn) as progress:
                 plan = binding.plan(conn, pod_ref, node=node, preempt=preempt, tie_break=tie_break,
-                                    seed=seed, progress=progress)
+                                    seed=seed, progress=progress, config=scheduler_config)
             for w in plan.doc.get("warnings") or ():
                 warn(w)
             if not machine:
@@ -470,7 +473,8 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
                 sys.exit(1)
             with wait_progress(len(plan.victims)) as waited:
                 outcome = binding.execute(conn, plan, timeout=timeout, events=lambda m: say(m),
-                                          wait_progress=waited, tie_break=tie_break, seed=seed)
+                                          wait_progress=waited, tie_break=tie_break, seed=seed,
+                                          config=scheduler_config)
         finally:
             conn.close()
     except KschedxError as e:

@@ -150,6 +150,9 @@ def pod_fails(pod: dict) -> bool:
     the exit code 1, and a failure in the CI report formats."""
     if pod["status"] == "Scheduled":
         return False
+    if pod["status"] == "NoProfile":
+        # Another scheduler's pod: a finding only when it was asked for.
+        return bool(pod.get("askedByName"))
     pre = pod.get("preemption") or {}
     return not (pod["status"] == "Unschedulable" and pre.get("nominatedNode"))
 

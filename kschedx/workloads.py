@@ -39,6 +39,7 @@ def expand_workloads(objects, nodes, cluster_objects=()) -> tuple[list, list[str
     out = []
     notes: list[str] = []
     ctx = _Context(nodes, list(cluster_objects) + list(objects))
+    total = 0
     for obj, origin in objects:
         kind = obj.get("kind")
         if kind not in WORKLOAD_KINDS:
@@ -46,6 +47,10 @@ def expand_workloads(objects, nodes, cluster_objects=()) -> tuple[list, list[str
             continue
         created = _expand(obj, origin, ctx)
         pods = sum(1 for o in created if o["kind"] == "Pod")
+        total += pods
+        if total > MAX_EXPANDED_PODS:
+            raise InputError(f"expanding it brings the pods to create to {total:,}: kschedx expands at most "
+                             f"{MAX_EXPANDED_PODS:,} in one run", source=origin, obj=object_ref(obj))
         notes.append(f"{origin}: {object_ref(obj)} expanded into {pods} pod(s)")
         if kind in ("ReplicaSet", "StatefulSet"):
             # Also cluster state: PodTopologySpread's default constraints read
@@ -120,6 +125,8 @@ def _template(obj, origin, path="spec.template") -> dict:
 # cluster holds at most ~150,000 pods, and a typo (replicas: 1000000000)
 # would otherwise run out of memory instead of failing in one line.
 MAX_PODS_PER_WORKLOAD = 100_000
+# And all workloads of one run together (many workloads each under the cap).
+MAX_EXPANDED_PODS = 300_000
 _INT32_MAX = 2**31 - 1
 
 

@@ -1,17 +1,27 @@
-"""The default kube-scheduler v1.35 profile: plugins, order and weights.
+"""A scheduling profile: which plugins run at each extension point, in which
+order, with which score weights and args.
 
-MultiPoint order from apis/config/v1/default_plugins.go with the default
-feature gates applied (DynamicResources is GA and sits before
-DefaultPreemption). A plugin whose module kschedx does not have yet is
-reported as not evaluated, never assumed to pass.
+`plan_profile` is NewFramework's construction (framework/runtime/framework.go
+v1.35) on a defaulted v1 profile: per-point lists (updatePluginList), the
+MultiPoint expansion (expandMultiPointPlugins: per-point overrides first,
+then MultiPoint plugins, then the rest of the per-point list; a point with
+`*` disabled gets no MultiPoint plugin) and the score weights
+(getScoreWeights: a per-point Score weight beats the MultiPoint one, unset or
+0 is 1). `Profile` instantiates the plan's plugins for one run. A plugin
+whose module kschedx does not have yet is reported as not evaluated, never
+assumed to pass.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from .interface import MAX_NODE_SCORE
+from .registry import IN_TREE, POINT_METHODS, POINT_TYPES, registry_for
 
 PROFILE_NAME = "default-scheduler"
+MAX_TOTAL_SCORE = 2 ** 63 - 1  # framework.MaxTotalScore (math.MaxInt64)
 
 
 @dataclass(frozen=True)
@@ -21,75 +31,189 @@ class PluginSpec:
     weight: int = 0  # score weight; 0 = upstream default of 1 for score plugins
 
 
-DEFAULT_PLUGINS = (
-    PluginSpec("SchedulingGates", "schedulinggates"),
-    PluginSpec("PrioritySort", "queuesort"),
-    PluginSpec("NodeUnschedulable", "nodeunschedulable"),
-    PluginSpec("NodeName", "nodename"),
-    PluginSpec("TaintToleration", "tainttoleration", 3),
-    PluginSpec("NodeAffinity", "nodeaffinity", 2),
-    PluginSpec("NodePorts", "nodeports"),
-    PluginSpec("NodeResourcesFit", "noderesources.fit", 1),
-    PluginSpec("VolumeRestrictions", "volumerestrictions"),
-    PluginSpec("NodeVolumeLimits", "nodevolumelimits"),
-    PluginSpec("VolumeBinding", "volumebinding"),
-    PluginSpec("VolumeZone", "volumezone"),
-    PluginSpec("PodTopologySpread", "podtopologyspread", 2),
-    PluginSpec("InterPodAffinity", "interpodaffinity", 2),
-    PluginSpec("DynamicResources", "dynamicresources", 2),
-    PluginSpec("DefaultPreemption", "defaultpreemption"),
-    PluginSpec("NodeResourcesBalancedAllocation", "noderesources.balanced_allocation", 1),
-    PluginSpec("ImageLocality", "imagelocality", 1),
-    PluginSpec("DefaultBinder", "defaultbinder"),
-)
+# The default profile's MultiPoint list (apis/config/v1/default_plugins.go,
+# v1.35 default feature gates).
+DEFAULT_PLUGINS = tuple(PluginSpec(n, IN_TREE[n].module, w or 0) for n, w in (
+    ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
+    ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
+    ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
+    ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2), ("DefaultPreemption", 0),
+    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
+))
+
+# getExtensionPoints order: the order NewFramework fills (and checks) them.
+FRAMEWORK_POINTS = ("preFilter", "filter", "postFilter", "reserve", "preScore", "score", "preBind", "bind",
+                    "postBind", "permit", "preEnqueue", "queueSort")
+
+
+class ProfileError(Exception):
+    """The profile cannot be built (NewFramework's error)."""
+
+
+@dataclass
+class ProfilePlan:
+    """What NewFramework makes of one profile, before any plugin exists."""
+
+    name: str
+    points: dict  # upstream point -> [plugin name] in run order
+    weights: dict  # score plugin -> weight
+    args: dict  # plugin -> args (defaulted v1 dict) or None
+    registry: dict
+    percentage_of_nodes_to_score: int | None = None
+    unknown: list = field(default_factory=list)  # plugins left out by --allow-unknown-plugins
+    order: list = field(default_factory=list)  # configuration order: MultiPoint first
+
+    def plugin_names(self) -> list[str]:
+        """Every plugin that runs somewhere, once, in configuration order."""
+        used = {n for names in self.points.values() for n in names}
+        return [n for n in self.order if n in used]
+
+
+def _enabled(plugins: dict, point: str) -> list[dict]:
+    return (plugins.get(point) or {}).get("enabled") or []
+
+
+def plan_profile(profile: dict, *, allow_unknown: bool = False) -> ProfilePlan:
+    """NewFramework on a defaulted v1 profile; ProfileError with upstream's text."""
+    name = profile.get("schedulerName") or PROFILE_NAME
+    plugins = profile.get("plugins") or {}
+    needed = {p["name"] for point in ("multiPoint", *FRAMEWORK_POINTS) for p in _enabled(plugins, point)}
+    registry = registry_for(needed)
+    unknown = sorted(n for n in needed if n not in registry)
+    if unknown and allow_unknown:
+        plugins = {point: {"enabled": [p for p in (s.get("enabled") or []) if p["name"] in registry],
+                           "disabled": s.get("disabled") or []}
+                   for point, s in plugins.items()}
+    try:
+        points = _points(plugins, registry)
+    except ProfileError as e:
+        raise ProfileError(f"creating profile for scheduler name {name}: {e}") from None
+    if len(points["queueSort"]) != 1:
+        raise ProfileError(f"creating profile for scheduler name {name}: only one queue sort plugin required for "
+                           f'profile with scheduler name "{name}", but got {len(points["queueSort"])}')
+    if not points["bind"]:
+        raise ProfileError(f"creating profile for scheduler name {name}: at least one bind plugin is needed for "
+                           f'profile with scheduler name "{name}"')
+    weights = {}
+    total = 0
+    for p in _enabled(plugins, "score") + _enabled(plugins, "multiPoint"):
+        if "score" not in registry[p["name"]].points or p["name"] in weights:
+            continue
+        weights[p["name"]] = p.get("weight") or 1
+        if weights[p["name"]] * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+            raise ProfileError(f"creating profile for scheduler name {name}: total score of Score plugins could "
+                               "overflow")
+        total += weights[p["name"]] * MAX_NODE_SCORE
+    args = {pc["name"]: pc.get("args") for pc in profile.get("pluginConfig") or []}
+    order = list(dict.fromkeys(p["name"] for point in ("multiPoint", *schema_points())
+                               for p in _enabled(plugins, point)))
+    return ProfilePlan(name, points, weights, args, registry, profile.get("percentageOfNodesToScore"),
+                       unknown if allow_unknown else [], order)
+
+
+def schema_points():
+    from ..config.schema import EXTENSION_POINTS
+
+    return EXTENSION_POINTS
+
+
+def _points(plugins: dict, registry: dict) -> dict:
+    points = {}
+    for point in FRAMEWORK_POINTS:
+        kind = POINT_TYPES[point]
+        names = []
+        for p in _enabled(plugins, point):
+            entry = registry.get(p["name"])
+            if entry is None:
+                raise ProfileError(f'{kind} "{p["name"]}" does not exist')
+            if point not in entry.points:
+                raise ProfileError(f'plugin "{p["name"]}" does not extend {kind} plugin')
+            if p["name"] in names:
+                raise ProfileError(f'plugin "{p["name"]}" already registered as "{kind}"')
+            names.append(p["name"])
+        points[point] = names
+    multi = _enabled(plugins, "multiPoint")
+    if not multi:
+        return points
+    for point in FRAMEWORK_POINTS:
+        kind = POINT_TYPES[point]
+        enabled = points[point]
+        disabled = {p["name"] for p in (plugins.get(point) or {}).get("disabled") or []}
+        if "*" in disabled:
+            continue
+        from_multi: list[str] = []
+        overrides: set[str] = set()
+        for p in multi:
+            entry = registry.get(p["name"])
+            if entry is None:
+                raise ProfileError(f'{kind} "{p["name"]}" does not exist')
+            if point not in entry.points or p["name"] in disabled:
+                continue
+            if p["name"] in enabled:
+                overrides.add(p["name"])
+                continue
+            if p["name"] in from_multi:
+                raise ProfileError(f'plugin "{p["name"]}" already registered as "{kind}"')
+            from_multi.append(p["name"])
+        first = [n for n in enabled if n in overrides]
+        rest = [n for n in enabled if n not in overrides]
+        points[point] = first + from_multi + rest
+    return points
+
+
+@lru_cache(maxsize=1)
+def default_plan() -> ProfilePlan:
+    """The plan of the default profile (no --config)."""
+    from ..config.defaults import default_configuration
+
+    return plan_profile(default_configuration({})["profiles"][0])
 
 
 def load_plugin_class(spec: PluginSpec):
     """The plugin class, or None when kschedx does not implement it yet."""
-    try:
-        module = importlib.import_module(f"kschedx.plugins.{spec.module}")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("kschedx.plugins"):
-            return None
-        raise
-    return getattr(module, "PLUGIN", None)
+    return IN_TREE[spec.name].load() if spec.name in IN_TREE else None
 
 
 class Profile:
     """Plugins instantiated for one run, grouped by extension point in order."""
 
-    def __init__(self, handle, plugin_args: dict | None = None, specs=DEFAULT_PLUGINS):
-        self.name = PROFILE_NAME
+    def __init__(self, handle, plugin_args: dict | None = None, plan: ProfilePlan | None = None):
+        plan = plan or default_plan()
+        self.plan = plan
+        self.name = plan.name
         self.plugins = []
-        self.not_evaluated: list[str] = []
-        self.weights: dict[str, int] = {}
+        self.not_evaluated: list[str] = list(plan.unknown)
+        self.weights: dict[str, int] = dict(plan.weights)
         plugin_args = plugin_args or {}
         cluster = getattr(handle, "cluster", None)
         # Plugins that run without a kind the cluster would not let us read.
         missing_input = cluster.plugins_missing_input() if cluster is not None else set()
-        for spec in specs:
-            cls = load_plugin_class(spec)
+        by_name = {}
+        for name in plan.plugin_names():
+            cls = plan.registry[name].load()
             if cls is None:
-                self.not_evaluated.append(spec.name)
+                self.not_evaluated.append(name)
                 continue
-            plugin = cls(handle, plugin_args.get(spec.name))
-            if not getattr(plugin, "complete", True) or spec.name in missing_input:
+            args = plugin_args[name] if name in plugin_args else plan.args.get(name)
+            plugin = cls(handle, args)
+            if not getattr(plugin, "complete", True) or name in missing_input:
                 # Partly implemented (runs its fast paths only), or without a kind
                 # it reads: it runs, but its verdicts may not be upstream's.
-                self.not_evaluated.append(spec.name)
+                self.not_evaluated.append(name)
             self.plugins.append(plugin)
-            self.weights[spec.name] = spec.weight or 1
-        self.by_name = {p.name: p for p in self.plugins}
+            by_name[name] = plugin
+        self.by_name = by_name
 
         def points(point):
-            return [p for p in self.plugins if p.implements(point)]
+            method = POINT_METHODS[point]
+            return [by_name[n] for n in plan.points[point] if n in by_name and by_name[n].implements(method)]
 
-        self.pre_enqueue = points("pre_enqueue")
-        self.queue_sort = points("less")
-        self.pre_filter = points("pre_filter")
+        self.pre_enqueue = points("preEnqueue")
+        self.queue_sort = points("queueSort")
+        self.pre_filter = points("preFilter")
         self.filter = points("filter")
-        self.post_filter = points("post_filter")
-        self.pre_score = points("pre_score")
+        self.post_filter = points("postFilter")
+        self.pre_score = points("preScore")
         self.score = points("score")
         self.reserve = points("reserve")
         self.bind = points("bind")

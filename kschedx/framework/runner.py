@@ -64,13 +64,17 @@ class Framework:
     """The plugins of a profile bound to a snapshot: upstream's frameworkImpl,
     which is also the Handle plugins use to reach the snapshot."""
 
-    def __init__(self, snapshot: Snapshot, *, tie_break: str = "random", seed: int | None = None, plugin_args=None):
+    def __init__(self, snapshot: Snapshot, *, tie_break: str = "random", seed: int | None = None, plugin_args=None,
+                 plan=None, nominator: Nominator | None = None, rng: random.Random | None = None):
+        """`plan`: the profile (ProfilePlan) to run, the default one when None.
+        Frameworks of several profiles over one snapshot share the nominator
+        (upstream's one scheduling queue) and the random source."""
         self.snapshot = snapshot
         self.cluster = snapshot.cluster
-        self.nominator = Nominator()
+        self.nominator = nominator if nominator is not None else Nominator()
         self.tie_break = tie_break
-        self.rng = random.Random(seed)
-        self.profile = Profile(self, plugin_args)
+        self.rng = rng if rng is not None else random.Random(seed)
+        self.profile = Profile(self, plugin_args, plan)
 
     # -- Handle ----------------------------------------------------------------
     def weight(self, plugin: str) -> int:

@@ -16,6 +16,8 @@ def outcome(pod: dict) -> str:
         return f"placed on {placed or pod.get('selectedNode')}, then preempted by {pod['preemptedBy']}"
     if pod["status"] == "Scheduled":
         return f"Scheduled on {placed or pod.get('selectedNode')}"
+    if pod["status"] == "NoProfile":
+        return pod.get("message") or "not served by this configuration's profiles"
     victims = len(pre.get("victims") or ())
     if placed:
         return f"placed on {placed} by preempting {victims} pod(s)"

@@ -243,7 +243,7 @@ class Report:
     def pod(self, pod: dict) -> None:
         self.header(pod)
         self.outcome(pod)
-        if pod["status"] in ("Gated", "Error"):
+        if pod["status"] in ("Gated", "Error", "NoProfile"):
             return  # no node was considered
         if self.node is not None:
             self.node_story(pod, self.node)
@@ -256,6 +256,8 @@ class Report:
     def header(self, pod: dict) -> None:
         sym = self.sym
         context = [f"priority {pod.get('priority', 0)}"]
+        if self.doc.get("profiles") and pod.get("profile"):
+            context.insert(0, f"profile {pod['profile']}")  # --config: which profile evaluated it
         reqs = pod.get("requests")
         if reqs:
             context.append("requests " + ", ".join(f"{k} {v}" for k, v in reqs.items()))
@@ -269,6 +271,8 @@ class Report:
             verdict = (f"{sym.gated} Gated", WARN)
         elif status == "Error":
             verdict = (f"{sym.error} Error", FAIL)
+        elif status == "NoProfile":
+            verdict = (f"{sym.gated} not served by this configuration's profiles", WARN)
         elif pre.get("nominatedNode"):
             verdict = (f"{sym.fail} Unschedulable now {sym.dot} preemption nominates {pre['nominatedNode']}", WARN)
         else:
@@ -701,7 +705,8 @@ class Report:
 
     def summary(self) -> None:
         counts = self.counts
-        order = ["Scheduled", "Unschedulable (preemption nominated a node)", "Unschedulable", "Gated", "Error"]
+        order = ["Scheduled", "Unschedulable (preemption nominated a node)", "Unschedulable", "Gated", "Error",
+                 "NoProfile"]
         parts = [f"{counts[k]} {k.lower()}" for k in order if k in counts]
         parts += [f"{v} {k.lower()}" for k, v in counts.items() if k not in order]
         self.add(_line((f"{plural(self.pods, 'pod')}: " + ", ".join(parts), STRONG)))

@@ -121,3 +121,40 @@ def test_required_terms_do_not_score_for_the_incoming_pod():
     env = Env(pod, [P().node("node1").label("app", "x").obj()], NODES)
     st, _ = env.scores(IPA)
     assert st.is_skip()
+
+
+def _existing_with_preferences():
+    # TestPreferredAffinity's rows "(Do not) ignore preferred terms of existing pods":
+    # node1 (China) runs an S1 pod preferring S1 in its region (8) and avoiding S2 in
+    # its az (5); node2 (India) runs an S2 pod preferring S2 in its region (6).
+    pods = [P().node("node1").label("security", "S1")
+            .pod_affinity_in("security", "region", ["S1"], kind=PREFERRED, weight=8)
+            .pod_anti_affinity_in("security", "az", ["S2"], kind=PREFERRED, weight=5).obj(),
+            P().node("node2").label("security", "S2")
+            .pod_affinity_in("security", "region", ["S2"], kind=PREFERRED, weight=6).obj()]
+    return P().label("security", "S2").obj(), pods, NODES[:2]
+
+
+def test_do_not_ignore_preferred_terms_of_existing_pods():
+    # The S2 pod satisfies node2's pod term (+6 for region India); node1's anti term
+    # needs an az label node1 lacks. Normalized: node1 0, node2 100.
+    pod, pods, nodes = _existing_with_preferences()
+    st, scores = Env(pod, pods, nodes, plugin_args={IPA: {"ignorePreferredTermsOfExistingPods": False}}).scores(IPA)
+    assert st is None and scores == {"node1": 0, "node2": 100}
+
+
+def test_ignore_preferred_terms_of_existing_pods():
+    # The incoming pod has no affinity of its own: PreScore skips.
+    pod, pods, nodes = _existing_with_preferences()
+    st, _ = Env(pod, pods, nodes, plugin_args={IPA: {"ignorePreferredTermsOfExistingPods": True}}).scores(IPA)
+    assert st.is_skip()
+
+
+def test_ignore_preferred_terms_still_scores_pods_with_their_own_terms():
+    # With its own preferred term the pod is scored as usual, existing pods' terms included:
+    # own S1-by-region (5) on node1 (China has the S1 pod) + node2's S2 term (+6 India).
+    pod, pods, nodes = _existing_with_preferences()
+    pod = P().label("security", "S2").pod_affinity_in("security", "region", ["S1"], kind=PREFERRED, weight=5).obj()
+    st, scores = Env(pod, pods, nodes, plugin_args={IPA: {"ignorePreferredTermsOfExistingPods": True}}).scores(IPA)
+    # raw node1 5, node2 6 -> (s - 5) * 100 / (6 - 5)
+    assert st is None and scores == {"node1": 0, "node2": 100}

@@ -266,3 +266,59 @@ def test_pod_without_selecting_objects_skips_scoring():
     env = Env(P("p").label("app", "x").obj(), [], abxy())
     st, _ = env.scores(PTS)
     assert st.is_skip()
+
+
+# -- PodTopologySpreadArgs: defaultingType List and defaultConstraints (TestPreFilterState) --------
+def service(selector):
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc", "namespace": "default"},
+            "spec": {"selector": selector}}
+
+
+def list_args(*constraints):
+    return {PTS: {"defaultingType": "List", "defaultConstraints": [
+        {"maxSkew": s, "topologyKey": k, "whenUnsatisfiable": w} for s, k, w in constraints]}}
+
+
+@pytest.mark.parametrize("name, pod, defaults, selector, want", [
+    # The DoNotSchedule defaults, each with the Service's selector; no nodes, no domains.
+    ("default constraints and a service", P("p").label("foo", "bar").label("baz", "kar").obj(),
+     [(3, "node", DNS), (2, "node", SA), (5, "rack", DNS)], {"foo": "bar"}, [(3, "node"), (5, "rack")]),
+    ("default constraints and a service that doesn't match", P("p").label("foo", "bar").obj(),
+     [(3, "node", DNS)], {"baz": "kep"}, "Skip"),
+    # The pod's own constraints replace the defaults; only its hard one filters.
+    ("default constraints and a service, but pod has constraints",
+     P("p").label("foo", "bar").label("baz", "tar").spread(1, "zone", DNS, {"matchLabels": {"baz": "tar"}})
+     .spread(2, "planet", SA, {"matchLabels": {"fot": "rok"}}).obj(),
+     [(2, "node", DNS)], {"foo": "bar"}, [(1, "zone")]),
+    ("default soft constraints and a service", P("p").label("foo", "bar").obj(), [(2, "node", SA)],
+     {"foo": "bar"}, "Skip"),
+])
+def test_pre_filter_state_with_default_constraints(name, pod, defaults, selector, want):
+    env = Env(pod, [], [], others=[service(selector)], plugin_args=list_args(*defaults))
+    state, st = env.pre_filter(PTS)
+    if want == "Skip":
+        assert st.is_skip()
+        return
+    assert st is None
+    s = state.read(filtering.PRE_FILTER_STATE_KEY)
+    assert [(c.max_skew, c.topology_key) for c in s.constraints] == want
+    if name == "default constraints and a service":
+        sel = s.constraints[0].selector
+        assert sel.matches({"foo": "bar"}) and not sel.matches({"baz": "kar"})
+
+
+def test_list_defaults_filter_and_score_with_the_service_selector():
+    # node-a: 2 app=web pods, node-b: 1, node-x and node-y: none (zone1 3, zone2 0).
+    pods = [P("w1").label("app", "web").node("node-a").obj(), P("w2").label("app", "web").node("node-a").obj(),
+            P("w3").label("app", "web").node("node-b").obj()]
+    pod = P("p").label("app", "web").obj()
+    # zone maxSkew 1 DoNotSchedule: zone1 3 + 1 - 0 = 4 > 1 -> Unschedulable; zone2 1 - 0 = 1 -> fits.
+    env = Env(pod, pods, abxy(), others=[service({"app": "web"})], plugin_args=list_args((1, "zone", DNS)))
+    _, statuses = env.filter_all(PTS)
+    assert {n: code(st) for n, st in statuses.items()} == {"node-a": U, "node-b": U, "node-x": OK, "node-y": OK}
+    # node maxSkew 1 ScheduleAnyway: 4 node domains, weight log(6); score = round(count * log 6):
+    # node-a round(2 * 1.79) = 4, node-b round(1.79) = 2, node-x/y 0. Normalized 100 * (4 - s) / 4.
+    env = Env(pod, pods, abxy(), others=[service({"app": "web"})], plugin_args=list_args((1, "node", SA)))
+    st, scores = env.scores(PTS)
+    assert st is None
+    assert scores == {"node-a": 0, "node-b": 50, "node-x": 100, "node-y": 100}

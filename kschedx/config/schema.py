@@ -1,0 +1,182 @@
+"""The v1 KubeSchedulerConfiguration schema, decoded strictly as
+kube-scheduler's codec does (serializer.EnableStrict): an unknown field or a
+value of the wrong JSON type is an error, with sigs.k8s.io/json's texts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+API_VERSION = "kubescheduler.config.k8s.io/v1"
+KIND = "KubeSchedulerConfiguration"
+
+# Leaf types: the Go type a value decodes into.
+INT32, INT64, BOOL, STRING, FLOAT64, DURATION, BYTES, RAW = (
+    "int32", "int64", "bool", "string", "float64", "Duration", "[]uint8", "raw")
+
+
+@dataclass(frozen=True)
+class Obj:
+    """A Go struct: its type name (for type errors) and its JSON fields."""
+
+    name: str
+    fields: dict
+
+
+@dataclass(frozen=True)
+class ListOf:
+    item: object
+
+
+PLUGIN = Obj("Plugin", {"name": STRING, "weight": INT32})
+PLUGIN_SET = Obj("PluginSet", {"enabled": ListOf(PLUGIN), "disabled": ListOf(PLUGIN)})
+# v1 Plugins field names, in the order of the Go struct.
+EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+                    "reserve", "permit", "preBind", "bind", "postBind")
+PLUGINS = Obj("Plugins", {**{p: PLUGIN_SET for p in EXTENSION_POINTS}, "multiPoint": PLUGIN_SET})
+PLUGIN_CONFIG = Obj("PluginConfig", {"name": STRING, "args": RAW})
+PROFILE = Obj("KubeSchedulerProfile", {
+    "schedulerName": STRING,
+    "percentageOfNodesToScore": INT32,
+    "plugins": PLUGINS,
+    "pluginConfig": ListOf(PLUGIN_CONFIG),
+})
+LEADER_ELECTION = Obj("LeaderElectionConfiguration", {
+    "leaderElect": BOOL, "leaseDuration": DURATION, "renewDeadline": DURATION, "retryPeriod": DURATION,
+    "resourceLock": STRING, "resourceName": STRING, "resourceNamespace": STRING,
+})
+CLIENT_CONNECTION = Obj("ClientConnectionConfiguration", {
+    "kubeconfig": STRING, "acceptContentTypes": STRING, "contentType": STRING, "qps": FLOAT64, "burst": INT32,
+})
+EXTENDER_TLS = Obj("ExtenderTLSConfig", {
+    "insecure": BOOL, "serverName": STRING, "certFile": STRING, "keyFile": STRING, "caFile": STRING,
+    "certData": BYTES, "keyData": BYTES, "caData": BYTES,
+})
+EXTENDER = Obj("Extender", {
+    "urlPrefix": STRING, "filterVerb": STRING, "preemptVerb": STRING, "prioritizeVerb": STRING,
+    "weight": INT64, "bindVerb": STRING, "enableHTTPS": BOOL, "tlsConfig": EXTENDER_TLS,
+    "httpTimeout": DURATION, "nodeCacheCapable": BOOL,
+    "managedResources": ListOf(Obj("ExtenderManagedResource", {"name": STRING, "ignoredByScheduler": BOOL})),
+    "ignorable": BOOL,
+})
+CONFIGURATION = Obj("KubeSchedulerConfiguration", {
+    "apiVersion": STRING, "kind": STRING,
+    "parallelism": INT32,
+    "leaderElection": LEADER_ELECTION,
+    "clientConnection": CLIENT_CONNECTION,
+    "enableProfiling": BOOL, "enableContentionProfiling": BOOL,
+    "percentageOfNodesToScore": INT32,
+    "podInitialBackoffSeconds": INT64, "podMaxBackoffSeconds": INT64,
+    "profiles": ListOf(PROFILE),
+    "extenders": ListOf(EXTENDER),
+    "delayCacheUntilActive": BOOL,
+})
+
+# The typed args of the in-tree plugins (kube-scheduler/config/v1
+# types_pluginargs.go); nested API types (NodeAffinity, constraints) are
+# left to the args' own validation.
+_RESOURCE_SPEC = Obj("ResourceSpec", {"name": STRING, "weight": INT64})
+_SHAPE = ListOf(Obj("UtilizationShapePoint", {"utilization": INT32, "score": INT32}))
+_TYPE_META = {"apiVersion": STRING, "kind": STRING}
+PLUGIN_ARGS = {
+    "DefaultPreemption": Obj("DefaultPreemptionArgs", {
+        **_TYPE_META, "minCandidateNodesPercentage": INT32, "minCandidateNodesAbsolute": INT32}),
+    "InterPodAffinity": Obj("InterPodAffinityArgs", {
+        **_TYPE_META, "hardPodAffinityWeight": INT32, "ignorePreferredTermsOfExistingPods": BOOL}),
+    "NodeAffinity": Obj("NodeAffinityArgs", {**_TYPE_META, "addedAffinity": RAW}),
+    "NodeResourcesBalancedAllocation": Obj("NodeResourcesBalancedAllocationArgs", {
+        **_TYPE_META, "resources": ListOf(_RESOURCE_SPEC)}),
+    "NodeResourcesFit": Obj("NodeResourcesFitArgs", {
+        **_TYPE_META,
+        "ignoredResources": ListOf(STRING),
+        "ignoredResourceGroups": ListOf(STRING),
+        "scoringStrategy": Obj("ScoringStrategy", {
+            "type": STRING,
+            "resources": ListOf(_RESOURCE_SPEC),
+            "requestedToCapacityRatio": Obj("RequestedToCapacityRatioParam", {"shape": _SHAPE}),
+        }),
+    }),
+    "PodTopologySpread": Obj("PodTopologySpreadArgs", {
+        **_TYPE_META, "defaultConstraints": ListOf(RAW), "defaultingType": STRING}),
+    "VolumeBinding": Obj("VolumeBindingArgs", {**_TYPE_META, "bindTimeoutSeconds": INT64, "shape": _SHAPE}),
+    "DynamicResources": Obj("DynamicResourcesArgs", {
+        **_TYPE_META, "filterTimeout": DURATION, "bindingTimeout": DURATION}),
+}
+
+_INT_RANGES = {INT32: (-(2 ** 31), 2 ** 31 - 1), INT64: (-(2 ** 63), 2 ** 63 - 1)}
+
+
+def _json_kind(value) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+class StrictDecoder:
+    """Walks a decoded document against a schema, collecting unknown fields
+    (all of them, by their full path) and the first type error."""
+
+    def __init__(self):
+        self.unknown: list[str] = []
+        self.type_error: str | None = None
+
+    def walk(self, value, schema, path: str, struct: str = "", go_path: str = "") -> None:
+        if value is None or schema is RAW:
+            return
+        if isinstance(schema, Obj):
+            if not isinstance(value, dict):
+                self._mismatch(value, schema.name, struct, go_path)
+                return
+            for key, item in value.items():
+                sub = schema.fields.get(key) if isinstance(key, str) else None
+                child = f"{path}.{key}" if path else str(key)
+                if sub is None:
+                    self.unknown.append(child)
+                    continue
+                self.walk(item, sub, child, schema.name, f"{go_path}.{key}" if go_path else key)
+            return
+        if isinstance(schema, ListOf):
+            if not isinstance(value, list):
+                self._mismatch(value, "[]" + _go_name(schema.item), struct, go_path)
+                return
+            for i, item in enumerate(value):
+                self.walk(item, schema.item, f"{path}[{i}]", struct, go_path)
+            return
+        ok = {
+            BOOL: lambda v: isinstance(v, bool),
+            STRING: lambda v: isinstance(v, str),
+            DURATION: lambda v: isinstance(v, str),
+            BYTES: lambda v: isinstance(v, str),
+            FLOAT64: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        }.get(schema)
+        if ok is not None:
+            if not ok(value):
+                self._mismatch(value, schema, struct, go_path)
+            return
+        # Integers: a number that is not a whole number of the type's range.
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self._mismatch(value, schema, struct, go_path)
+            return
+        lo, hi = _INT_RANGES[schema]
+        if isinstance(value, float) or not lo <= value <= hi:
+            self._mismatch(value, schema, struct, go_path, number=True)
+
+    def _mismatch(self, value, go_type: str, struct: str, go_path: str, number: bool = False) -> None:
+        if self.type_error is not None:
+            return
+        what = f"number {value}" if number else _json_kind(value)
+        where = f"Go struct field {struct}.{go_path}" if struct else "Go value"
+        self.type_error = f"json: cannot unmarshal {what} into {where} of type {go_type}"
+
+
+def _go_name(schema) -> str:
+    if isinstance(schema, Obj):
+        return "v1." + schema.name
+    if isinstance(schema, ListOf):
+        return "[]" + _go_name(schema.item)
+    return "interface {}" if schema is RAW else schema

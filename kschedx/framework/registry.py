@@ -1,0 +1,121 @@
+"""The plugin registry: kschedx's in-tree plugins (upstream's NewInTreeRegistry
+for the plugins of the default profile) and plugins of other packages,
+registered through the `kschedx.plugins` entry-point group.
+
+A registry entry knows which upstream extension points a plugin implements,
+so that a configuration is checked as NewFramework checks it (a plugin named
+at a point it does not extend is an error) even at points kschedx does not
+run offline (Permit, PreBind, PostBind).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+ENTRY_POINT_GROUP = "kschedx.plugins"
+
+# Upstream extension point -> kschedx method that implements it.
+POINT_METHODS = {
+    "preEnqueue": "pre_enqueue",
+    "queueSort": "less",
+    "preFilter": "pre_filter",
+    "filter": "filter",
+    "postFilter": "post_filter",
+    "preScore": "pre_score",
+    "score": "score",
+    "reserve": "reserve",
+    "permit": "permit",
+    "preBind": "pre_bind",
+    "bind": "bind",
+    "postBind": "post_bind",
+}
+# The Go interface named in NewFramework's errors.
+POINT_TYPES = {
+    "preEnqueue": "PreEnqueuePlugin", "queueSort": "QueueSortPlugin", "preFilter": "PreFilterPlugin",
+    "filter": "FilterPlugin", "postFilter": "PostFilterPlugin", "preScore": "PreScorePlugin",
+    "score": "ScorePlugin", "reserve": "ReservePlugin", "permit": "PermitPlugin", "preBind": "PreBindPlugin",
+    "bind": "BindPlugin", "postBind": "PostBindPlugin",
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    module: str  # kschedx.plugins.<module> for in-tree plugins
+    points: frozenset  # upstream extension points the plugin implements
+    loader: object = None  # an entry point (out-of-tree plugins)
+
+    def load(self):
+        """The plugin class, or None when kschedx does not implement it yet."""
+        if self.loader is not None:
+            return self.loader.load()
+        try:
+            module = importlib.import_module(f"kschedx.plugins.{self.module}")
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("kschedx.plugins"):
+                return None
+            raise
+        return getattr(module, "PLUGIN", None)
+
+
+def _e(name, module, *points):
+    return Entry(name, module, frozenset(points))
+
+
+# The `var _ fwk.XPlugin = &P{}` assertions of each v1.35 plugin.
+IN_TREE = {e.name: e for e in (
+    _e("SchedulingGates", "schedulinggates", "preEnqueue"),
+    _e("PrioritySort", "queuesort", "queueSort"),
+    _e("NodeUnschedulable", "nodeunschedulable", "filter"),
+    _e("NodeName", "nodename", "filter"),
+    _e("TaintToleration", "tainttoleration", "filter", "preScore", "score"),
+    _e("NodeAffinity", "nodeaffinity", "preFilter", "filter", "preScore", "score"),
+    _e("NodePorts", "nodeports", "preFilter", "filter"),
+    _e("NodeResourcesFit", "noderesources.fit", "preFilter", "filter", "preScore", "score"),
+    _e("VolumeRestrictions", "volumerestrictions", "preFilter", "filter"),
+    _e("NodeVolumeLimits", "nodevolumelimits", "preFilter", "filter"),
+    _e("VolumeBinding", "volumebinding", "preFilter", "filter", "reserve", "preBind", "preScore", "score"),
+    _e("VolumeZone", "volumezone", "preFilter", "filter"),
+    _e("PodTopologySpread", "podtopologyspread", "preFilter", "filter", "preScore", "score"),
+    _e("InterPodAffinity", "interpodaffinity", "preFilter", "filter", "preScore", "score"),
+    _e("DynamicResources", "dynamicresources", "preEnqueue", "preFilter", "filter", "postFilter", "reserve",
+       "preBind", "score"),
+    _e("DefaultPreemption", "defaultpreemption", "preEnqueue", "postFilter"),
+    _e("NodeResourcesBalancedAllocation", "noderesources.balanced_allocation", "preScore", "score"),
+    _e("ImageLocality", "imagelocality", "score"),
+    _e("DefaultBinder", "defaultbinder", "bind"),
+)}
+
+
+def entry_point_entries() -> dict[str, Entry]:
+    """Plugins other distributions register under `kschedx.plugins`
+    (entry point name = plugin name, value = module:Class)."""
+    from importlib.metadata import entry_points
+
+    out = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in IN_TREE or ep.name in out:
+            continue  # in-tree plugins are not replaced; the first distribution wins
+        cls = ep.load()
+        points = frozenset(p for p, m in POINT_METHODS.items() if callable(getattr(cls, m, None)))
+        out[ep.name] = Entry(ep.name, ep.value, points, _Loaded(cls))
+    return out
+
+
+class _Loaded:
+    def __init__(self, cls):
+        self.cls = cls
+
+    def load(self):
+        return self.cls
+
+
+def registry_for(names) -> dict[str, Entry]:
+    """The registry a configuration naming `names` needs: in-tree plugins,
+    and entry points only when some name is not in-tree (scanning installed
+    distributions costs time a default run should not pay)."""
+    reg = dict(IN_TREE)
+    if any(n not in reg for n in names):
+        reg.update(entry_point_entries())
+    return reg

@@ -1,0 +1,138 @@
+"""The fuzzing suite's engine: hostile variants of good inputs, and the one
+rule every run must keep.
+
+Each input is a good one (a golden fixture, a kubeconfig, objects served by
+the test API server) changed in one or a few random places: a value replaced
+by one of the wrong type at any depth, a huge or negative number, a
+non-ASCII or very long string; a key deleted; a list or mapping emptied; an
+object or list item duplicated. The rule (`assert_clean`): the exit code is
+one of those the command documents for such input, no traceback, and an error
+is one line on stderr.
+
+tests/test_fuzz.py runs a fixed-seed slice bounded in examples and seconds;
+KSCHEDX_FUZZ_EXAMPLES, KSCHEDX_FUZZ_SECONDS and KSCHEDX_FUZZ_SEED make the
+long run the README documents.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import time
+
+from hypothesis import HealthCheck, seed, settings
+from hypothesis import strategies as st
+
+EXAMPLES = int(os.environ.get("KSCHEDX_FUZZ_EXAMPLES", "40"))
+SECONDS = float(os.environ.get("KSCHEDX_FUZZ_SECONDS", "25"))
+SEED = os.environ.get("KSCHEDX_FUZZ_SEED")
+
+# A fixed seed in CI (derandomize): the same inputs on every run, so a red
+# run is reproducible. A long run passes its own seed.
+_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
+                     suppress_health_check=list(HealthCheck), print_blob=True)
+
+
+def SETTINGS(test):  # noqa: N802 - used as a decorator like hypothesis.settings
+    test = _SETTINGS(test)
+    return seed(int(SEED))(test) if SEED is not None else test
+
+
+class Budget:
+    """Stops a property's work (not hypothesis itself) after SECONDS, so the
+    CI slice stays time-bounded on a slow machine."""
+
+    def __init__(self, seconds: float = SECONDS):
+        self.seconds = seconds
+        self.start = None
+        self.runs = 0
+
+    def spent(self) -> bool:
+        now = time.monotonic()
+        if self.start is None:
+            self.start = now
+        if now - self.start > self.seconds:
+            return True
+        self.runs += 1
+        return False
+
+
+SCALARS = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([0, -1, 2**31, 2**63, -(2**63) - 1, 10**30]),
+    st.booleans(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.text(alphabet=st.characters(min_codepoint=0x80, max_codepoint=0x2FFFF, blacklist_categories=("Cs",)),
+            max_size=12),
+    st.sampled_from(["", "x" * 70_000, "ü" * 5_000, "-1", "1e400", "1Ei" * 3, "9" * 40, "nan", "null"]),
+    st.none(),
+)
+WRONG = st.one_of(
+    SCALARS,
+    st.lists(SCALARS, max_size=3),
+    st.dictionaries(st.text(max_size=6), SCALARS, max_size=3),
+    st.just([[]]),
+    st.just({"a": {"b": [1]}}),
+)
+
+
+def paths(value, prefix=()):
+    """Every place in a document, parents before children."""
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from paths(v, prefix + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from paths(v, prefix + (i,))
+
+
+def _parent(doc, path):
+    for key in path[:-1]:
+        doc = doc[key]
+    return doc
+
+
+def mutate(data, docs: list, protect=("kind", "apiVersion")) -> list[str]:
+    """Change `docs` (a list of objects) in place in one to three places; the
+    changes, for the failure report."""
+    done = []
+    for _ in range(data.draw(st.integers(1, 3), label="changes")):
+        i = data.draw(st.integers(0, len(docs) - 1), label="document")
+        places = [p for p in paths(docs[i]) if p and p[-1] not in protect]
+        op = data.draw(st.sampled_from(["wrong", "wrong", "wrong", "delete", "empty", "duplicate"]), label="op")
+        if op == "duplicate" and data.draw(st.booleans(), label="whole object"):
+            docs.append(copy.deepcopy(docs[i]))
+            done.append(f"duplicate document {i}")
+            continue
+        if not places:
+            continue
+        path = data.draw(st.sampled_from(places), label="place")
+        parent = _parent(docs[i], path)
+        key = path[-1]
+        if op == "wrong":
+            parent[key] = data.draw(WRONG, label="value")
+        elif op == "delete":
+            del parent[key]
+        elif op == "empty":
+            parent[key] = type(parent[key])() if isinstance(parent[key], (list, dict, str)) else None
+        elif isinstance(parent, list):
+            parent.insert(key, copy.deepcopy(parent[key]))
+        else:
+            parent[key] = [copy.deepcopy(parent[key])] * 2
+        done.append(f"{op} document {i} at {'.'.join(map(str, path))}")
+    return done
+
+
+def assert_clean(result, allowed: set[int], what: str) -> None:
+    """The rule: a documented exit code, no traceback, an error in one line."""
+    err = result.stderr
+    out = result.stdout
+    exc = result.exception
+    assert exc is None or isinstance(exc, SystemExit), f"{what}: raised {exc!r}"
+    assert result.exit_code in allowed, f"{what}: exit {result.exit_code}: {err[-2000:]}"
+    assert "Traceback" not in err and "Traceback" not in out, f"{what}: {err[-2000:]}"
+    if result.exit_code not in (0, 1):
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("kschedx: "), f"{what}: {err[-2000:]}"

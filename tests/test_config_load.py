@@ -1,0 +1,170 @@
+"""--config: decoding (strict v1), validation texts, warnings, and the CLI's exit 3."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from kschedx.cli import main
+from kschedx.config.load import parse_config
+from kschedx.errors import InputError
+
+HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+
+def error_of(text: str) -> str:
+    with pytest.raises(InputError) as e:
+        parse_config(HEAD + textwrap.dedent(text), "sched.yaml")
+    return str(e.value)
+
+
+def test_empty_configuration_is_the_default_profile():
+    cfg = parse_config(HEAD, "sched.yaml")
+    assert cfg.scheduler_names == ["default-scheduler"]
+    assert cfg.percentage_of_nodes_to_score == 0
+    assert cfg.profiles[0].percentage_of_nodes_to_score is None
+    assert cfg.extenders == []
+    assert cfg.warnings == []
+
+
+def test_json_is_read_too():
+    cfg = parse_config(json.dumps({"apiVersion": "kubescheduler.config.k8s.io/v1",
+                                   "kind": "KubeSchedulerConfiguration", "percentageOfNodesToScore": 40}))
+    assert cfg.percentage_of_nodes_to_score == 40
+
+
+@pytest.mark.parametrize("text, message", [
+    ("percentageOfNodesToScore: 101\n",
+     "sched.yaml: percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]"),
+    ("profiles:\n- schedulerName: a\n  percentageOfNodesToScore: -1\n",
+     "sched.yaml: profiles[0].percentageOfNodesToScore: Invalid value: -1: not in valid range [0-100]"),
+    ("parallelism: 0\n",
+     "sched.yaml: parallelism: Invalid value: 0: should be an integer value greater than zero"),
+    ("profiles:\n- schedulerName: a\n- schedulerName: a\n",
+     "sched.yaml: profiles[1].schedulerName: Duplicate value: profiles[0].schedulerName"),
+    ("profiles:\n- schedulerName: a\n- {}\n",
+     "sched.yaml: profiles[1].schedulerName: Required value"),
+    ("podInitialBackoffSeconds: 0\n",
+     "sched.yaml: podInitialBackoffSeconds: Invalid value: 0: must be greater than 0"),
+    ("podInitialBackoffSeconds: 20\n",
+     "sched.yaml: podMaxBackoffSeconds: Invalid value: 10: must be greater than or equal to PodInitialBackoffSeconds"),
+    ("extenders:\n- urlPrefix: http://e\n  prioritizeVerb: p\n",
+     "sched.yaml: extenders[0].weight: Invalid value: 0: must have a positive weight applied to it"),
+    ("extenders:\n- {urlPrefix: a, bindVerb: b}\n- {urlPrefix: c, bindVerb: d}\n",
+     'sched.yaml: extenders: Invalid value: "found 2 extenders implementing bind": only one extender can '
+     "implement bind"),
+    ("extenders:\n- urlPrefix: a\n  managedResources: [{name: kubernetes.io/foo}]\n",
+     'sched.yaml: extenders[0].managedResources[0].name: Invalid value: "kubernetes.io/foo": is an invalid '
+     "extended resource name"),
+    ("profiles:\n- plugins:\n    filter:\n      enabled: [{name: EBSLimits}]\n",
+     'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version '
+     '"kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")'),
+    ("profiles:\n- schedulerName: a\n  plugins: {queueSort: {enabled: [{name: PrioritySort}], disabled: "
+     "[{name: '*'}]}}\n- schedulerName: b\n",
+     "profiles[1].plugins.queueSort: Invalid value:"),
+])
+def test_validation_errors_name_file_and_field(text, message):
+    assert message in error_of(text)
+
+
+def test_several_errors_are_one_aggregate_line():
+    msg = error_of("parallelism: -1\npercentageOfNodesToScore: 200\n")
+    assert msg.startswith("sched.yaml: [parallelism: Invalid value: -1")
+    assert "percentageOfNodesToScore: Invalid value: 200" in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("text, message", [
+    ("profiles:\n- schedulerName: a\n  pluginz: {}\n", 'strict decoding error: unknown field "profiles[0].pluginz"'),
+    ("profiles:\n- plugins: {score: {enabled: [{name: ImageLocality, wieght: 2}]}}\n",
+     'unknown field "profiles[0].plugins.score.enabled[0].wieght"'),
+    ("percentageOfNodesToScore: fifty\n",
+     "json: cannot unmarshal string into Go struct field KubeSchedulerConfiguration.percentageOfNodesToScore of "
+     "type int32"),
+    ("profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAfinityWeight: 2}\n",
+     'decoding args for plugin InterPodAffinity: strict decoding error: unknown field "hardPodAfinityWeight"'),
+])
+def test_strict_decoding(text, message):
+    assert message in error_of(text)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "holds no KubeSchedulerConfiguration"),
+    ("kind: Pod\napiVersion: v1\n", 'no kind "Pod" is registered for version "v1"'),
+    ("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n",
+     'for version "kubescheduler.config.k8s.io/v1beta3"'),
+    ("a: [\n", "not valid YAML or JSON (line"),
+])
+def test_not_a_configuration(text, message):
+    with pytest.raises(InputError) as e:
+        parse_config(text, "sched.yaml")
+    assert message in str(e.value)
+
+
+def test_out_of_tree_plugin_does_not_exist_unless_allowed():
+    text = "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: Coscheduling}]\n"
+    msg = error_of(text)
+    assert ("creating profile for scheduler name default-scheduler: PreFilterPlugin \"Coscheduling\" does not "
+            "exist") in msg
+    cfg = parse_config(HEAD + text, "sched.yaml", allow_unknown_plugins=True)
+    assert cfg.profiles[0].unknown == ["Coscheduling"]
+    assert any("Coscheduling" in w for w in cfg.warnings)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("profiles:\n- plugins:\n    score:\n      enabled: [{name: NodePorts}]\n",
+     'plugin "NodePorts" does not extend ScorePlugin plugin'),
+    ("profiles:\n- plugins:\n    filter:\n      enabled: [{name: NodeName}, {name: NodeName}]\n      disabled: "
+     "[{name: '*'}]\n", 'plugin "NodeName" already registered as "FilterPlugin"'),
+    ("profiles:\n- plugins:\n    queueSort:\n      disabled: [{name: '*'}]\n",
+     'only one queue sort plugin required for profile with scheduler name "default-scheduler", but got 0'),
+    ("profiles:\n- plugins:\n    multiPoint:\n      disabled: [{name: DefaultBinder}]\n",
+     'at least one bind plugin is needed for profile with scheduler name "default-scheduler"'),
+    # Weights are int32: the overflow check of getScoreWeights cannot trip.
+    ("profiles:\n- plugins:\n    score:\n      enabled: [{name: ImageLocality, weight: 92233720368547758}]\n",
+     "json: cannot unmarshal number 92233720368547758 into Go struct field Plugin.profiles.plugins.score.enabled."
+     "weight of type int32"),
+])
+def test_framework_construction_errors(text, message):
+    assert message in error_of(text)
+
+
+def test_ignored_fields_warn_once_each():
+    cfg = parse_config(HEAD + "leaderElection: {leaderElect: false}\nclientConnection: {qps: 10}\nparallelism: 4\n",
+                       "sched.yaml")
+    assert len(cfg.warnings) == 3
+    assert all(w.startswith("sched.yaml: ") and " is ignored: " in w for w in cfg.warnings)
+
+
+# -- the CLI --------------------------------------------------------------------------------
+CLUSTER = "fixtures/cluster"
+
+
+def test_cli_invalid_config_is_exit_3_with_one_line(tmp_path):
+    bad = tmp_path / "sched.yaml"
+    bad.write_text(HEAD + "percentageOfNodesToScore: 120\n")
+    r = CliRunner().invoke(main, ["explain", "--snapshot", CLUSTER, "--config", str(bad)])
+    assert r.exit_code == 3
+    assert r.stderr.strip() == (f"kschedx: error: {bad}: percentageOfNodesToScore: Invalid value: 120: "
+                                "not in valid range [0-100]")
+
+
+def test_cli_config_from_stdin():
+    r = CliRunner().invoke(main, ["explain", "--snapshot", CLUSTER, "--config", "-", "-o", "json",
+                                  "--tie-break", "name"], input=HEAD)
+    assert r.exit_code in (0, 1), r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["profiles"] == ["default-scheduler"] and doc["config"] == "<stdin>"
+    assert all(p["profile"] == "default-scheduler" for p in doc["pods"])
+
+
+def test_cli_stdin_only_once():
+    r = CliRunner().invoke(main, ["explain", "--snapshot", "-", "--config", "-"], input=HEAD)
+    assert r.exit_code == 2 and "only once" in r.stderr
+
+
+def test_allow_unknown_plugins_needs_config():
+    r = CliRunner().invoke(main, ["explain", "--snapshot", CLUSTER, "--allow-unknown-plugins"])
+    assert r.exit_code == 2
