@@ -263,6 +263,9 @@ def test_added_preferred_affinity_scores_every_pod():
         {"weight": 20, "preference": zone_in("a")}]}}
     result = run(ADDED_CLUSTER, pod("incoming", affinity=own), {"NodeAffinity": args})
     assert plugin_scores(result, "NodeAffinity") == {"n1": 25, "n2": 100}
+    details = {n.name: next(s.details for s in n.scores if s.plugin == "NodeAffinity") for n in result.nodes}
+    assert details == {"n1": {"addedAffinityWeight": 0, "podAffinityWeight": 20},
+                       "n2": {"addedAffinityWeight": 80, "podAffinityWeight": 0}}
     # Without the arg the pod's own preference wins.
     assert run(ADDED_CLUSTER, pod("incoming", affinity=own)).selected_node == "n1"
 
@@ -299,3 +302,31 @@ def test_invalid_args_refuse_to_build_the_plugin(name, args, message):
     with pytest.raises(ValueError) as exc:
         framework(*ADDED_CLUSTER, plugin_args={name: args})
     assert str(exc.value) == message
+
+
+# --- DefaultPreemption minCandidateNodesPercentage / minCandidateNodesAbsolute ---------------------
+# Three full nodes (1 cpu each, one 1-cpu victim each); the victim on n1 has
+# priority 50, on n2 10, on n3 40. The preemptor (priority 100, 1 cpu) fits
+# nowhere. With the defaults (10%, 100) every node is a candidate and
+# pickOneNodeForPreemption takes the one whose highest victim priority is
+# lowest: n2. With (0%, 1) the dry run stops at the first candidate found from
+# the start offset (0 with --tie-break name), n1. (Upstream's dry run is
+# parallel, so with 16 workers it may find more than one before it stops; the
+# facts here are those of a sequential run, as upstream's own dry-run tables
+# with parallelism 1 and kschedx's documented model.)
+def preemption_cluster():
+    nodes = [make_node(n, cpu="1", memory="8Gi", pods=110, labels={HOSTNAME: n}) for n in ("n1", "n2", "n3")]
+    victims = [make_pod(f"v-{n}", containers=[container(requests={"cpu": "1"})], node=n, priority=p)
+               for n, p in (("n1", 50), ("n2", 10), ("n3", 40))]
+    return nodes + victims
+
+
+@pytest.mark.parametrize("args, want", [
+    (None, "n2"),
+    ({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 1}, "n1"),
+    ({"minCandidateNodesPercentage": 100, "minCandidateNodesAbsolute": 0}, "n2"),
+])
+def test_preemption_candidate_count(args, want):
+    preemptor = make_pod("incoming", containers=[container(requests={"cpu": "1"})], priority=100)
+    result = run(preemption_cluster(), preemptor, {"DefaultPreemption": args} if args else None)
+    assert result.preemption["nominatedNode"] == want

@@ -80,6 +80,11 @@ def test_fit_score_names_the_configured_strategy():
     assert detail_lines("NodeResourcesFit", fit)[0].startswith("MostAllocated, weights cpu 1, memory 1: requested")
 
 
+def test_node_affinity_score_splits_added_and_own_terms():
+    assert detail_lines("NodeAffinity", {"addedAffinityWeight": 80, "podAffinityWeight": 20}) == [
+        "preferred terms matched: scheduler's addedAffinity +80, the pod's own +20"]
+
+
 def test_taints_ports_images():
     assert detail_lines("TaintToleration", {"taint": {"key": "gpu", "value": "yes", "effect": "NoSchedule"}}) == [
         "untolerated taint gpu=yes:NoSchedule"]

@@ -185,6 +185,18 @@ class NodeAffinity(Plugin):
         cache[node_info.name] = (labels, count)
         return count
 
+    def score_details(self, state, pod_info, node_info):
+        """Only with addedAffinity: how much of the raw score the scheduler's
+        own terms gave and how much the pod's."""
+        if not self.added_preferred:
+            return None
+        added = self._added_score(node_info)
+        terms = state.read(_PRE_SCORE_KEY)
+        if terms is None:
+            terms = preferred_terms(pod_info) or []
+        own = sum(w for w, t in terms if t.matches(node_info.labels, node_info.name))
+        return {"addedAffinityWeight": added, "podAffinityWeight": own}
+
     def normalize_score(self, state, pod_info, scores):
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None

@@ -217,7 +217,15 @@ def _inter_pod_affinity(d: dict) -> list[str]:
     return out or _generic(d)
 
 
+def _node_affinity(d: dict) -> list[str]:
+    if "addedAffinityWeight" in d:
+        return [f"preferred terms matched: scheduler's addedAffinity +{d['addedAffinityWeight']}, "
+                f"the pod's own +{d['podAffinityWeight']}"]
+    return _generic(d)
+
+
 _DESCRIBERS = {
+    "NodeAffinity": _node_affinity,
     "NodeResourcesFit": _node_resources_fit,
     "NodeResourcesBalancedAllocation": _balanced_allocation,
     "ImageLocality": _image_locality,
