@@ -228,3 +228,40 @@ def test_snapshot_of_a_wrongly_shaped_object_writes_nothing(kube_api, tmp_path):
     assert r.exit_code == 4
     assert "ResourceSlice/s1: field spec" in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kubeconfig"]  # no file, no temporary left
+
+
+# -- kubeconfigs: fuzzing finds --------------------------------------------------------------------
+
+def _kubeconfig(tmp_path, cluster=None, context_name="x"):
+    doc = {"apiVersion": "v1", "kind": "Config", "current-context": "x",
+           "clusters": [{"name": "c", "cluster": {} if cluster is None else cluster}],
+           "contexts": [{"name": context_name, "context": {"cluster": "c", "user": "u"}}],
+           "users": [{"name": "u", "user": {}}]}
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump(doc))
+    return str(path)
+
+
+@pytest.mark.parametrize("context_name, message", [
+    (["x"], "field contexts[0].name: must be a string, not a list"),
+    ({"x": 1}, "field contexts[0].name: must be a string, not a mapping"),
+])
+def test_kubeconfig_field_of_the_wrong_type_is_named(tmp_path, context_name, message):
+    # Was: TypeError unhashable type (exit 70) while looking the context up.
+    path = _kubeconfig(tmp_path, {"server": "https://127.0.0.1:1"}, context_name)
+    _one_line_error(run("explain", "--kubeconfig", path, "--all-pending"), path, message)
+
+
+def test_kubeconfig_cluster_without_server_is_client_go_s_error(tmp_path):
+    # Was: urllib3's "No host specified" with a FutureWarning on stderr.
+    path = _kubeconfig(tmp_path)
+    _one_line_error(run("explain", "--kubeconfig", path, "--all-pending"), path,
+                    'invalid configuration: no server found for cluster "c"')
+
+
+def test_kubeconfig_server_without_scheme_gets_one_as_client_go_does(tmp_path):
+    path = _kubeconfig(tmp_path, {"server": "127.0.0.1:1"})
+    result = run("explain", "--kubeconfig", path, "--all-pending")
+    assert result.exit_code == 4, result.stderr
+    assert result.stderr.splitlines() == [result.stderr.strip()]
+    assert "cluster http://127.0.0.1:1 " in result.stderr

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from kschedx.errors import ClusterError, InputError
+from kschedx.sources.shape import check_document
 
 if TYPE_CHECKING:  # imported where used: `import kschedx.sources.cluster` must stay cheap
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -421,9 +422,7 @@ def _load_documents(paths: list[str]) -> list[dict]:
             doc = {}
         if not isinstance(doc, dict):
             raise InputError("not a kubeconfig (expected a mapping)", source=path)
-        for key in ("clusters", "contexts", "users"):
-            if not isinstance(doc.get(key) or [], list):
-                raise InputError(f"{key} must be a list", source=path)
+        check_document(doc, "kubeconfig", path)
         docs.append(doc)
     return docs
 
@@ -496,7 +495,32 @@ def _configure(kubeconfig: str | None, context: str | None):
         raise InputError(text, source=source) from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputError(f"invalid kubeconfig: {type(e).__name__}: {e}", source=source) from None
+    if not cfg.host:
+        cluster = _context_field(docs, context, "cluster")
+        what = f'cluster "{cluster}"' if cluster else f'context "{context}"'
+        raise InputError(f"invalid configuration: no server found for {what}", source=source)
+    cfg.host = _default_server_url(cfg)
     return cfg, context, notes, _context_namespace(docs, context)
+
+
+def _default_server_url(cfg) -> str:
+    """client-go's DefaultServerURL: a server without a scheme gets https://
+    when the cluster has TLS settings (a CA, a client certificate, or
+    insecure-skip-tls-verify), else http://."""
+    host = cfg.host
+    if "://" in host:
+        return host
+    tls = bool(cfg.ssl_ca_cert or cfg.cert_file or not cfg.verify_ssl)
+    return ("https://" if tls else "http://") + host
+
+
+def _context_field(docs: list[dict], context: str, field: str):
+    for doc in docs:
+        for entry in doc.get("contexts") or ():
+            if isinstance(entry, dict) and entry.get("name") == context:
+                value = (entry.get("context") or {}).get(field)
+                return value if isinstance(value, str) else None
+    return None
 
 
 def _context_namespace(docs: list[dict], context: str) -> str:

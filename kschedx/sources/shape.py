@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..errors import InputError
 
 
-from .shapes import SHAPES
+from .shapes import DOCUMENTS, SHAPES
 from .shapes.checks import QUANTITY
 
 
@@ -145,12 +145,22 @@ def _walk(value, tree: _Tree, where: str):
 
 _TREES = {kind: _compile(shape) for kind, shape in SHAPES.items()}
 _METADATA = _TREES["*"]
+_DOCUMENT_TREES = {name: _compile(shape) for name, shape in DOCUMENTS.items()}
 
 
 def check_shape(obj: dict, origin, ref: str) -> None:
     """Raise InputError for the first field of `obj` that has the wrong type
     or a value the API server would refuse."""
-    tree = _TREES.get(obj.get("kind"), _METADATA)
+    _check(obj, _TREES.get(obj.get("kind"), _METADATA), origin, ref)
+
+
+def check_document(doc, name: str, origin) -> None:
+    """The same for a whole document that is not an API object (a
+    kubeconfig): the error names the file and the field path."""
+    _check(doc, _DOCUMENT_TREES[name], origin, None)
+
+
+def _check(obj, tree: _Tree, origin, ref) -> None:
     if _valid(obj, tree):
         return
     bad = _walk(obj, tree, "")

@@ -8,7 +8,7 @@ A shape is a list of (path, Check): "x[]" walks every item of the list x,
 
 from __future__ import annotations
 
-from . import core, dra, storage, workloads
+from . import core, dra, kubeconfig, storage, workloads
 from .checks import Check
 from .common import METADATA
 
@@ -41,4 +41,9 @@ SHAPES = {
     "CronJob": workloads.CRON_JOB,
 }
 
-__all__ = ["SHAPES", "Check"]
+# Documents that are not API objects, checked as a whole.
+DOCUMENTS = {
+    "kubeconfig": kubeconfig.KUBECONFIG,
+}
+
+__all__ = ["DOCUMENTS", "SHAPES", "Check"]
