@@ -26,6 +26,9 @@ from hypothesis import strategies as st
 EXAMPLES = int(os.environ.get("KSCHEDX_FUZZ_EXAMPLES", "40"))
 SECONDS = float(os.environ.get("KSCHEDX_FUZZ_SECONDS", "25"))
 SEED = os.environ.get("KSCHEDX_FUZZ_SEED")
+# A file to which each property appends how many inputs it ran (the long
+# run's count in the README comes from it).
+LOG = os.environ.get("KSCHEDX_FUZZ_LOG")
 
 # A fixed seed in CI (derandomize): the same inputs on every run, so a red
 # run is reproducible. A long run passes its own seed.
@@ -55,6 +58,12 @@ class Budget:
             return True
         self.runs += 1
         return False
+
+
+def record(what: str, budget: Budget) -> None:
+    if LOG:
+        with open(LOG, "a", encoding="utf-8") as f:
+            f.write(f"{what}\t{budget.runs}\n")
 
 
 SCALARS = st.one_of(

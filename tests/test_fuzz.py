@@ -52,6 +52,7 @@ def test_mutated_golden_fixtures_never_crash(command):
         fuzz.assert_clean(r, {0, 1, 3}, f"{case.name} {changes}")
 
     prop()
+    fuzz.record(f"test_mutated_golden_fixtures_never_crash[{command}]", budget)
     assert budget.runs > 0
 
 
@@ -76,6 +77,7 @@ def test_mutated_pod_files_never_crash():
         fuzz.assert_clean(r, {0, 1, 3}, f"{case.name} {changes}")
 
     prop()
+    fuzz.record("test_mutated_pod_files_never_crash", budget)
 
 
 KUBECONFIG = {
@@ -111,6 +113,7 @@ def test_mutated_kubeconfigs_never_crash(monkeypatch, tmp_path):
         fuzz.assert_clean(r, {3, 4}, f"kubeconfig {changes}")
 
     prop()
+    fuzz.record("test_mutated_kubeconfigs_never_crash", budget)
     assert budget.runs > 0
 
 
@@ -153,6 +156,7 @@ def test_served_objects_of_any_shape_never_crash_and_snapshot_leaves_nothing(kub
                 server.stop()
 
     prop()
+    fuzz.record("test_served_objects_of_any_shape_never_crash_and_snapshot_leaves_nothing", budget)
 
 
 CONFIGS = sorted([*(GOLDEN[0].parent.parent.parent / "golden-config" / "configs").glob("*.yaml"),
@@ -180,4 +184,5 @@ def test_mutated_scheduler_configs_never_crash(tmp_path):
         fuzz.assert_clean(r, {0, 1, 3}, f"{config.name} {changes}")
 
     prop()
+    fuzz.record("test_mutated_scheduler_configs_never_crash", budget)
     assert budget.runs > 0
