@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from . import KUBERNETES_REFERENCE
 from .errors import InputError, UsageError
+from .framework.runner import queue_order
 from .result import API_VERSION, requests_dict
 from .snapshot import PodInfo
 from .sources.admission import stable_uid
@@ -168,7 +169,8 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
     pending_summary = None
     if options.with_pending:
         own = set(workload.asked) | {pi.uid for pi in workload.pods}
-        pending = scheds.queue_order([PodInfo(p) for p in cluster.pending_pods() if p["metadata"]["uid"] not in own])
+        pending = scheds.queue_order(queue_order(
+            [PodInfo(p) for p in cluster.pending_pods() if p["metadata"]["uid"] not in own]))
         placed = 0
         for pi in pending:
             placed += sim.step(pi).placed_node is not None
