@@ -325,9 +325,10 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     (node sampling starts at index 0): an answer does not depend on which
     other pods were asked about."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    pods = scheds.queue_order(workload.pods)
     sink.begin(_head(scheds, "explain"))
     tally = Tally()
-    for pi in workload.pods:
+    for pi in pods:
         scheds.sampling.next_start_node_index = 0
         p = _pod_document(scheds.schedule(pi), "explain", workload)
         tally.add(p)
@@ -372,9 +373,9 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     snapshot = scheds.snapshot
     nominator = scheds.nominator
+    queue = scheds.queue_order(list(workload.pods))
     sink.begin(_head(scheds, "simulate"))
     before = node_usage(snapshot)
-    queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
     # Highest priority among the pods after position i: a placed pod of at
     # least that priority can no longer be preempted by this run.
