@@ -128,15 +128,17 @@ def copy_pod(template: dict, i: int) -> dict:
 
 
 def capacity(workload, options: Options, *, tie_break: str = "random", seed: int | None = None,
-             config=None, progress=None) -> dict:
-    """The CapacityResult document of the workload's pod templates."""
+             config=None, progress=None, sampling: str = "all") -> dict:
+    """The CapacityResult document of the workload's pod templates.
+    `sampling` as for simulate: "upstream" carries node sampling's start
+    index from each copy's cycle to the next."""
     options.check()
     templates = templates_of(workload)
     doc = None
     results = []
     for t in templates:
         head, result = count_template(workload, t, options, tie_break=tie_break, seed=seed, config=config,
-                                      progress=progress)
+                                      progress=progress, sampling=sampling)
         doc = doc or head
         results.append(result)
     doc["templates"] = results
@@ -153,7 +155,7 @@ def exit_code(doc: dict, minimum: int) -> int:
 
 
 def count_template(workload, template: Template, options: Options, *, tie_break: str, seed: int | None,
-                   config=None, progress=None) -> tuple[dict, dict]:
+                   config=None, progress=None, sampling: str = "all") -> tuple[dict, dict]:
     """Place copies of one template on a fresh snapshot until one is not
     placed (or --max is reached): (document head, the template's result)."""
     from .app import new_schedulers, node_group
@@ -161,7 +163,7 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
     from .simulation import Simulation
 
     cluster = workload.cluster
-    scheds = new_schedulers(cluster, tie_break=tie_break, seed=seed, config=config)
+    scheds = new_schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     sim = Simulation(scheds)
     head = _head(scheds, options)
     head["_warnings"] = list(scheds.snapshot.warnings)

@@ -40,7 +40,7 @@ def make_command():
     @config_options
     @debug_option
     def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copies, allow_preemption,
-                 with_pending, output, tie_break, seed, scheduler_config):
+                 with_pending, output, tie_break, seed, scheduler_config, sampling):
         """How many more replicas of a pod fit, and what stops them?
 
         Copies of each pod template (a Pod, or the template of a Deployment,
@@ -69,7 +69,8 @@ def make_command():
                               with_pending=with_pending)
         options.check()
         workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace))
-        doc = cap.capacity(workload, options, tie_break=tie_break, seed=seed, config=scheduler_config)
+        doc = cap.capacity(workload, options, tie_break=tie_break, seed=seed, config=scheduler_config,
+                           sampling=sampling)
         for w in doc.get("warnings") or ():
             click.echo(f"kschedx: warning: {w}", err=True)
         render(doc, output)
