@@ -31,6 +31,8 @@ from .status import Code, Status
 
 __all__ = ["Framework", "FilterVerdict", "NodeResult", "PluginScore", "PodResult", "NodeToStatus", "queue_order"]
 
+# CycleState key: this cycle ends before PostFilter (Framework.schedule).
+NO_POST_FILTER = "kschedx/no-post-filter"
 ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
 
 
@@ -284,7 +286,10 @@ class Framework:
                 return st
         return None
 
-    def schedule(self, pod: PodInfo) -> PodResult:
+    def schedule(self, pod: PodInfo, *, post_filter: bool = True) -> PodResult:
+        """One scheduling cycle. `post_filter=False` stops an unschedulable
+        pod's cycle before PostFilter (preemption): for callers that only ask
+        whether a pod fits as it is (`explain --fix` checking a change)."""
         result = PodResult(pod)
         gate = self.run_pre_enqueue(pod)
         if gate is not None:
@@ -293,6 +298,8 @@ class Framework:
             result.message = gate.message()
             return result
         state = CycleState()
+        if not post_filter:
+            state.write(NO_POST_FILTER, True)
         result.cycle_state = state
         try:
             self._schedule(state, pod, result)
@@ -542,7 +549,7 @@ class Framework:
 
     def _run_post_filter(self, state, pod, result, node_status, absent_status) -> str:
         """RunPostFilterPlugins; returns the PostFilter part of the message."""
-        if not self.profile.post_filter:
+        if not self.profile.post_filter or state.read(NO_POST_FILTER):
             return ""
         reasons: list[str] = []
         post_result = None
