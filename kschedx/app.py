@@ -193,12 +193,14 @@ def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
                              "or leave metadata.namespace out)", source=str(origin))
 
 
-def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None):
+def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None, sampling: str = "all"):
     """The frameworks of a run, one per profile of `config` (the default
-    profile without one), over one snapshot (dispatch.Schedulers)."""
+    profile without one), over one snapshot (dispatch.Schedulers).
+    `sampling`: "all" evaluates every node; "upstream" stops searching where
+    kube-scheduler's node sampling would."""
     from .dispatch import Schedulers
 
-    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config)
+    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
 
 
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
@@ -326,25 +328,29 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
 
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
-            fix: bool = False) -> dict:
+            sampling: str = "all", fix: bool = False) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
-    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, fix=fix)
+    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
-                 seed: int | None = None, config=None, fix: bool = False) -> int:
+                 seed: int | None = None, config=None, sampling: str = "all", fix: bool = False) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
-    profile of its schedulerName. `fix`: each Unschedulable pod's result
+    profile of its schedulerName. Each pod is its own first scheduling cycle
+    (node sampling starts at index 0): an answer does not depend on which
+    other pods were asked about. `fix`: each Unschedulable pod's result
     gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
     the workload must be loaded with keep_raw)."""
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    pods = scheds.queue_order(workload.pods)
     sink.begin(_head(scheds, "explain"))
     tally = Tally()
-    for pi in workload.pods:
+    for pi in pods:
+        scheds.sampling.next_start_node_index = 0
         p = _pod_document(scheds.schedule(pi), "explain", workload)
         if fix and p["status"] == "Unschedulable":
             _add_fixes(p, scheds.framework_for(pi), pi, workload)
@@ -369,15 +375,16 @@ def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full", config=None) -> dict:
+             detail: str = "full", config=None, sampling: str = "all") -> dict:
     """The pods one after another (see simulate_into): the whole document."""
     sink = DocumentSink()
-    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config)
+    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config,
+                  sampling=sampling)
     return sink.doc
 
 
 def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
-                  progress=None, detail: str = "full", config=None) -> int:
+                  progress=None, detail: str = "full", config=None, sampling: str = "all") -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -396,13 +403,15 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     detail "placements" leaves out each pod's per-node verdicts and scores
     (every other field is kept); "failures" keeps them for the pods left
     unplaced only. Returns the exit code. `config`: as for explain_into.
+    Node sampling's start index is carried from each scheduling cycle to the
+    next, as kube-scheduler carries it (the run starting at 0).
     """
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     snapshot = scheds.snapshot
     nominator = scheds.nominator
+    queue = scheds.queue_order(list(workload.pods))
     sink.begin(_head(scheds, "simulate"))
     before = node_usage(snapshot)
-    queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
     # Highest priority among the pods after position i: a placed pod of at
     # least that priority can no longer be preempted by this run.

@@ -18,7 +18,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import KschedxError
+from .errors import KschedxError, one_line
 from .sink import DocumentSink, ResultSink, Tee
 
 from .render.outputs import DOCUMENT_FORMATS, OUTPUT_FORMATS  # noqa: E402  (a table, no renderer)
@@ -192,7 +192,7 @@ class KschedxGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KschedxError as exc:
-            click.echo(f"kschedx: error: {exc}", err=True)
+            click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
@@ -208,7 +208,7 @@ class KschedxGroup(click.Group):
         except Exception as exc:
             if ctx.meta.get("kschedx.debug"):
                 raise
-            click.echo(f"kschedx: internal error: {type(exc).__name__}: {exc}", err=True)
+            click.echo(f"kschedx: internal error: {type(exc).__name__}: {one_line(str(exc))}", err=True)
             click.echo("kschedx: this is a bug in kschedx; rerun with --debug to see the traceback, "
                        "and please report it", err=True)
             ctx.exit(EXIT_INTERNAL_ERROR)
@@ -347,7 +347,7 @@ fix_option = click.option(
 @report_option
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, fix, report, cluster, selection, all_pending,
-            scheduler_config):
+            scheduler_config, sampling):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -370,7 +370,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, fix, repor
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                              seed=seed, config=scheduler_config, fix=fix))
+                              seed=seed, config=scheduler_config, sampling=sampling, fix=fix))
 
 
 @main.command()
@@ -382,7 +382,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, fix, repor
 @report_option
 @debug_option
 def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, selection, all_pending,
-             scheduler_config):
+             scheduler_config, sampling):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -410,7 +410,8 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
     # A document streams to stdout as pods are placed: no bar to draw over it.
     with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
         code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
-                                 seed=seed, progress=progress, detail=detail, config=scheduler_config)
+                                 seed=seed, progress=progress, detail=detail, config=scheduler_config,
+                                 sampling=sampling)
     sys.exit(code)
 
 

@@ -53,17 +53,24 @@ class Verifier:
         return PodInfo(pod)
 
     def run(self, pi: PodInfo | None = None, *, preemption: bool = False):
-        """One cycle of the pod (or of its changed copy). Ties are broken by
-        a random source of its own, so checking fixes leaves the run's
-        random choices for the next pods as they were."""
+        """One cycle of the pod (or of its changed copy), as the pod's own
+        first cycle (node sampling from the first node). Ties are broken by a
+        random source of its own, so checking fixes leaves the run's random
+        choices and sampling position for the next pods as they were."""
         pi = pi if pi is not None else self.pod_info
         self.runs += 1
         fw = self.fw
         rng, fw.rng = fw.rng, random.Random(0)
+        sampling = getattr(fw, "sampling", None)
+        start = sampling.next_start_node_index if sampling is not None else None
+        if sampling is not None:
+            sampling.next_start_node_index = 0
         try:
             return fw.schedule(pi, post_filter=preemption)
         finally:
             fw.rng = rng
+            if sampling is not None:
+                sampling.next_start_node_index = start
 
     # -- the snapshot, changed for one cycle ---------------------------------------
     @contextmanager
