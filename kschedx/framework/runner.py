@@ -65,16 +65,19 @@ class Framework:
     which is also the Handle plugins use to reach the snapshot."""
 
     def __init__(self, snapshot: Snapshot, *, tie_break: str = "random", seed: int | None = None, plugin_args=None,
-                 plan=None, nominator: Nominator | None = None, rng: random.Random | None = None):
+                 plan=None, nominator: Nominator | None = None, rng: random.Random | None = None,
+                 extenders=None):
         """`plan`: the profile (ProfilePlan) to run, the default one when None.
         Frameworks of several profiles over one snapshot share the nominator
-        (upstream's one scheduling queue) and the random source."""
+        (upstream's one scheduling queue), the random source and the
+        configured extenders (framework/extenders.Extenders, or None)."""
         self.snapshot = snapshot
         self.cluster = snapshot.cluster
         self.nominator = nominator if nominator is not None else Nominator()
         self.tie_break = tie_break
         self.rng = rng if rng is not None else random.Random(seed)
         self.profile = Profile(self, plugin_args, plan)
+        self.extenders = extenders
 
     # -- Handle ----------------------------------------------------------------
     def weight(self, plugin: str) -> int:
@@ -379,9 +382,19 @@ class Framework:
         explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
         if nominated is not None:
             explicit[nominated.name] = self._record_node(state, pod, nominated)
+            if explicit[nominated.name].feasible and self.extenders is not None \
+                    and not self.extenders.filter_nominated(result, pod, nominated, node_status):
+                # Rejected by an extender: upstream then filters every node,
+                # this one again (and asks the extenders again).
+                del explicit[nominated.name]
+                node_status.pop(nominated.name, None)
+                nominated = None
 
         feasible = self._filter_nodes(state, pod, result, candidate_names, nominated, explicit, node_status,
                                       absent_status, narrowing)
+        if self.extenders is not None and (nominated is None or feasible != [nominated]):
+            # findNodesThatPassExtenders (the nominated node passed them already)
+            feasible = self.extenders.filter(result, pod, feasible, node_status)
         if not feasible:
             self._fit_error(state, pod, result, node_status, absent_status)
             return
@@ -479,6 +492,8 @@ class Framework:
             result.status = "Scheduled"
             return
         totals = self._score(state, pod, result, feasible)
+        if self.extenders is not None:
+            self.extenders.prioritize(result, pod, feasible, totals)
         best = max(totals)
         top = sorted(ni.name for ni, total in zip(feasible, totals) if total == best)
         result.top_nodes = top
