@@ -320,9 +320,10 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
     profile of its schedulerName."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    pods = scheds.queue_order(workload.pods)
     sink.begin(_head(scheds, "explain"))
     tally = Tally()
-    for pi in workload.pods:
+    for pi in pods:
         p = _pod_document(scheds.schedule(pi), "explain", workload)
         tally.add(p)
         sink.pod(p)
@@ -363,9 +364,9 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
     snapshot = scheds.snapshot
     nominator = scheds.nominator
+    queue = scheds.queue_order(list(workload.pods))
     sink.begin(_head(scheds, "simulate"))
     before = node_usage(snapshot)
-    queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
     # Highest priority among the pods after position i: a placed pod of at
     # least that priority can no longer be preempted by this run.
