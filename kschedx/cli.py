@@ -337,7 +337,7 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 @report_option
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, selection, all_pending,
-            scheduler_config):
+            scheduler_config, sampling):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -359,7 +359,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                              seed=seed, config=scheduler_config))
+                              seed=seed, config=scheduler_config, sampling=sampling))
 
 
 @main.command()
@@ -371,7 +371,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
 @report_option
 @debug_option
 def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, selection, all_pending,
-             scheduler_config):
+             scheduler_config, sampling):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -399,7 +399,8 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
     # A document streams to stdout as pods are placed: no bar to draw over it.
     with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
         code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
-                                 seed=seed, progress=progress, detail=detail, config=scheduler_config)
+                                 seed=seed, progress=progress, detail=detail, config=scheduler_config,
+                                 sampling=sampling)
     sys.exit(code)
 
 

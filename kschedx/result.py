@@ -114,6 +114,8 @@ def pod_dict(r: PodResult, mode: str) -> dict:
         d["notes"] = notes
     if records is not None and records.calls:
         d["extenders"] = records.document()
+    if getattr(r, "sampling", None) is not None:
+        d["sampling"] = r.sampling
     if mode == "simulate":
         d["placedNode"] = getattr(r, "placed_node", None)
         if getattr(r, "preempted_by", None):
