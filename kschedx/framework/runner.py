@@ -514,7 +514,7 @@ class Framework:
             # that failed) are the statuses kube-scheduler records.
             sampling.advance(len(feasible) + len(node_status), num_all)
             return None
-        order = sampling.order(all_nodes)
+        order = sampling.order(self.snapshot)
         if candidate_names is not None:
             # kube-scheduler takes a PreFilterResult's nodes in Go map order
             # (random); kschedx keeps them in node-tree order.
@@ -556,7 +556,7 @@ class Framework:
             info["couldBeMissed"] = False
             info["upstreamCouldPick"] = list(result.top_nodes)
             return
-        ordered = [ni.name for ni in self.sampling.order(self.snapshot.node_infos) if ni.name in total_of]
+        ordered = [ni.name for ni in self.sampling.order(self.snapshot) if ni.name in total_of]
         picks = best_of_some_window([total_of[n] for n in ordered], k)
         info["couldBeMissed"] = True
         info["upstreamCouldPick"] = sorted(ordered[i] for i in picks)
