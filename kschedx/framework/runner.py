@@ -69,11 +69,12 @@ class Framework:
 
     def __init__(self, snapshot: Snapshot, *, tie_break: str = "random", seed: int | None = None, plugin_args=None,
                  plan=None, nominator: Nominator | None = None, rng: random.Random | None = None,
-                 sampling: SamplingState | None = None):
+                 sampling: SamplingState | None = None, extenders=None):
         """`plan`: the profile (ProfilePlan) to run, the default one when None.
         Frameworks of several profiles over one snapshot share the nominator
-        (upstream's one scheduling queue), the random source and the sampling
-        state (the scheduler's next start index)."""
+        (upstream's one scheduling queue), the random source, the sampling
+        state (the scheduler's next start index) and the configured extenders
+        (framework/extenders.Extenders, or None)."""
         self.snapshot = snapshot
         self.sampling = sampling if sampling is not None else SamplingState()
         self.cluster = snapshot.cluster
@@ -81,6 +82,7 @@ class Framework:
         self.tie_break = tie_break
         self.rng = rng if rng is not None else random.Random(seed)
         self.profile = Profile(self, plugin_args, plan)
+        self.extenders = extenders
 
     # -- Handle ----------------------------------------------------------------
     def weight(self, plugin: str) -> int:
@@ -396,6 +398,13 @@ class Framework:
         explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
         if nominated is not None:
             explicit[nominated.name] = self._record_node(state, pod, nominated)
+            if explicit[nominated.name].feasible and self.extenders is not None \
+                    and not self.extenders.filter_nominated(result, pod, nominated, node_status):
+                # Rejected by an extender: upstream then filters every node,
+                # this one again (and asks the extenders again).
+                del explicit[nominated.name]
+                node_status.pop(nominated.name, None)
+                nominated = None
 
         feasible = self._filter_nodes(state, pod, result, candidate_names, nominated, explicit, node_status,
                                       absent_status, narrowing)
@@ -405,6 +414,10 @@ class Framework:
             search = self._search(result, feasible, node_status, candidate_names, nominated)
             if search is not None and self.sampling.mode == "upstream":
                 feasible = search.found
+        if self.extenders is not None and (nominated is None or feasible != [nominated]):
+            # findNodesThatPassExtenders, on the nodes the search kept (the
+            # nominated node passed them already)
+            feasible = self.extenders.filter(result, pod, feasible, node_status)
         if not feasible:
             self._fit_error(state, pod, result, node_status, absent_status)
             return
@@ -508,7 +521,7 @@ class Framework:
             # that failed) are the statuses kube-scheduler records.
             sampling.advance(len(feasible) + len(node_status), num_all)
             return None
-        order = sampling.order(all_nodes)
+        order = sampling.order(self.snapshot)
         if candidate_names is not None:
             # kube-scheduler takes a PreFilterResult's nodes in Go map order
             # (random); kschedx keeps them in node-tree order.
@@ -550,7 +563,7 @@ class Framework:
             info["couldBeMissed"] = False
             info["upstreamCouldPick"] = list(result.top_nodes)
             return
-        ordered = [ni.name for ni in self.sampling.order(self.snapshot.node_infos) if ni.name in total_of]
+        ordered = [ni.name for ni in self.sampling.order(self.snapshot) if ni.name in total_of]
         picks = best_of_some_window([total_of[n] for n in ordered], k)
         info["couldBeMissed"] = True
         info["upstreamCouldPick"] = sorted(ordered[i] for i in picks)
@@ -571,6 +584,8 @@ class Framework:
             result.status = "Scheduled"
             return None
         totals = self._score(state, pod, result, feasible)
+        if self.extenders is not None:
+            self.extenders.prioritize(result, pod, feasible, totals)
         best = max(totals)
         top = sorted(ni.name for ni, total in zip(feasible, totals) if total == best)
         result.top_nodes = top
