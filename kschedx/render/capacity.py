@@ -37,6 +37,15 @@ def to_jsonl(doc: dict) -> str:
     return "".join(json.dumps(dict(head, templates=[t]), ensure_ascii=False) + "\n" for t in doc["templates"])
 
 
+def report_document(doc: dict, failures: list[dict]) -> dict:
+    """What the HTML report (render/html.py) draws for capacity: the
+    SchedulingResult head, each template's count, limit and utilization
+    (`capacity`), and as `pods` the first copy of each template that did not
+    fit, with every node's verdicts (the heat map)."""
+    head = {k: v for k, v in doc.items() if k not in ("kind", "templates", "exitCode", "options")}
+    return dict(head, kind="SchedulingResult", mode="capacity", pods=list(failures), capacity=doc["templates"])
+
+
 def render_human(doc: dict, *, out=None, wide: bool = False, color: bool | None = None) -> None:
     from .human import LossyWriter, render_rich, use_color
     from .layout import ASCII, symbols_for
