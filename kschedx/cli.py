@@ -331,12 +331,22 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 
 
 # -- commands -------------------------------------------------------------------
+fix_option = click.option(
+    "--fix",
+    "fix",
+    is_flag=True,
+    help="For each unschedulable pod, the smallest changes (to the pod or the cluster) that make it fit, each "
+         "checked by running the scheduling cycle again with it: a numbered list, `fixes` in json/yaml.",
+)
+
+
 @main.command()
 @workload_options
 @node_option
+@fix_option
 @report_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, selection, all_pending,
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, fix, report, cluster, selection, all_pending,
             scheduler_config, sampling):
     """Why does each pod go where it goes, or nowhere?
 
@@ -350,16 +360,17 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
       kschedx explain fixtures/pods/web.yaml --snapshot fixtures/cluster/
       kschedx explain pod.yaml --snapshot cluster/ --node worker-a1
       kschedx explain --snapshot cluster/ -o json
+      kschedx explain pod.yaml --snapshot cluster/ --fix
     """
     from . import app
 
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                              seed=seed, config=scheduler_config, sampling=sampling))
+                              seed=seed, config=scheduler_config, sampling=sampling, fix=fix))
 
 
 @main.command()

@@ -32,6 +32,8 @@ from .status import Code, Status
 
 __all__ = ["Framework", "FilterVerdict", "NodeResult", "PluginScore", "PodResult", "NodeToStatus", "queue_order"]
 
+# CycleState key: this cycle ends before PostFilter (Framework.schedule).
+NO_POST_FILTER = "kschedx/no-post-filter"
 ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
 
 
@@ -290,7 +292,10 @@ class Framework:
                 return st
         return None
 
-    def schedule(self, pod: PodInfo) -> PodResult:
+    def schedule(self, pod: PodInfo, *, post_filter: bool = True) -> PodResult:
+        """One scheduling cycle. `post_filter=False` stops an unschedulable
+        pod's cycle before PostFilter (preemption): for callers that only ask
+        whether a pod fits as it is (`explain --fix` checking a change)."""
         result = PodResult(pod)
         try:
             gate = self.run_pre_enqueue(pod)
@@ -305,6 +310,8 @@ class Framework:
             result.message = gate.message()
             return result
         state = CycleState()
+        if not post_filter:
+            state.write(NO_POST_FILTER, True)
         result.cycle_state = state
         try:
             self._schedule(state, pod, result)
@@ -519,8 +526,8 @@ class Framework:
             # kube-scheduler takes a PreFilterResult's nodes in Go map order
             # (random); kschedx keeps them in node-tree order.
             order = [ni for ni in order if ni.name in candidate_names]
-        feasible_names = {ni.name for ni in feasible}
-        search = walk(order, lambda ni: ni.name in feasible_names, start, k)
+        # A candidate is feasible unless it has a failure status.
+        search = walk(order, lambda ni: ni.name not in node_status, start, k)
         processed = search.processed
         if nominated is not None and nominated.name in node_status and nominated.name not in search.failed:
             processed += 1  # its status was recorded when it was tried first
@@ -549,14 +556,15 @@ class Framework:
         info = result.sampling
         k = info["numFeasibleNodesToFind"]
         total_of = {ni.name: t for ni, t in zip(feasible, totals)}
-        found = [ni.name for ni in search.found]
+        # Nodes an extender rejected after the search are no pick either.
+        found = [ni.name for ni in search.found if ni.name in total_of]
         best = max((total_of[n] for n in found), default=None)
         info["startWindowBest"] = sorted(n for n in found if total_of[n] == best)
         if len(feasible) <= k:
             info["couldBeMissed"] = False
             info["upstreamCouldPick"] = list(result.top_nodes)
             return
-        ordered = [ni.name for ni in self.sampling.order(self.snapshot) if ni.name in total_of]
+        ordered = [name for name in self.sampling.order_names(self.snapshot) if name in total_of]
         picks = best_of_some_window([total_of[n] for n in ordered], k)
         info["couldBeMissed"] = True
         info["upstreamCouldPick"] = sorted(ordered[i] for i in picks)
@@ -643,7 +651,7 @@ class Framework:
 
     def _run_post_filter(self, state, pod, result, node_status, absent_status) -> str:
         """RunPostFilterPlugins; returns the PostFilter part of the message."""
-        if not self.profile.post_filter:
+        if not self.profile.post_filter or state.read(NO_POST_FILTER):
             return ""
         reasons: list[str] = []
         post_result = None
