@@ -68,7 +68,7 @@ class BindPlan:
 
     def summary(self, *, bound: bool, dry_run: bool, outcome: "BindOutcome | None" = None) -> dict:
         """The `bind` section added to the SchedulingResult document."""
-        return {
+        out = {
             "pod": self.key,
             "node": self.node,
             "bindable": self.bindable,
@@ -78,9 +78,10 @@ class BindPlan:
             "dryRun": dry_run,
             "bound": bound,
             "notes": list(self.notes),
-            # Who binds: kube-scheduler's DefaultBinder (pods/binding), or the URL of the binder extender.
-            "binder": self.binder.name if self.binder is not None else "DefaultBinder",
         }
+        if self.binder is not None:
+            out["binder"] = self.binder.name  # the extender that binds, instead of pods/binding
+        return out
 
 
 @dataclass
