@@ -306,24 +306,26 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
     return summary
 
 
-def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None) -> dict:
+def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
+            nodes=None) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
-    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config)
+    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, nodes=nodes)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
-                 seed: int | None = None, config=None) -> int:
+                 seed: int | None = None, config=None, nodes=None) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
-    profile of its schedulerName."""
+    profile of its schedulerName. `nodes`: a NodeChoice (--nodes), which
+    node records each pod's document keeps (None: all)."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
-    sink.begin(_head(scheds, "explain"))
+    sink.begin(_head(scheds, "explain", nodes))
     tally = Tally()
     for pi in workload.pods:
-        p = _pod_document(scheds.schedule(pi), "explain", workload)
+        p = _pod_document(scheds.schedule(pi), "explain", workload, nodes)
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
@@ -332,15 +334,16 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full", config=None) -> dict:
+             detail: str = "full", config=None, nodes=None) -> dict:
     """The pods one after another (see simulate_into): the whole document."""
     sink = DocumentSink()
-    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config)
+    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config,
+                  nodes=nodes)
     return sink.doc
 
 
 def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
-                  progress=None, detail: str = "full", config=None) -> int:
+                  progress=None, detail: str = "full", config=None, nodes=None) -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -358,12 +361,13 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     is empty in practice. `progress(done, total)` is called after each pod.
     detail "placements" leaves out each pod's per-node verdicts and scores
     (every other field is kept); "failures" keeps them for the pods left
-    unplaced only. Returns the exit code. `config`: as for explain_into.
+    unplaced only; `nodes` (--nodes) chooses among the records kept.
+    Returns the exit code. `config`: as for explain_into.
     """
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
     snapshot = scheds.snapshot
     nominator = scheds.nominator
-    sink.begin(_head(scheds, "simulate"))
+    sink.begin(_head(scheds, "simulate", nodes))
     before = node_usage(snapshot)
     queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
@@ -458,8 +462,8 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
         elif r.nominated_node == "":
             nominator.remove(pi)
         if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
-            r.nodes = []
-        p = _pod_document(r, "simulate", workload)
+            r.drop_nodes()
+        p = _pod_document(r, "simulate", workload, nodes)
         del r
         if p["placedNode"]:
             held[pi.uid] = p
@@ -493,17 +497,18 @@ def _count(summary: dict, tally: Tally, p: dict) -> None:
 
 
 @pauses_collector
-def _pod_document(r, mode: str, workload: Workload) -> dict:
-    p = pod_dict(r, mode)
+def _pod_document(r, mode: str, workload: Workload, nodes=None) -> dict:
+    p = pod_dict(r, mode, nodes)
     p["profile"] = getattr(r, "profile", PROFILE_NAME)
     if p["status"] == "NoProfile" and r.pod_info.uid in workload.asked:
         p["askedByName"] = True
     return add_source(p, workload.sources)
 
 
-def _head(scheds, mode: str) -> dict:
+def _head(scheds, mode: str, nodes=None) -> dict:
     head = document_head(mode=mode, tie_break=scheds.tie_break, profile=scheds.primary.profile.name,
-                         not_evaluated=scheds.not_evaluated)
+                         not_evaluated=scheds.not_evaluated,
+                         node_detail=None if nodes is None or nodes.is_all else nodes.text)
     if scheds.config is not None:
         head["profiles"] = scheds.profile_names
         head["config"] = scheds.config.source
