@@ -322,9 +322,10 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     profile of its schedulerName. `nodes`: a NodeChoice (--nodes), which
     node records each pod's document keeps (None: all)."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    pods = scheds.queue_order(workload.pods)
     sink.begin(_head(scheds, "explain", nodes))
     tally = Tally()
-    for pi in workload.pods:
+    for pi in pods:
         p = _pod_document(scheds.schedule(pi), "explain", workload, nodes)
         tally.add(p)
         sink.pod(p)
@@ -367,9 +368,9 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
     snapshot = scheds.snapshot
     nominator = scheds.nominator
+    queue = scheds.queue_order(list(workload.pods))
     sink.begin(_head(scheds, "simulate", nodes))
     before = node_usage(snapshot)
-    queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
     # Highest priority among the pods after position i: a placed pod of at
     # least that priority can no longer be preempted by this run.

@@ -67,6 +67,27 @@ class Schedulers:
                           "kube-scheduler leaves the pod to another scheduler")
         return result
 
+    def queue_order(self, pods: list[PodInfo]) -> list[PodInfo]:
+        """The pods in the order of the configuration's QueueSort plugin (one
+        for every profile, validation makes sure). Pods arrive in
+        PrioritySort's order; another QueueSort plugin (registered through
+        the kschedx.plugins entry points) reorders them with its `less`,
+        stably, so its ties keep PrioritySort's order."""
+        queue_sort = self.primary.profile.queue_sort
+        if not queue_sort or queue_sort[0].name == "PrioritySort":
+            return pods
+        from functools import cmp_to_key
+
+        from .errors import InputError
+        from .framework.interface import PluginError
+
+        less = queue_sort[0].less
+        try:
+            return sorted(pods, key=cmp_to_key(lambda a, b: -1 if less(a, b) else 1 if less(b, a) else 0))
+        except PluginError as exc:
+            raise InputError(f"QueueSort plugin {queue_sort[0].name}: {exc}",
+                             source=self.config.source if self.config is not None else None) from None
+
     @property
     def profile_names(self) -> list[str]:
         return list(self.by_name)

@@ -73,6 +73,7 @@ def load_config(path: str, *, allow_unknown_plugins: bool = False) -> SchedulerC
 
 def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: bool = False) -> SchedulerConfig:
     from ..framework.profile import ProfileError, plan_profile
+    from ..framework.registry import EntryPointError
 
     def fail(message: str):
         raise InputError(message, source=source)
@@ -106,12 +107,15 @@ def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: 
     for prof in cfg["profiles"]:
         try:
             plan = plan_profile(prof, allow_unknown=allow_unknown_plugins)
+        except EntryPointError as e:
+            fail(str(e))
         except ProfileError as e:
             hint = ""
             if "does not exist" in str(e):
                 hint = (" (not a kube-scheduler v1.35 in-tree plugin, and no installed package registers it "
                         "under the kschedx.plugins entry-point group; --allow-unknown-plugins skips it)")
             fail(f"{e}{hint}")
+        plan.source = source
         _check_plugin_args(plan, fail)
         if plan.unknown:
             warnings.append(f"{source}: profile {plan.name}: plugins kschedx does not have are not evaluated: "

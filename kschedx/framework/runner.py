@@ -292,7 +292,13 @@ class Framework:
 
     def schedule(self, pod: PodInfo) -> PodResult:
         result = PodResult(pod)
-        gate = self.run_pre_enqueue(pod)
+        try:
+            gate = self.run_pre_enqueue(pod)
+        except PluginError as exc:
+            result.status = "Error"
+            result.message = str(exc)
+            result.nodes = []
+            return result
         if gate is not None:
             result.status = "Gated"
             result.gate = gate
