@@ -18,7 +18,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import KschedxError
+from .errors import KschedxError, one_line
 from .sink import DocumentSink, ResultSink, Tee
 
 from .render.outputs import DOCUMENT_FORMATS, OUTPUT_FORMATS  # noqa: E402  (a table, no renderer)
@@ -224,7 +224,7 @@ class KschedxGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KschedxError as exc:
-            click.echo(f"kschedx: error: {exc}", err=True)
+            click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
@@ -240,7 +240,7 @@ class KschedxGroup(click.Group):
         except Exception as exc:
             if ctx.meta.get("kschedx.debug"):
                 raise
-            click.echo(f"kschedx: internal error: {type(exc).__name__}: {exc}", err=True)
+            click.echo(f"kschedx: internal error: {type(exc).__name__}: {one_line(str(exc))}", err=True)
             click.echo("kschedx: this is a bug in kschedx; rerun with --debug to see the traceback, "
                        "and please report it", err=True)
             ctx.exit(EXIT_INTERNAL_ERROR)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import click
 
 from .cli_config import config_options
-from .errors import KschedxError, UsageError
+from .errors import KschedxError, UsageError, one_line
 
 # ---- options ---------------------------------------------------------------------------
 
@@ -307,7 +307,7 @@ def read_progress(conn, enabled: bool | None = None):
 
 
 def fail(exc: KschedxError):
-    click.echo(f"kschedx: error: {exc}", err=True)
+    click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
     sys.exit(exc.exit_code)
 
 
