@@ -174,12 +174,14 @@ def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
                              "or leave metadata.namespace out)", source=str(origin))
 
 
-def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None):
+def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None, sampling: str = "all"):
     """The frameworks of a run, one per profile of `config` (the default
-    profile without one), over one snapshot (dispatch.Schedulers)."""
+    profile without one), over one snapshot (dispatch.Schedulers).
+    `sampling`: "all" evaluates every node; "upstream" stops searching where
+    kube-scheduler's node sampling would."""
     from .dispatch import Schedulers
 
-    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config)
+    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
 
 
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
@@ -307,25 +309,28 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
 
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
-            nodes=None) -> dict:
+            sampling: str = "all", nodes=None) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
-    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, nodes=nodes)
+    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, nodes=nodes)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
-                 seed: int | None = None, config=None, nodes=None) -> int:
+                 seed: int | None = None, config=None, sampling: str = "all", nodes=None) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
-    profile of its schedulerName. `nodes`: a NodeChoice (--nodes), which
+    profile of its schedulerName. Each pod is its own first scheduling cycle
+    (node sampling starts at index 0): an answer does not depend on which
+    other pods were asked about. `nodes`: a NodeChoice (--nodes), which
     node records each pod's document keeps (None: all)."""
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     pods = scheds.queue_order(workload.pods)
     sink.begin(_head(scheds, "explain", nodes))
     tally = Tally()
     for pi in pods:
+        scheds.sampling.next_start_node_index = 0
         p = _pod_document(scheds.schedule(pi), "explain", workload, nodes)
         tally.add(p)
         sink.pod(p)
@@ -335,16 +340,16 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full", config=None, nodes=None) -> dict:
+             detail: str = "full", config=None, sampling: str = "all", nodes=None) -> dict:
     """The pods one after another (see simulate_into): the whole document."""
     sink = DocumentSink()
     simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config,
-                  nodes=nodes)
+                  sampling=sampling, nodes=nodes)
     return sink.doc
 
 
 def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
-                  progress=None, detail: str = "full", config=None, nodes=None) -> int:
+                  progress=None, detail: str = "full", config=None, sampling: str = "all", nodes=None) -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -364,8 +369,10 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     (every other field is kept); "failures" keeps them for the pods left
     unplaced only; `nodes` (--nodes) chooses among the records kept.
     Returns the exit code. `config`: as for explain_into.
+    Node sampling's start index is carried from each scheduling cycle to the
+    next, as kube-scheduler carries it (the run starting at 0).
     """
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     snapshot = scheds.snapshot
     nominator = scheds.nominator
     queue = scheds.queue_order(list(workload.pods))

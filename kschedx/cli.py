@@ -383,7 +383,7 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 @report_option
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, report, cluster, selection, all_pending,
-            scheduler_config):
+            scheduler_config, sampling):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -407,7 +407,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, rep
     check_node_name(node, workload.cluster, where)
     check_node_choice(nodes, workload.cluster, where)
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                              seed=seed, config=scheduler_config, nodes=nodes.keeping(node)))
+                              seed=seed, config=scheduler_config, sampling=sampling, nodes=nodes.keeping(node)))
 
 
 @main.command()
@@ -420,7 +420,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, rep
 @report_option
 @debug_option
 def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, report, cluster, selection,
-             all_pending, scheduler_config):
+             all_pending, scheduler_config, sampling):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -449,7 +449,8 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
     # A document streams to stdout as pods are placed: no bar to draw over it.
     with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
         code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
-                                 seed=seed, progress=progress, detail=detail, config=scheduler_config, nodes=nodes)
+                                 seed=seed, progress=progress, detail=detail, config=scheduler_config,
+                                 sampling=sampling, nodes=nodes)
     sys.exit(code)
 
 

@@ -415,7 +415,7 @@ def _complete_pending_pod(ctx, _param, incomplete):
 @namespace_option
 @config_options
 def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed, cluster, namespace,
-         scheduler_config):
+         scheduler_config, sampling):
     """Schedule one pending pod of the live cluster, and bind it.
 
     Takes a fresh snapshot, runs the scheduling cycle, shows the explanation
@@ -455,7 +455,7 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
         try:
             with read_progress(conn) as progress:
                 plan = binding.plan(conn, pod_ref, node=node, preempt=preempt, tie_break=tie_break,
-                                    seed=seed, progress=progress, config=scheduler_config)
+                                    seed=seed, progress=progress, config=scheduler_config, sampling=sampling)
             for w in plan.doc.get("warnings") or ():
                 warn(w)
             if not machine:
@@ -474,7 +474,7 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
             with wait_progress(len(plan.victims)) as waited:
                 outcome = binding.execute(conn, plan, timeout=timeout, events=lambda m: say(m),
                                           wait_progress=waited, tie_break=tie_break, seed=seed,
-                                          config=scheduler_config)
+                                          config=scheduler_config, sampling=sampling)
         finally:
             conn.close()
     except KschedxError as e:

@@ -100,6 +100,8 @@ def pod_dict(r: PodResult, mode: str, nodes=None) -> dict:
         d["preFilterResult"] = r.pre_filter_result
     if r.notes:
         d["notes"] = list(r.notes)
+    if getattr(r, "sampling", None) is not None:
+        d["sampling"] = r.sampling
     if mode == "simulate":
         d["placedNode"] = getattr(r, "placed_node", None)
         if getattr(r, "preempted_by", None):

@@ -386,6 +386,8 @@ class PodResult:
         self._node_counts: dict | None = None
         self.preemption: dict | None = None
         self.notes: list[str] = []
+        # Node sampling, when kube-scheduler would stop searching early (runner._search).
+        self.sampling: dict | None = None
         # What simulate needs after the cycle (not part of the schema).
         self.nominated_node: str | None = None  # set by PostFilter: "" clears a nomination
         self.victims: list[PodInfo] = []

@@ -114,6 +114,27 @@ def _names(names, limit: int | None, sym: Symbols) -> str:
     return ", ".join(names[:limit]) + f", {sym.ellipsis} (+{len(names) - limit})"
 
 
+def sampling_text(pod: dict, limit: int | None, sym: Symbols) -> str:
+    """The pod's `sampling` field in one line: where kube-scheduler's node
+    sampling stops, and (mode all) whether it could pick another node."""
+    s = pod["sampling"]
+    pct = s["percentageOfNodesToScore"]
+    share = f"percentageOfNodesToScore {pct}" + (" = adaptive" if pct == 0 else "")
+    k, start = s["numFeasibleNodesToFind"], s["startIndex"]
+    if s["mode"] == "upstream":
+        return (f"sampling (upstream): scored the first {s['foundNodes']} feasible nodes found from start index "
+                f"{start} ({share}; {s['processedNodes']} of {s['nodes']} nodes checked, next cycle starts at "
+                f"{s['nextStartIndex']})")
+    head = f"sampling: kube-scheduler stops at {k} feasible nodes of {s['nodes']} ({share})"
+    if not s.get("couldBeMissed"):
+        return head + f"; only {s['feasibleNodes']} are feasible, so it finds them all: same pick"
+    picks = s.get("upstreamCouldPick") or []
+    others = [n for n in picks if n != pod.get("selectedNode")]
+    return (head + f"; from start index {start} its best are {_names(s.get('startWindowBest') or [], 3, sym)}"
+            f" {sym.dot} {pod.get('selectedNode')} could be missed: from other starts it could pick "
+            f"{plural(len(others), 'other node')} ({_names(others, limit, sym)})")
+
+
 # -- details: shown generically, whatever plugin produced them -----------------
 def compact(value) -> str:
     """One value in one short line: dicts as k=v, lists comma-joined."""
@@ -251,6 +272,8 @@ class Report:
         self.pre_filter(pod)
         self.filters(pod)
         self.scores(pod)
+        if pod.get("sampling") and pod["status"] == "Scheduled":
+            self.add(_line((sampling_text(pod, None if self.wide else GROUP_NAMES, self.sym), WARN), indent=2))
         self.preemption(pod)
 
     def header(self, pod: dict) -> None:
