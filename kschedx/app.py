@@ -77,10 +77,13 @@ class Workload:
     # uids of the pods asked for by name (POD_FILE, NAMESPACE/NAME): a pod no
     # profile serves fails the exit code only when it was asked for.
     asked: set = field(default_factory=set)
+    # "namespace/name" -> the pod as written, before admission (keep_raw):
+    # `explain --fix` writes its patches against these.
+    raw_pods: dict[str, dict] = field(default_factory=dict)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
-                  enforce_namespace: bool | None = None) -> Workload:
+                  enforce_namespace: bool | None = None, keep_raw: bool = False) -> Workload:
     """Read the snapshot (cluster) and the POD_FILEs.
 
     Objects in POD_FILEs other than pods (a PVC next to its pod, a
@@ -119,6 +122,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
                 warnings.append(f"{origin}: {object_ref(obj)} has spec.nodeName set; "
                                 "evaluating it as if it were pending")
                 obj["spec"] = {k: v for k, v in spec.items() if k != "nodeName"}
+    raw_pods = _raw_pending_pods(cluster_objects + pod_objects) if keep_raw else {}
     cluster = build_cluster(cluster_objects + pod_objects)
     if pod_paths:
         for obj, _ in pod_objects:
@@ -143,7 +147,22 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
     sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids))
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids), raw_pods)
+
+
+def _raw_pending_pods(objects) -> dict[str, dict]:
+    """Copies of the pods without a node as written (admission changes them in place)."""
+    import copy
+
+    out = {}
+    for obj, _ in objects:
+        if obj.get("kind") != "Pod" or not isinstance(obj.get("metadata"), dict):
+            continue
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("nodeName"):
+            meta = obj["metadata"]
+            out[f"{meta.get('namespace') or 'default'}/{meta.get('name')}"] = copy.deepcopy(obj)
+    return out
 
 
 def _pod_sources(objects) -> dict[str, dict]:
@@ -190,7 +209,7 @@ def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
 
 
 def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
-                               progress=None, selection=None) -> Workload:
+                               progress=None, selection=None, keep_raw: bool = False) -> Workload:
     """A live cluster instead of a snapshot: exactly the Workload load_workload
     gives for a `kschedx snapshot` of it.
 
@@ -218,7 +237,7 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     try:
         workload = load_workload((), pod_paths, cluster_objects=objects,
                                  namespace=selection.namespace if explicit else conn.namespace,
-                                 enforce_namespace=explicit)
+                                 enforce_namespace=explicit, keep_raw=keep_raw)
     except InputError as e:
         if e.source is not origin:
             raise  # a POD_FILE: the user's input
@@ -309,34 +328,67 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
 
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
-            sampling: str = "all", nodes=None) -> dict:
+            sampling: str = "all", fix: bool = False, nodes=None) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
-    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, nodes=nodes)
+    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix,
+                 nodes=nodes)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
-                 seed: int | None = None, config=None, sampling: str = "all", nodes=None) -> int:
+                 seed: int | None = None, config=None, sampling: str = "all", fix: bool = False,
+                 nodes=None) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
     profile of its schedulerName. Each pod is its own first scheduling cycle
     (node sampling starts at index 0): an answer does not depend on which
-    other pods were asked about. `nodes`: a NodeChoice (--nodes), which
-    node records each pod's document keeps (None: all)."""
+    other pods were asked about. `fix`: each Unschedulable pod's result
+    gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
+    the workload must be loaded with keep_raw). `nodes`: a NodeChoice
+    (--nodes), which node records each pod's document keeps (None: all)."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     pods = scheds.queue_order(workload.pods)
     sink.begin(_head(scheds, "explain", nodes))
     tally = Tally()
     for pi in pods:
         scheds.sampling.next_start_node_index = 0
-        p = _pod_document(scheds.schedule(pi), "explain", workload, nodes)
+        r = scheds.schedule(pi)
+        if fix and r.status == "Unschedulable":
+            # The fix search reads every node's verdicts, whatever --nodes writes.
+            p = _pod_document(r, "explain", workload)
+            _add_fixes(p, scheds.framework_for(pi), pi, workload)
+            _choose_nodes(p, r, nodes)
+        else:
+            p = _pod_document(r, "explain", workload, nodes)
+        del r
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
     sink.end(_tail(scheds, workload))
     return tally.exit_code
+
+
+def _choose_nodes(p: dict, r, nodes) -> None:
+    """Narrow a pod document written with every node to a NodeChoice."""
+    if nodes is None or nodes.is_all:
+        return
+    keep = nodes.pick(r.outline(), r.selected_node)
+    p["nodes"] = [n for n in p["nodes"] if n["name"] in keep]
+
+
+def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
+    from .fixes import find_fixes
+
+    raw = workload.raw_pods.get(pi.key)
+    if raw is None:
+        return
+    found = find_fixes(fw, pi, p, raw)
+    source = p.pop("source", None)
+    p.update(found)
+    if source is not None:
+        p["source"] = source  # the pod's last key stays last
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,

@@ -376,13 +376,24 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 
 
 # -- commands -------------------------------------------------------------------
+fix_option = click.option(
+    "--fix",
+    "fix",
+    is_flag=True,
+    help="For each unschedulable pod, the smallest changes (to the pod or the cluster) that make it fit, each "
+         "checked by running the scheduling cycle again with it: a numbered list, `fixes` in json/yaml.",
+)
+
+
 @main.command()
 @workload_options
 @node_option
 @nodes_option
+@fix_option
 @report_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, report, cluster, selection, all_pending,
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,
+            all_pending,
             scheduler_config, sampling):
     """Why does each pod go where it goes, or nowhere?
 
@@ -396,18 +407,20 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, rep
       kschedx explain fixtures/pods/web.yaml --snapshot fixtures/cluster/
       kschedx explain pod.yaml --snapshot cluster/ --node worker-a1
       kschedx explain --snapshot cluster/ -o json
+      kschedx explain pod.yaml --snapshot cluster/ --fix
     """
     from . import app
 
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix)
     where = "the snapshot" if snapshot_paths else "the cluster"
     check_node_name(node, workload.cluster, where)
     check_node_choice(nodes, workload.cluster, where)
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                              seed=seed, config=scheduler_config, sampling=sampling, nodes=nodes.keeping(node)))
+                              seed=seed, config=scheduler_config, sampling=sampling, fix=fix,
+                              nodes=nodes.keeping(node)))
 
 
 @main.command()

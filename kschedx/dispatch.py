@@ -44,9 +44,16 @@ class Schedulers:
         self.nominator = Nominator()
         rng = random.Random(seed)
         plans = config.profiles if config is not None else [None]
+        self.extenders = None  # framework/extenders.Extenders: shared by every profile, as upstream's
+        if config is not None and config.extenders and not config.skip_extenders:
+            from .framework.extenders import Extenders
+
+            self.extenders = Extenders.from_config(config.extenders, config.source)
         self.sampling = sampling_state(sampling, config)
         self.frameworks = [Framework(self.snapshot, tie_break=tie_break, plan=plan, nominator=self.nominator,
-                                     rng=rng, plugin_args=plugin_args, sampling=self.sampling) for plan in plans]
+                                     rng=rng, plugin_args=plugin_args, sampling=self.sampling,
+                                     extenders=self.extenders)
+                           for plan in plans]
         self.by_name = {fw.profile.name: fw for fw in self.frameworks}
         self.tie_break = tie_break
         for pod in cluster.pending_pods():
@@ -113,4 +120,8 @@ class Schedulers:
         for fw in self.frameworks:
             for name in fw.profile.not_evaluated:
                 seen.setdefault(name, None)
+        if self.config is not None and self.config.skip_extenders:
+            # --skip-extenders: named as upstream names them, by URL prefix.
+            for ext in self.config.extenders:
+                seen.setdefault(ext.get("urlPrefix") or "", None)
         return list(seen)

@@ -153,3 +153,11 @@ def test_cli_node_story_survives_a_narrow_choice():
     r = _cli("explain", PODS[0], "--snapshot", CLUSTER, "--nodes", "top=1", "--node", "worker-b2")
     assert r.exit_code == 0, r.output
     assert "worker-b2" in r.stdout and "NodeUnschedulable" in r.stdout
+
+
+def test_fixes_read_every_node_whatever_is_written():
+    args = ["explain", PODS[1], "--snapshot", CLUSTER, "--fix", "-o", "json", "--tie-break", "name"]
+    full = json.loads(_cli(*args).stdout)["pods"][0]
+    lean = json.loads(_cli(*args, "--nodes", "top=1").stdout)["pods"][0]
+    assert full["fixes"] and lean["fixes"] == full["fixes"]
+    assert lean["nodes"] == [] and len(full["nodes"]) == 5

@@ -199,10 +199,11 @@ def test_zone_key_prefers_beta_labels_even_empty():
     assert zone_key(None) == ""
 
 
-def test_snapshot_order_interleaves_zones():
-    nodes = [SimpleNamespace(name=f"{z}{i}", labels={ZONE: z}) for z in "ab" for i in range(3)]
-    nodes.append(SimpleNamespace(name="c0", labels={ZONE: "c"}))
-    assert [n.name for n in node_tree_order(nodes)] == ["a0", "b0", "c0", "a1", "b1", "a2", "b2"]
+def test_snapshot_order_interleaves_zones_in_the_order_nodes_were_read():
+    nodes = [{"metadata": {"name": f"{z}{i}", "labels": {ZONE: z}}} for z in "ba" for i in range(3)]
+    nodes.append({"metadata": {"name": "c0", "labels": {ZONE: "c"}}})
+    by_name = {n["metadata"]["name"]: SimpleNamespace(name=n["metadata"]["name"]) for n in nodes}
+    assert [n.name for n in node_tree_order(nodes, by_name)] == ["b0", "a0", "c0", "b1", "a1", "b2", "a2"]
 
 
 def brute_force_window_best(totals, k):

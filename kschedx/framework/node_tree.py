@@ -86,9 +86,9 @@ class NodeTree:
         return out
 
 
-def node_tree_order(node_infos) -> list:
-    """The snapshot's NodeInfos in node-tree order (a new list; the input,
-    in fixture order, is left alone)."""
-    tree = NodeTree((ni.name, ni.labels) for ni in node_infos)
-    by_name = {ni.name: ni for ni in node_infos}
-    return [by_name[name] for name in tree.list()]
+def node_tree_order(nodes, by_name: dict) -> list:
+    """NodeInfos (`by_name`) in node-tree order, the node tree built from
+    `nodes`, Node objects in the order they were added (a fixture's order;
+    the snapshot's own list is sorted by name)."""
+    tree = NodeTree((n["metadata"]["name"], n["metadata"].get("labels")) for n in nodes)
+    return [by_name[name] for name in tree.list() if name in by_name]

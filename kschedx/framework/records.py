@@ -178,7 +178,7 @@ class NodeResult:
     cycle's tables when they were recorded there (see the module doc)."""
 
     __slots__ = ("name", "status", "first_failure", "feasible", "total", "_filters", "_scores", "_filter_row",
-                 "_score_row")
+                 "_score_row", "extender_filters", "extender_scores")
 
     def __init__(self, name: str, filters: list[FilterVerdict] | None = None, status: Status | None = None,
                  first_failure: str | None = None, feasible: bool = False, scores: list[PluginScore] | None = None,
@@ -192,6 +192,9 @@ class NodeResult:
         self.total = total
         self._filter_row = None  # (FilterTable, index)
         self._score_row = None  # (ScoreTable, index)
+        # The extenders' verdicts and scores (framework/extenders.py), after the plugins'.
+        self.extender_filters = None  # [(extender, Status | None, details)]
+        self.extender_scores = None  # [(extender, raw, normalized, weight)]
 
     @classmethod
     def from_table(cls, name: str, table: FilterTable, i: int) -> "NodeResult":
@@ -393,12 +396,15 @@ class PodResult:
         self.victims: list[PodInfo] = []
         self.cycle_state: CycleState | None = None  # for Reserve after the cycle
         self.cleared_nominations: list[PodInfo] = []
+        self.extenders = None  # ExtenderRecords (framework/extenders.py) once an extender was considered
 
     @property
     def nodes(self) -> list[NodeResult]:
         if self.node_records is not None:
             self._nodes = self.node_records.build()
             self.node_records = None
+            if self.extenders is not None:
+                self.extenders.annotate(self._nodes)
         return self._nodes
 
     @nodes.setter

@@ -32,6 +32,8 @@ from .status import Code, Status
 
 __all__ = ["Framework", "FilterVerdict", "NodeResult", "PluginScore", "PodResult", "NodeToStatus", "queue_order"]
 
+# CycleState key: this cycle ends before PostFilter (Framework.schedule).
+NO_POST_FILTER = "kschedx/no-post-filter"
 ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
 
 
@@ -67,11 +69,12 @@ class Framework:
 
     def __init__(self, snapshot: Snapshot, *, tie_break: str = "random", seed: int | None = None, plugin_args=None,
                  plan=None, nominator: Nominator | None = None, rng: random.Random | None = None,
-                 sampling: SamplingState | None = None):
+                 sampling: SamplingState | None = None, extenders=None):
         """`plan`: the profile (ProfilePlan) to run, the default one when None.
         Frameworks of several profiles over one snapshot share the nominator
-        (upstream's one scheduling queue), the random source and the sampling
-        state (the scheduler's next start index)."""
+        (upstream's one scheduling queue), the random source, the sampling
+        state (the scheduler's next start index) and the configured extenders
+        (framework/extenders.Extenders, or None)."""
         self.snapshot = snapshot
         self.sampling = sampling if sampling is not None else SamplingState()
         self.cluster = snapshot.cluster
@@ -79,6 +82,7 @@ class Framework:
         self.tie_break = tie_break
         self.rng = rng if rng is not None else random.Random(seed)
         self.profile = Profile(self, plugin_args, plan)
+        self.extenders = extenders
 
     # -- Handle ----------------------------------------------------------------
     def weight(self, plugin: str) -> int:
@@ -294,7 +298,10 @@ class Framework:
                 return st
         return None
 
-    def schedule(self, pod: PodInfo) -> PodResult:
+    def schedule(self, pod: PodInfo, *, post_filter: bool = True) -> PodResult:
+        """One scheduling cycle. `post_filter=False` stops an unschedulable
+        pod's cycle before PostFilter (preemption): for callers that only ask
+        whether a pod fits as it is (`explain --fix` checking a change)."""
         result = PodResult(pod)
         try:
             gate = self.run_pre_enqueue(pod)
@@ -309,6 +316,8 @@ class Framework:
             result.message = gate.message()
             return result
         state = CycleState()
+        if not post_filter:
+            state.write(NO_POST_FILTER, True)
         result.cycle_state = state
         try:
             self._schedule(state, pod, result)
@@ -395,6 +404,13 @@ class Framework:
         explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
         if nominated is not None:
             explicit[nominated.name] = self._record_node(state, pod, nominated)
+            if explicit[nominated.name].feasible and self.extenders is not None \
+                    and not self.extenders.filter_nominated(result, pod, nominated, node_status):
+                # Rejected by an extender: upstream then filters every node,
+                # this one again (and asks the extenders again).
+                del explicit[nominated.name]
+                node_status.pop(nominated.name, None)
+                nominated = None
 
         feasible = self._filter_nodes(state, pod, result, candidate_names, nominated, explicit, node_status,
                                       absent_status, narrowing)
@@ -404,6 +420,10 @@ class Framework:
             search = self._search(result, feasible, node_status, candidate_names, nominated)
             if search is not None and self.sampling.mode == "upstream":
                 feasible = search.found
+        if self.extenders is not None and (nominated is None or feasible != [nominated]):
+            # findNodesThatPassExtenders, on the nodes the search kept (the
+            # nominated node passed them already)
+            feasible = self.extenders.filter(result, pod, feasible, node_status)
         if not feasible:
             self._fit_error(state, pod, result, node_status, absent_status)
             return
@@ -507,7 +527,7 @@ class Framework:
             # that failed) are the statuses kube-scheduler records.
             sampling.advance(len(feasible) + len(node_status), num_all)
             return None
-        order = sampling.order(all_nodes)
+        order = sampling.order(self.snapshot)
         if candidate_names is not None:
             # kube-scheduler takes a PreFilterResult's nodes in Go map order
             # (random); kschedx keeps them in node-tree order.
@@ -549,7 +569,7 @@ class Framework:
             info["couldBeMissed"] = False
             info["upstreamCouldPick"] = list(result.top_nodes)
             return
-        ordered = [ni.name for ni in self.sampling.order(self.snapshot.node_infos) if ni.name in total_of]
+        ordered = [ni.name for ni in self.sampling.order(self.snapshot) if ni.name in total_of]
         picks = best_of_some_window([total_of[n] for n in ordered], k)
         info["couldBeMissed"] = True
         info["upstreamCouldPick"] = sorted(ordered[i] for i in picks)
@@ -570,6 +590,8 @@ class Framework:
             result.status = "Scheduled"
             return None
         totals = self._score(state, pod, result, feasible)
+        if self.extenders is not None:
+            self.extenders.prioritize(result, pod, feasible, totals)
         best = max(totals)
         top = sorted(ni.name for ni, total in zip(feasible, totals) if total == best)
         result.top_nodes = top
@@ -634,7 +656,7 @@ class Framework:
 
     def _run_post_filter(self, state, pod, result, node_status, absent_status) -> str:
         """RunPostFilterPlugins; returns the PostFilter part of the message."""
-        if not self.profile.post_filter:
+        if not self.profile.post_filter or state.read(NO_POST_FILTER):
             return ""
         reasons: list[str] = []
         post_result = None

@@ -120,10 +120,12 @@ class SamplingState:
         self._order = None
         self._order_of = None
 
-    def order(self, node_infos: list) -> list:
-        if self._order_of is not node_infos:
-            self._order = node_tree_order(node_infos)
-            self._order_of = node_infos
+    def order(self, snapshot) -> list:
+        """The snapshot's NodeInfos in node-tree order, nodes added in the
+        order the cluster was read."""
+        if self._order_of is not snapshot:
+            self._order = node_tree_order(snapshot.cluster.nodes, snapshot.by_name)
+            self._order_of = snapshot
         return self._order
 
     def num_to_find(self, profile, num_nodes: int) -> int:

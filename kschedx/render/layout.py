@@ -268,6 +268,7 @@ class Report:
             return  # no node was considered
         if self.node is not None:
             self.node_story(pod, self.node)
+            self.fixes(pod)
             return
         self.pre_filter(pod)
         self.filters(pod)
@@ -275,6 +276,26 @@ class Report:
         if pod.get("sampling") and pod["status"] == "Scheduled":
             self.add(_line((sampling_text(pod, None if self.wide else GROUP_NAMES, self.sym), WARN), indent=2))
         self.preemption(pod)
+        self.fixes(pod)
+
+    def fixes(self, pod: dict) -> None:
+        """explain --fix: the verified changes, smallest first, each with its patch."""
+        if "fixes" not in pod:
+            return
+        fixes = pod["fixes"]
+        search = pod.get("fixSearch") or {}
+        self.add(Blank())
+        if not fixes:
+            self.add(_line((f"fixes: none found: no change kschedx tried makes the pod schedulable "
+                            f"({plural(search.get('candidates', 0), 'candidate')} checked)", WARN), indent=2))
+            return
+        self.add(_line(("fixes", STRONG), (f" (each checked by running the scheduling cycle again with it; "
+                                           f"smallest change first; {search.get('candidates', 0)} checked):",
+                                           MUTED), indent=2))
+        for i, fix in enumerate(fixes, 1):
+            self.add(_line(f"{i}. ", (f"[{fix['kind']}] ", STRONG), fix["description"], indent=2))
+            for change in fix.get("changes") or ():
+                self.add(_line((fix_change_text(change, self.sym), MUTED), indent=5))
 
     def header(self, pod: dict) -> None:
         sym = self.sym
@@ -733,6 +754,26 @@ class Report:
         parts = [f"{counts[k]} {k.lower()}" for k in order if k in counts]
         parts += [f"{v} {k.lower()}" for k, v in counts.items() if k not in order]
         self.add(_line((f"{plural(self.pods, 'pod')}: " + ", ".join(parts), STRONG)))
+
+
+def fix_change_text(change: dict, sym: Symbols) -> str:
+    """One change of a fix in a line: the object and its JSON Patch, short."""
+    import json
+
+    t = change["target"]
+    ref = f"{t['kind']} {t['namespace'] + '/' if t.get('namespace') else ''}{t['name']}"
+    if change["action"] == "create":
+        return f"create {ref} (the whole object: -o json or -o yaml)"
+    if change["action"] == "delete":
+        return f"delete {ref}"
+    ops = []
+    for op in change.get("patch") or ():
+        text = f"{op['op']} {op['path']}"
+        if "value" in op:
+            value = json.dumps(op["value"], separators=(",", ":"))
+            text += " " + (value if len(value) <= 80 else value[:79] + sym.ellipsis)
+        ops.append(text)
+    return f"patch {ref}: " + "; ".join(ops)
 
 
 def _ordered(items) -> list:
