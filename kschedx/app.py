@@ -424,9 +424,11 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     Node sampling's start index is carried from each scheduling cycle to the
     next, as kube-scheduler carries it (the run starting at 0).
     """
+    from .simulation import Simulation, without_nomination
+
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     snapshot = scheds.snapshot
-    nominator = scheds.nominator
+    sim = Simulation(scheds)
     queue = scheds.queue_order(list(workload.pods))
     sink.begin(_head(scheds, "simulate", nodes))
     before = node_usage(snapshot)
@@ -446,29 +448,6 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     if config is not None:
         summary["noProfile"] = 0  # pods of schedulerNames no profile serves
 
-    def place(fw, result, pi, node, cycle):
-        # Reserve: plugins keep what the placement took (VolumeBinding's
-        # assumed PV choices, DynamicResources' in-flight allocations). A
-        # rejection un-assumes the pod, as schedulingCycle does, and is
-        # reported as a FitError over that one node.
-        snapshot.assume(pi, node)
-        st = None
-        if cycle.cycle_state is not None:
-            st = fw.run_reserve_plugins_reserve(cycle.cycle_state, cycle.pod_info, node)
-        if st is not None:
-            snapshot.remove(pi)
-            result.selected_node = None
-            result.top_nodes = []
-            if st.is_rejected():
-                result.status = "Unschedulable"
-                result.message = "0/1 nodes are available: " + ", ".join(sorted(f"1 {r}" for r in st.reasons)) + "."
-            else:
-                result.status = "Error"
-                result.message = st.message()
-            return
-        nominator.remove(pi)
-        result.placed_node = node
-
     def release(i):
         # Hand over, in queue order, every pod no pod after position i can preempt.
         while waiting:
@@ -482,45 +461,29 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
 
     for i in range(len(queue)):
         pi = queue[i]
-        fw = scheds.framework_for(pi)
-        r = scheds.schedule(pi)
         # Explanations are read before the snapshot changes; "failures" keeps
         # them only for pods that are not placed at once.
-        settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
-        if settled:
-            r.settle()
-        r.placed_node = None
-        if r.status == "Scheduled":
-            place(fw, r, pi, r.selected_node, r)
-        elif r.status == "Unschedulable" and r.nominated_node:
+        settled = False
+
+        def settle(r):
+            nonlocal settled
+            settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
+            return settled
+
+        r = sim.step(pi, settle=settle)
+        if r.status != "Scheduled" and r.nominated_node:
             summary["preemptions"] += 1
-            node = r.nominated_node
+            summary["victims"] += len(r.victims)
             for v in r.victims:
-                snapshot.remove(v)
-                nominator.remove(v)
-                summary["victims"] += 1
                 earlier = held.get(v.uid)
                 if earlier is not None:
                     earlier["preemptedBy"] = pi.key
                     if "source" in earlier:  # the pod's last key stays last
                         earlier["source"] = earlier.pop("source")
             for np in r.cleared_nominations:
-                nominator.remove(np)
                 j = position.get(np.uid)
                 if j is not None and j > i:
-                    queue[j] = _without_nomination(queue[j])
-            retry_pi = _with_nomination(pi, node)
-            nominator.add(retry_pi, node)
-            retry = fw.schedule(retry_pi)
-            deleted = f"preemption: deleted {len(r.victims)} victim(s) [{', '.join(v.key for v in r.victims)}] on {node}"
-            if retry.status == "Scheduled":
-                place(fw, r, retry_pi, retry.selected_node, retry)
-                r.notes.append(f"{deleted}; retried at once: placed on {retry.selected_node}")
-            else:
-                r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
-            del retry
-        elif r.nominated_node == "":
-            nominator.remove(pi)
+                    queue[j] = without_nomination(queue[j])
         if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
             r.drop_nodes()
         p = _pod_document(r, "simulate", workload, nodes)
@@ -580,21 +543,6 @@ def _tail(scheds, workload: Workload, extra: dict | None = None) -> dict:
     and of the snapshot, and the mode's own closing fields."""
     config_warnings = scheds.config.warnings if scheds.config is not None else []
     return document_tail(warnings=workload.warnings + config_warnings + scheds.snapshot.warnings, extra=extra)
-
-
-def _with_nomination(pi: PodInfo, node: str) -> PodInfo:
-    pod = dict(pi.pod)
-    pod["status"] = dict(pod.get("status") or {}, nominatedNodeName=node)
-    return PodInfo(pod)
-
-
-def _without_nomination(pi: PodInfo) -> PodInfo:
-    status = (pi.pod.get("status") or {})
-    if not status.get("nominatedNodeName"):
-        return pi
-    pod = dict(pi.pod)
-    pod["status"] = {k: v for k, v in status.items() if k != "nominatedNodeName"}
-    return PodInfo(pod)
 
 
 def node_usage(snapshot) -> dict[str, dict]:

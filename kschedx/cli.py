@@ -509,5 +509,9 @@ from .cli_cluster import register as _register_cluster_commands  # noqa: E402
 
 _register_cluster_commands(main)
 
+from .cli_capacity import register as _register_capacity_command  # noqa: E402
+
+_register_capacity_command(main)
+
 if __name__ == "__main__":  # pragma: no cover
     main()
