@@ -234,9 +234,12 @@ class Framework:
         Status, PluginError raised or None)."""
         names: list[str] = []
         columns: list = []
+        tallies: list[dict] = []
         unsuccessful: dict[int, list] = {}
         for j, pl in enumerate(self.profile.filter):
             names.append(pl.name)
+            tally: dict[str, int] = {}
+            tallies.append(tally)
             if pl.name in state.skip_filter_plugins:
                 columns.append(SKIPPED)
                 continue
@@ -248,7 +251,10 @@ class Framework:
                 if st is not None and st.code != Code.SUCCESS:
                     st.plugin = pl.name
                     unsuccessful.setdefault(i, []).append((j, st, raised.get(i)))
-        return FilterTable(names, columns), unsuccessful
+                    if st.code != Code.SKIP:
+                        for reason in st.reasons or (st.code.label,):
+                            tally[reason] = tally.get(reason, 0) + 1
+        return FilterTable(names, columns, tallies), unsuccessful
 
     @staticmethod
     def _table_outcome(table: FilterTable, verdicts, strict: bool):
