@@ -77,10 +77,13 @@ class Workload:
     # uids of the pods asked for by name (POD_FILE, NAMESPACE/NAME): a pod no
     # profile serves fails the exit code only when it was asked for.
     asked: set = field(default_factory=set)
+    # "namespace/name" -> the pod as written, before admission (keep_raw):
+    # `explain --fix` writes its patches against these.
+    raw_pods: dict[str, dict] = field(default_factory=dict)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
-                  enforce_namespace: bool | None = None) -> Workload:
+                  enforce_namespace: bool | None = None, keep_raw: bool = False) -> Workload:
     """Read the snapshot (cluster) and the POD_FILEs.
 
     Objects in POD_FILEs other than pods (a PVC next to its pod, a
@@ -119,6 +122,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
                 warnings.append(f"{origin}: {object_ref(obj)} has spec.nodeName set; "
                                 "evaluating it as if it were pending")
                 obj["spec"] = {k: v for k, v in spec.items() if k != "nodeName"}
+    raw_pods = _raw_pending_pods(cluster_objects + pod_objects) if keep_raw else {}
     cluster = build_cluster(cluster_objects + pod_objects)
     if pod_paths:
         for obj, _ in pod_objects:
@@ -143,7 +147,22 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
     sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids))
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids), raw_pods)
+
+
+def _raw_pending_pods(objects) -> dict[str, dict]:
+    """Copies of the pods without a node as written (admission changes them in place)."""
+    import copy
+
+    out = {}
+    for obj, _ in objects:
+        if obj.get("kind") != "Pod" or not isinstance(obj.get("metadata"), dict):
+            continue
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("nodeName"):
+            meta = obj["metadata"]
+            out[f"{meta.get('namespace') or 'default'}/{meta.get('name')}"] = copy.deepcopy(obj)
+    return out
 
 
 def _pod_sources(objects) -> dict[str, dict]:
@@ -174,12 +193,14 @@ def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
                              "or leave metadata.namespace out)", source=str(origin))
 
 
-def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None):
+def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None, sampling: str = "all"):
     """The frameworks of a run, one per profile of `config` (the default
-    profile without one), over one snapshot (dispatch.Schedulers)."""
+    profile without one), over one snapshot (dispatch.Schedulers).
+    `sampling`: "all" evaluates every node; "upstream" stops searching where
+    kube-scheduler's node sampling would."""
     from .dispatch import Schedulers
 
-    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config)
+    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
 
 
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
@@ -188,7 +209,7 @@ def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
 
 
 def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
-                               progress=None, selection=None) -> Workload:
+                               progress=None, selection=None, keep_raw: bool = False) -> Workload:
     """A live cluster instead of a snapshot: exactly the Workload load_workload
     gives for a `kschedx snapshot` of it.
 
@@ -216,7 +237,7 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     try:
         workload = load_workload((), pod_paths, cluster_objects=objects,
                                  namespace=selection.namespace if explicit else conn.namespace,
-                                 enforce_namespace=explicit)
+                                 enforce_namespace=explicit, keep_raw=keep_raw)
     except InputError as e:
         if e.source is not origin:
             raise  # a POD_FILE: the user's input
@@ -306,25 +327,42 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
     return summary
 
 
-def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None) -> dict:
+def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
+            sampling: str = "all", fix: bool = False, nodes=None) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
-    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config)
+    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix,
+                 nodes=nodes)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
-                 seed: int | None = None, config=None) -> int:
+                 seed: int | None = None, config=None, sampling: str = "all", fix: bool = False,
+                 nodes=None) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
-    profile of its schedulerName."""
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    profile of its schedulerName. Each pod is its own first scheduling cycle
+    (node sampling starts at index 0): an answer does not depend on which
+    other pods were asked about. `fix`: each Unschedulable pod's result
+    gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
+    the workload must be loaded with keep_raw). `nodes`: a NodeChoice
+    (--nodes), which node records each pod's document keeps (None: all)."""
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     pods = scheds.queue_order(workload.pods)
-    sink.begin(_head(scheds, "explain"))
+    sink.begin(_head(scheds, "explain", nodes))
     tally = Tally()
     for pi in pods:
-        p = _pod_document(scheds.schedule(pi), "explain", workload)
+        scheds.sampling.next_start_node_index = 0
+        r = scheds.schedule(pi)
+        if fix and r.status == "Unschedulable":
+            # The fix search reads every node's verdicts, whatever --nodes writes.
+            p = _pod_document(r, "explain", workload)
+            _add_fixes(p, scheds.framework_for(pi), pi, workload)
+            _choose_nodes(p, r, nodes)
+        else:
+            p = _pod_document(r, "explain", workload, nodes)
+        del r
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
@@ -332,16 +370,38 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     return tally.exit_code
 
 
+def _choose_nodes(p: dict, r, nodes) -> None:
+    """Narrow a pod document written with every node to a NodeChoice."""
+    if nodes is None or nodes.is_all:
+        return
+    keep = nodes.pick(r.outline(), r.selected_node)
+    p["nodes"] = [n for n in p["nodes"] if n["name"] in keep]
+
+
+def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
+    from .fixes import find_fixes
+
+    raw = workload.raw_pods.get(pi.key)
+    if raw is None:
+        return
+    found = find_fixes(fw, pi, p, raw)
+    source = p.pop("source", None)
+    p.update(found)
+    if source is not None:
+        p["source"] = source  # the pod's last key stays last
+
+
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full", config=None) -> dict:
+             detail: str = "full", config=None, sampling: str = "all", nodes=None) -> dict:
     """The pods one after another (see simulate_into): the whole document."""
     sink = DocumentSink()
-    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config)
+    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config,
+                  sampling=sampling, nodes=nodes)
     return sink.doc
 
 
 def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
-                  progress=None, detail: str = "full", config=None) -> int:
+                  progress=None, detail: str = "full", config=None, sampling: str = "all", nodes=None) -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -359,13 +419,18 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     is empty in practice. `progress(done, total)` is called after each pod.
     detail "placements" leaves out each pod's per-node verdicts and scores
     (every other field is kept); "failures" keeps them for the pods left
-    unplaced only. Returns the exit code. `config`: as for explain_into.
+    unplaced only; `nodes` (--nodes) chooses among the records kept.
+    Returns the exit code. `config`: as for explain_into.
+    Node sampling's start index is carried from each scheduling cycle to the
+    next, as kube-scheduler carries it (the run starting at 0).
     """
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    from .simulation import Simulation, without_nomination
+
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     snapshot = scheds.snapshot
-    nominator = scheds.nominator
+    sim = Simulation(scheds)
     queue = scheds.queue_order(list(workload.pods))
-    sink.begin(_head(scheds, "simulate"))
+    sink.begin(_head(scheds, "simulate", nodes))
     before = node_usage(snapshot)
     position = {pi.uid: i for i, pi in enumerate(queue)}
     # Highest priority among the pods after position i: a placed pod of at
@@ -383,29 +448,6 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     if config is not None:
         summary["noProfile"] = 0  # pods of schedulerNames no profile serves
 
-    def place(fw, result, pi, node, cycle):
-        # Reserve: plugins keep what the placement took (VolumeBinding's
-        # assumed PV choices, DynamicResources' in-flight allocations). A
-        # rejection un-assumes the pod, as schedulingCycle does, and is
-        # reported as a FitError over that one node.
-        snapshot.assume(pi, node)
-        st = None
-        if cycle.cycle_state is not None:
-            st = fw.run_reserve_plugins_reserve(cycle.cycle_state, cycle.pod_info, node)
-        if st is not None:
-            snapshot.remove(pi)
-            result.selected_node = None
-            result.top_nodes = []
-            if st.is_rejected():
-                result.status = "Unschedulable"
-                result.message = "0/1 nodes are available: " + ", ".join(sorted(f"1 {r}" for r in st.reasons)) + "."
-            else:
-                result.status = "Error"
-                result.message = st.message()
-            return
-        nominator.remove(pi)
-        result.placed_node = node
-
     def release(i):
         # Hand over, in queue order, every pod no pod after position i can preempt.
         while waiting:
@@ -419,48 +461,32 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
 
     for i in range(len(queue)):
         pi = queue[i]
-        fw = scheds.framework_for(pi)
-        r = scheds.schedule(pi)
         # Explanations are read before the snapshot changes; "failures" keeps
         # them only for pods that are not placed at once.
-        settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
-        if settled:
-            r.settle()
-        r.placed_node = None
-        if r.status == "Scheduled":
-            place(fw, r, pi, r.selected_node, r)
-        elif r.status == "Unschedulable" and r.nominated_node:
+        settled = False
+
+        def settle(r):
+            nonlocal settled
+            settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
+            return settled
+
+        r = sim.step(pi, settle=settle)
+        if r.status != "Scheduled" and r.nominated_node:
             summary["preemptions"] += 1
-            node = r.nominated_node
+            summary["victims"] += len(r.victims)
             for v in r.victims:
-                snapshot.remove(v)
-                nominator.remove(v)
-                summary["victims"] += 1
                 earlier = held.get(v.uid)
                 if earlier is not None:
                     earlier["preemptedBy"] = pi.key
                     if "source" in earlier:  # the pod's last key stays last
                         earlier["source"] = earlier.pop("source")
             for np in r.cleared_nominations:
-                nominator.remove(np)
                 j = position.get(np.uid)
                 if j is not None and j > i:
-                    queue[j] = _without_nomination(queue[j])
-            retry_pi = _with_nomination(pi, node)
-            nominator.add(retry_pi, node)
-            retry = fw.schedule(retry_pi)
-            deleted = f"preemption: deleted {len(r.victims)} victim(s) [{', '.join(v.key for v in r.victims)}] on {node}"
-            if retry.status == "Scheduled":
-                place(fw, r, retry_pi, retry.selected_node, retry)
-                r.notes.append(f"{deleted}; retried at once: placed on {retry.selected_node}")
-            else:
-                r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
-            del retry
-        elif r.nominated_node == "":
-            nominator.remove(pi)
+                    queue[j] = without_nomination(queue[j])
         if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
-            r.nodes = []
-        p = _pod_document(r, "simulate", workload)
+            r.drop_nodes()
+        p = _pod_document(r, "simulate", workload, nodes)
         del r
         if p["placedNode"]:
             held[pi.uid] = p
@@ -494,17 +520,18 @@ def _count(summary: dict, tally: Tally, p: dict) -> None:
 
 
 @pauses_collector
-def _pod_document(r, mode: str, workload: Workload) -> dict:
-    p = pod_dict(r, mode)
+def _pod_document(r, mode: str, workload: Workload, nodes=None) -> dict:
+    p = pod_dict(r, mode, nodes)
     p["profile"] = getattr(r, "profile", PROFILE_NAME)
     if p["status"] == "NoProfile" and r.pod_info.uid in workload.asked:
         p["askedByName"] = True
     return add_source(p, workload.sources)
 
 
-def _head(scheds, mode: str) -> dict:
+def _head(scheds, mode: str, nodes=None) -> dict:
     head = document_head(mode=mode, tie_break=scheds.tie_break, profile=scheds.primary.profile.name,
-                         not_evaluated=scheds.not_evaluated)
+                         not_evaluated=scheds.not_evaluated,
+                         node_detail=None if nodes is None or nodes.is_all else nodes.text)
     if scheds.config is not None:
         head["profiles"] = scheds.profile_names
         head["config"] = scheds.config.source
@@ -516,21 +543,6 @@ def _tail(scheds, workload: Workload, extra: dict | None = None) -> dict:
     and of the snapshot, and the mode's own closing fields."""
     config_warnings = scheds.config.warnings if scheds.config is not None else []
     return document_tail(warnings=workload.warnings + config_warnings + scheds.snapshot.warnings, extra=extra)
-
-
-def _with_nomination(pi: PodInfo, node: str) -> PodInfo:
-    pod = dict(pi.pod)
-    pod["status"] = dict(pod.get("status") or {}, nominatedNodeName=node)
-    return PodInfo(pod)
-
-
-def _without_nomination(pi: PodInfo) -> PodInfo:
-    status = (pi.pod.get("status") or {})
-    if not status.get("nominatedNodeName"):
-        return pi
-    pod = dict(pi.pod)
-    pod["status"] = {k: v for k, v in status.items() if k != "nominatedNodeName"}
-    return PodInfo(pod)
 
 
 def node_usage(snapshot) -> dict[str, dict]:

@@ -205,7 +205,8 @@ def split_pod_arguments(args) -> tuple[list[str], list[str]]:
 # ---- reading ---------------------------------------------------------------------------
 
 
-def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False, selection=None):
+def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False, selection=None,
+                  keep_raw: bool = False):
     """The Workload of explain or simulate: from --snapshot files, or from the live
     cluster when --kubeconfig/--context, a pod name, --all-pending or a selection
     flag (-n, -A, -l, --field-selector) asks for it.
@@ -224,7 +225,7 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
             raise click.UsageError("--snapshot reads a fixture, --kubeconfig/--context a live cluster: "
                                    "give one of them")
         # A snapshot has no current namespace: -n names one, else pods are taken from all.
-        workload = app.load_workload(snapshot_paths, files, namespace=selection.namespace)
+        workload = app.load_workload(snapshot_paths, files, namespace=selection.namespace, keep_raw=keep_raw)
         if refs or take_pending:
             app.select_pods(workload, refs, all_pending=take_pending, keep=bool(files),
                             where=f"the snapshot ({', '.join(snapshot_paths)})", selection=selection)
@@ -240,7 +241,7 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
     try:
         with read_progress(conn) as progress:
             workload = app.load_workload_from_cluster(conn, files, refs, take_pending, progress=progress,
-                                                      selection=selection)
+                                                      selection=selection, keep_raw=keep_raw)
     finally:
         conn.close()
     return workload
@@ -415,7 +416,7 @@ def _complete_pending_pod(ctx, _param, incomplete):
 @namespace_option
 @config_options
 def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed, cluster, namespace,
-         scheduler_config):
+         scheduler_config, sampling):
     """Schedule one pending pod of the live cluster, and bind it.
 
     Takes a fresh snapshot, runs the scheduling cycle, shows the explanation
@@ -455,7 +456,7 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
         try:
             with read_progress(conn) as progress:
                 plan = binding.plan(conn, pod_ref, node=node, preempt=preempt, tie_break=tie_break,
-                                    seed=seed, progress=progress, config=scheduler_config)
+                                    seed=seed, progress=progress, config=scheduler_config, sampling=sampling)
             for w in plan.doc.get("warnings") or ():
                 warn(w)
             if not machine:
@@ -467,6 +468,12 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
                     say("dry run: nothing was changed")
                 _finish(plan, output, bound=False, dry_run=dry_run)
                 sys.exit(0 if plan.bindable else 1)
+            if plan.binder is not None and not yes:
+                # An extender's bind verb is a write kschedx cannot preview: only on --yes.
+                say(f"not bound: extender {plan.binder.name} binds this pod; kschedx calls its bind verb only "
+                    "with --yes")
+                _finish(plan, output, bound=False, dry_run=False)
+                sys.exit(1)
             if not yes and not click.confirm(plan.question(), default=False, err=True):
                 say("not bound")
                 _finish(plan, output, bound=False, dry_run=False)
@@ -474,12 +481,13 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
             with wait_progress(len(plan.victims)) as waited:
                 outcome = binding.execute(conn, plan, timeout=timeout, events=lambda m: say(m),
                                           wait_progress=waited, tie_break=tie_break, seed=seed,
-                                          config=scheduler_config)
+                                          config=scheduler_config, sampling=sampling)
         finally:
             conn.close()
     except KschedxError as e:
         fail(e)
-    say(f"bound {plan.key} to node {outcome.node}")
+    via = f" through extender {outcome.binder}" if outcome.binder else ""
+    say(f"bound {plan.key} to node {outcome.node}{via}")
     _finish(plan, output, bound=True, dry_run=False, outcome=outcome)
     sys.exit(0)
 

@@ -10,10 +10,23 @@ import random
 
 from .framework.records import PodResult
 from .framework.runner import Framework, Nominator
+from .framework.sampling import SamplingState
 from .snapshot import PodInfo, build_snapshot
 
 NO_PROFILE = "NoProfile"
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+
+def sampling_state(mode: str, config=None) -> SamplingState:
+    """The scheduler's sampling state: the global percentageOfNodesToScore
+    (0, adaptive, without a configuration) and whether extenders filter or
+    score, which keeps kube-scheduler searching even without Score plugins."""
+    if config is None:
+        return SamplingState(mode, 0)
+    extenders = config.extenders or []
+    return SamplingState(mode, config.percentage_of_nodes_to_score,
+                         has_extender_filters=any(e.get("filterVerb") for e in extenders),
+                         has_extender_prioritizers=any(e.get("prioritizeVerb") for e in extenders))
 
 
 class Schedulers:
@@ -21,7 +34,8 @@ class Schedulers:
     default profile, and it evaluates every pod whatever its schedulerName
     (kschedx's question is then "where would the default scheduler put it")."""
 
-    def __init__(self, cluster, *, tie_break: str, seed: int | None, config=None, plugin_args=None):
+    def __init__(self, cluster, *, tie_break: str, seed: int | None, config=None, plugin_args=None,
+                 sampling: str = "all"):
         self.snapshot = build_snapshot(cluster)
         # The snapshot (millions of objects for a large cluster) lives as long as
         # the run: keep the cyclic GC from walking it again and again.
@@ -30,8 +44,16 @@ class Schedulers:
         self.nominator = Nominator()
         rng = random.Random(seed)
         plans = config.profiles if config is not None else [None]
+        self.extenders = None  # framework/extenders.Extenders: shared by every profile, as upstream's
+        if config is not None and config.extenders and not config.skip_extenders:
+            from .framework.extenders import Extenders
+
+            self.extenders = Extenders.from_config(config.extenders, config.source)
+        self.sampling = sampling_state(sampling, config)
         self.frameworks = [Framework(self.snapshot, tie_break=tie_break, plan=plan, nominator=self.nominator,
-                                     rng=rng, plugin_args=plugin_args) for plan in plans]
+                                     rng=rng, plugin_args=plugin_args, sampling=self.sampling,
+                                     extenders=self.extenders)
+                           for plan in plans]
         self.by_name = {fw.profile.name: fw for fw in self.frameworks}
         self.tie_break = tie_break
         for pod in cluster.pending_pods():
@@ -98,4 +120,8 @@ class Schedulers:
         for fw in self.frameworks:
             for name in fw.profile.not_evaluated:
                 seen.setdefault(name, None)
+        if self.config is not None and self.config.skip_extenders:
+            # --skip-extenders: named as upstream names them, by URL prefix.
+            for ext in self.config.extenders:
+                seen.setdefault(ext.get("urlPrefix") or "", None)
         return list(seen)

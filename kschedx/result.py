@@ -30,6 +30,8 @@ def node_dict(nr: NodeResult) -> dict:
             filters.append(fd)
         else:
             filters.append(status_dict(status, plugin))
+    if nr.extender_filters:
+        filters.extend(_extender_filter(name, status, details) for name, status, details in nr.extender_filters)
     d = {
         "name": nr.name,
         "feasible": nr.feasible,
@@ -54,9 +56,21 @@ def node_dict(nr: NodeResult) -> dict:
             if details:
                 sd["details"] = details
             scores.append(sd)
+        for name, raw, normalized, weight in nr.extender_scores or ():
+            scores.append({"plugin": name, "raw": raw, "normalized": normalized, "weight": weight,
+                           "weighted": normalized * weight, "extender": True})
         d["scores"] = scores
         d["totalScore"] = nr.total
     return d
+
+
+def _extender_filter(name: str, status: Status | None, details) -> dict:
+    """An extender's filter verdict, shaped like a plugin's and marked."""
+    fd = {"plugin": name, "code": "Success", "reasons": []} if status is None else status_dict(status, name)
+    fd["extender"] = True
+    if details:
+        fd["details"] = details
+    return fd
 
 
 def quantity_text(resource: str, milli: int) -> str:
@@ -73,7 +87,9 @@ def requests_dict(pi) -> dict:
     return {name: quantity_text(name, m) for name, m in pod_requests(pi.pod).items() if m}
 
 
-def pod_dict(r: PodResult, mode: str) -> dict:
+def pod_dict(r: PodResult, mode: str, nodes=None) -> dict:
+    """`nodes`: a NodeChoice (--nodes) of the node records to write; every
+    other field covers every node."""
     pi = r.pod_info
     d = {
         "pod": pi.key,
@@ -86,7 +102,9 @@ def pod_dict(r: PodResult, mode: str) -> dict:
         "topNodes": list(r.top_nodes),
         "message": r.message,
         "preFilter": [status_dict(s) for s in r.pre_filter],
-        "nodes": [node_dict(n) for n in r.nodes],
+        "nodeCounts": r.node_counts(),
+        "filterSummary": r.filter_summary(),
+        "nodes": [node_dict(n) for n in r.chosen_nodes(nodes)],
         "preemption": r.preemption,
     }
     if r.gate is not None:
@@ -94,8 +112,14 @@ def pod_dict(r: PodResult, mode: str) -> dict:
         d["preFilter"] = []
     if r.pre_filter_result is not None:
         d["preFilterResult"] = r.pre_filter_result
-    if r.notes:
-        d["notes"] = list(r.notes)
+    records = getattr(r, "extenders", None)
+    notes = list(r.notes) + (records.notes if records is not None else [])
+    if notes:
+        d["notes"] = notes
+    if records is not None and records.calls:
+        d["extenders"] = records.document()
+    if getattr(r, "sampling", None) is not None:
+        d["sampling"] = r.sampling
     if mode == "simulate":
         d["placedNode"] = getattr(r, "placed_node", None)
         if getattr(r, "preempted_by", None):
@@ -104,9 +128,11 @@ def pod_dict(r: PodResult, mode: str) -> dict:
     return d
 
 
-def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: list[str]) -> dict:
-    """Every key of the document before `pods`, in document order."""
-    return {
+def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: list[str],
+                  node_detail: str | None = None) -> dict:
+    """Every key of the document before `pods`, in document order.
+    `node_detail`: the --nodes choice, when it is not `all`."""
+    head = {
         "apiVersion": API_VERSION,
         "kind": "SchedulingResult",
         "mode": mode,
@@ -115,6 +141,9 @@ def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: lis
         "reference": {"kubernetes": KUBERNETES_REFERENCE},
         "notEvaluated": list(not_evaluated),
     }
+    if node_detail is not None:
+        head["nodeDetail"] = node_detail
+    return head
 
 
 def document_tail(*, warnings: list[str] | None = None, extra: dict | None = None) -> dict:

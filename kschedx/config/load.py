@@ -41,6 +41,7 @@ class SchedulerConfig:
     extenders: list  # defaulted v1 Extender dicts
     document: dict  # the defaulted v1 document
     warnings: list = field(default_factory=list)
+    skip_extenders: bool = False  # --skip-extenders: listed in notEvaluated, never called
 
     def profile_for(self, scheduler_name: str | None):
         for plan in self.profiles:
@@ -103,6 +104,7 @@ def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: 
     errors = validate_configuration(cfg)
     if errors:
         fail(aggregate(errors))
+    _extender_ignored_resources(cfg, fail)
     plans = []
     for prof in cfg["profiles"]:
         try:
@@ -120,6 +122,10 @@ def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: 
         if plan.unknown:
             warnings.append(f"{source}: profile {plan.name}: plugins kschedx does not have are not evaluated: "
                             + ", ".join(plan.unknown))
+        for stand_in in plan.stand_ins:
+            kind = {"PrioritySort": "queue sort", "DefaultBinder": "bind"}[stand_in]
+            warnings.append(f"{source}: profile {plan.name}: no {kind} plugin is left once those are left out: "
+                            f"{stand_in} stands in")
         plans.append(plan)
     return SchedulerConfig(source, plans, cfg["percentageOfNodesToScore"], cfg["extenders"], cfg, warnings)
 
@@ -156,6 +162,22 @@ def decode_strict(raw: dict, fail) -> None:
                               "error: " + ", ".join(f'unknown field "{p}"' for p in sub.unknown))
     if errors:
         fail("strict decoding error: " + ", ".join(errors))
+
+
+def _extender_ignored_resources(cfg: dict, fail) -> None:
+    """buildExtenders: the managed resources an extender marks
+    ignoredByScheduler replace NodeResourcesFit's ignoredResources in every
+    profile (a profile without NodeResourcesFit args is an error), whether
+    or not the extenders are then called."""
+    ignored = [m["name"] for ext in cfg.get("extenders") or () for m in ext.get("managedResources") or ()
+               if m.get("ignoredByScheduler")]
+    if not ignored:
+        return
+    for prof in cfg["profiles"]:
+        pc = next((pc for pc in prof.get("pluginConfig") or () if pc.get("name") == "NodeResourcesFit"), None)
+        if pc is None:
+            fail("couldn't create scheduler: can't find NodeResourcesFitArgs in plugin config")
+        pc["args"] = dict(pc.get("args") or {}, ignoredResources=list(ignored))
 
 
 def _check_plugin_args(plan, fail) -> None:
