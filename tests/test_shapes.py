@@ -278,3 +278,15 @@ def test_kubeconfig_server_without_scheme_gets_one_as_client_go_does(tmp_path):
     assert result.exit_code == 4, result.stderr
     assert result.stderr.splitlines() == [result.stderr.strip()]
     assert "cluster http://127.0.0.1:1 " in result.stderr
+
+
+def test_kubeconfig_server_that_is_no_url_is_one_line(tmp_path):
+    # A fuzzing find: a 70,000-character server made urllib3 print a FutureWarning
+    # before the error, and the error repeated the whole name.
+    path = _kubeconfig(tmp_path, {"server": "x" * 70_000, "insecure-skip-tls-verify": True})
+    result = run("explain", "--kubeconfig", path, "--all-pending")
+    assert result.exit_code == 4, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kschedx: error: cluster https://xxx"), result.stderr[:300]
+    assert "https://" + "x" * 189 + "... (context" in lines[0]
+    assert len(lines[0]) < 800

@@ -173,7 +173,8 @@ class _Transport:
     @property
     def where(self) -> str:
         ctx = f' (context "{self.context}")' if self.context else ""
-        return f"cluster {self.server}{ctx}"
+        server = self.server if len(self.server) <= 200 else self.server[:197] + "..."
+        return f"cluster {server}{ctx}"
 
     def request(self, method: str, path: str, *, what: str, query: list | None = None,
                 body: dict | None = None, content_type: str = "application/json",
@@ -257,7 +258,10 @@ class _Transport:
                                api_message=api_message, causes=causes, retry_after=retry_after)
 
     def _transport_error(self, e: BaseException, what: str) -> ClusterError:
-        return ClusterError(f"{self.where}: {what}: {_describe_transport(e, self.request_timeout)}")
+        detail = _describe_transport(e, self.request_timeout)
+        if len(detail) > 400:  # the client quotes whatever it could not parse, whole
+            detail = detail[:397] + "..."
+        return ClusterError(f"{self.where}: {what}: {detail}")
 
     def get_json(self, path: str, *, what: str, query: list | None = None, ok=()) -> tuple[int, dict]:
         resp = self.request("GET", path, what=what, query=query, ok=ok)
@@ -567,6 +571,11 @@ def connect(kubeconfig: str | None = None, context: str | None = None,
 
     cfg, context_name, auth_notes, namespace = _configure(kubeconfig, context)
     cfg.retries = False  # retries are ours: urllib3's would retry timeouts and hide causes
+    from warnings import filterwarnings
+
+    # urllib3 warns (FutureWarning) about URLs it cannot parse; the request then
+    # fails and the error says what went wrong, in one line.
+    filterwarnings("ignore", category=FutureWarning, module=r"urllib3\b")
     cfg.connection_pool_maxsize = 8
     warnings = []
     if not cfg.verify_ssl:
