@@ -314,21 +314,133 @@ def explain(workload: Workload, *, tie_break: str = "random", seed: int | None =
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
-                 seed: int | None = None, config=None) -> int:
+                 seed: int | None = None, config=None, reuse: bool = True, jobs: int = 1) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
-    profile of its schedulerName."""
+    profile of its schedulerName. `reuse`: a pod identical to an earlier one
+    for scheduling takes its result (kschedx/reuse.py); `jobs`: worker
+    processes (kschedx/workers.py). Neither changes the output."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
     sink.begin(_head(scheds, "explain"))
     tally = Tally()
-    for pi in workload.pods:
-        p = _pod_document(scheds.schedule(pi), "explain", workload)
+    for p in _explained(_PodExplainer(scheds, workload, reuse), workload.pods, jobs):
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
     sink.end(_tail(scheds, workload))
     return tally.exit_code
+
+
+class _PodExplainer:
+    """explain's work for one pod: its cycle, or an identical pod's result."""
+
+    def __init__(self, scheds, workload: Workload, reuse: bool):
+        from .reuse import ResultReuse
+
+        self.scheds = scheds
+        self.workload = workload
+        self.reuse = ResultReuse(scheds, workload) if reuse else None
+
+    def key(self, pi: PodInfo) -> str | None:
+        return self.reuse.key(pi) if self.reuse is not None else None
+
+    def shared(self, key: str | None) -> bool:
+        return key is not None and key in self.reuse.templates
+
+    def cycle(self, pi: PodInfo) -> tuple[dict, int, bool]:
+        """(document, random draws made, whether the selected node was drawn
+        among topNodes)."""
+        rng = self.scheds.rng
+        before = rng.draws
+        r = self.scheds.schedule(pi)
+        drawn = r.tie_drawn
+        doc = _pod_document(r, "explain", self.workload)
+        return doc, rng.draws - before, drawn
+
+    def explain(self, pi: PodInfo, key: str | None) -> dict:
+        if key is not None:
+            hit = self.reuse.document(key, pi)
+            if hit is not None:
+                return hit[0]
+        doc, draws, drawn = self.cycle(pi)
+        self.keep(key, pi, doc, draws, drawn)
+        return doc
+
+    def keep(self, key, pi, doc, draws, drawn) -> None:
+        if key is not None:
+            self.reuse.remember(key, pi, drawn, doc, draws)
+
+
+def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int):
+    """Each pod's document, in order."""
+    if jobs <= 1 or len(pods) <= 2:
+        for pi in pods:
+            yield explainer.explain(pi, explainer.key(pi))
+        return
+    # The first pod here: the caches it fills (pod index, parsed terms) are
+    # then the workers' too.
+    yield explainer.explain(pods[0], explainer.key(pods[0]))
+    yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1))
+
+
+def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: int):
+    """Pods 1... computed by worker processes, written in order. A pod whose
+    scheduling key an earlier pod has is not sent: it takes that pod's
+    result here. The run's random draws are made here, in pod order: a
+    worker's result whose only draw was the final tie-break gets the draw
+    made again; a cycle that drew otherwise (preemption with --tie-break
+    random) or failed is computed again here, as --jobs 1 computes it."""
+    from collections import deque
+
+    from .workers import WorkerPool
+
+    rng = explainer.scheds.rng
+
+    def task(i):
+        return explainer.cycle(pods[i])
+
+    window: deque = deque()  # (index, key, worker or None: computed here)
+    in_flight: dict[str, int] = {}  # key -> pods of that key sent to workers, not yet read
+    sent = 0
+    next_i = 1
+    with WorkerPool(task, jobs) as pool:
+        while next_i < len(pods) or window:
+            while next_i < len(pods) and sent < 2 * jobs and len(window) < 256:
+                pi = pods[next_i]
+                key = explainer.key(pi)
+                w = None
+                if not (explainer.shared(key) or in_flight.get(key)):
+                    w = pool.submit(next_i)
+                    if w is not None:
+                        sent += 1
+                        if key is not None:
+                            in_flight[key] = in_flight.get(key, 0) + 1
+                window.append((next_i, key, w))
+                next_i += 1
+            i, key, w = window.popleft()
+            pi = pods[i]
+            if w is None:
+                yield explainer.explain(pi, key)
+                continue
+            sent -= 1
+            ok, out = pool.result(w)
+            if key is not None:
+                in_flight[key] -= 1
+                if not in_flight[key]:
+                    del in_flight[key]
+            if ok and out[1] == (1 if out[2] else 0):
+                doc, draws, drawn = out
+                del out
+                if drawn:
+                    doc["selectedNode"] = rng.choice(doc["topNodes"])
+                explainer.keep(key, pi, doc, draws, drawn)
+            else:
+                del out
+                doc, draws, drawn = explainer.cycle(pi)
+                explainer.keep(key, pi, doc, draws, drawn)
+            yield doc
+            del doc
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,

@@ -331,13 +331,25 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 
 
 # -- commands -------------------------------------------------------------------
+def default_jobs() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 @main.command()
 @workload_options
 @node_option
 @report_option
+@click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Worker processes evaluating pods (default: the number of CPUs); the output is the same.")
+@click.option("--no-reuse", is_flag=True, default=False,
+              help="Run every pod's cycle, even for pods identical to an earlier one (the output is the same).")
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, selection, all_pending,
-            scheduler_config):
+            scheduler_config, jobs, no_reuse):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -359,7 +371,8 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                              seed=seed, config=scheduler_config))
+                              seed=seed, config=scheduler_config, reuse=not no_reuse,
+                              jobs=jobs if jobs is not None else default_jobs()))
 
 
 @main.command()

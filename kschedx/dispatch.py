@@ -13,6 +13,23 @@ from .framework.runner import Framework, Nominator
 from .snapshot import PodInfo, build_snapshot
 
 NO_PROFILE = "NoProfile"
+
+
+class CountingRandom(random.Random):
+    """The run's random source, counting its draws: a cycle whose only draw
+    is the final tie-break (PodResult.tie_drawn) can be shared by an identical
+    pod or computed in a worker process, the draw itself made again in run
+    order (kschedx/reuse.py, kschedx/workers.py)."""
+
+    draws = 0
+
+    def choice(self, seq):
+        self.draws += 1
+        return super().choice(seq)
+
+    def randrange(self, *args, **kwargs):
+        self.draws += 1
+        return super().randrange(*args, **kwargs)
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 
@@ -28,7 +45,7 @@ class Schedulers:
         gc.freeze()
         self.config = config
         self.nominator = Nominator()
-        rng = random.Random(seed)
+        rng = self.rng = CountingRandom(seed)
         plans = config.profiles if config is not None else [None]
         self.frameworks = [Framework(self.snapshot, tie_break=tie_break, plan=plan, nominator=self.nominator,
                                      rng=rng, plugin_args=plugin_args) for plan in plans]

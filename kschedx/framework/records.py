@@ -331,6 +331,8 @@ class PodResult:
         self.victims: list[PodInfo] = []
         self.cycle_state: CycleState | None = None  # for Reserve after the cycle
         self.cleared_nominations: list[PodInfo] = []
+        # selected_node was drawn at random among top_nodes (the cycle's last draw).
+        self.tie_drawn = False
 
     @property
     def nodes(self) -> list[NodeResult]:

@@ -46,6 +46,9 @@ class Nominator:
         self.by_node.setdefault(node, []).append(pi)
         self._node_of[pi.uid] = node
 
+    def is_nominated(self, pi: PodInfo) -> bool:
+        return pi.uid in self._node_of
+
     def remove(self, pi: PodInfo) -> None:
         node = self._node_of.pop(pi.uid, None)
         if node is None:
@@ -486,6 +489,7 @@ class Framework:
             result.selected_node = top[0]
         else:
             result.selected_node = self.rng.choice(top)
+            result.tie_drawn = True
         result.status = "Scheduled"
 
     def _score(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> list[int]:
