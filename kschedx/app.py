@@ -77,10 +77,13 @@ class Workload:
     # uids of the pods asked for by name (POD_FILE, NAMESPACE/NAME): a pod no
     # profile serves fails the exit code only when it was asked for.
     asked: set = field(default_factory=set)
+    # "namespace/name" -> the pod as written, before admission (keep_raw):
+    # `explain --fix` writes its patches against these.
+    raw_pods: dict[str, dict] = field(default_factory=dict)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
-                  enforce_namespace: bool | None = None) -> Workload:
+                  enforce_namespace: bool | None = None, keep_raw: bool = False) -> Workload:
     """Read the snapshot (cluster) and the POD_FILEs.
 
     Objects in POD_FILEs other than pods (a PVC next to its pod, a
@@ -119,6 +122,7 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
                 warnings.append(f"{origin}: {object_ref(obj)} has spec.nodeName set; "
                                 "evaluating it as if it were pending")
                 obj["spec"] = {k: v for k, v in spec.items() if k != "nodeName"}
+    raw_pods = _raw_pending_pods(cluster_objects + pod_objects) if keep_raw else {}
     cluster = build_cluster(cluster_objects + pod_objects)
     if pod_paths:
         for obj, _ in pod_objects:
@@ -143,7 +147,22 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
     sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids))
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids), raw_pods)
+
+
+def _raw_pending_pods(objects) -> dict[str, dict]:
+    """Copies of the pods without a node as written (admission changes them in place)."""
+    import copy
+
+    out = {}
+    for obj, _ in objects:
+        if obj.get("kind") != "Pod" or not isinstance(obj.get("metadata"), dict):
+            continue
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("nodeName"):
+            meta = obj["metadata"]
+            out[f"{meta.get('namespace') or 'default'}/{meta.get('name')}"] = copy.deepcopy(obj)
+    return out
 
 
 def _pod_sources(objects) -> dict[str, dict]:
@@ -174,12 +193,14 @@ def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
                              "or leave metadata.namespace out)", source=str(origin))
 
 
-def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None):
+def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None, sampling: str = "all"):
     """The frameworks of a run, one per profile of `config` (the default
-    profile without one), over one snapshot (dispatch.Schedulers)."""
+    profile without one), over one snapshot (dispatch.Schedulers).
+    `sampling`: "all" evaluates every node; "upstream" stops searching where
+    kube-scheduler's node sampling would."""
     from .dispatch import Schedulers
 
-    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config)
+    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
 
 
 def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
@@ -188,7 +209,7 @@ def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
 
 
 def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
-                               progress=None, selection=None) -> Workload:
+                               progress=None, selection=None, keep_raw: bool = False) -> Workload:
     """A live cluster instead of a snapshot: exactly the Workload load_workload
     gives for a `kschedx snapshot` of it.
 
@@ -216,7 +237,7 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     try:
         workload = load_workload((), pod_paths, cluster_objects=objects,
                                  namespace=selection.namespace if explicit else conn.namespace,
-                                 enforce_namespace=explicit)
+                                 enforce_namespace=explicit, keep_raw=keep_raw)
     except InputError as e:
         if e.source is not origin:
             raise  # a POD_FILE: the user's input
@@ -306,25 +327,36 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
     return summary
 
 
-def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None) -> dict:
+def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
+            sampling: str = "all", fix: bool = False) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
-    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config)
+    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
-                 seed: int | None = None, config=None, reuse: bool = True, jobs: int = 1) -> int:
+                 seed: int | None = None, config=None, sampling: str = "all", fix: bool = False,
+                 reuse: bool = True, jobs: int = 1) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
-    profile of its schedulerName. `reuse`: a pod identical to an earlier one
-    for scheduling takes its result (kschedx/reuse.py); `jobs`: worker
-    processes (kschedx/workers.py). Neither changes the output."""
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    profile of its schedulerName. Each pod is its own first scheduling cycle
+    (node sampling starts at index 0): an answer does not depend on which
+    other pods were asked about. `fix`: each Unschedulable pod's result
+    gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
+    the workload must be loaded with keep_raw). `reuse`: a pod identical to
+    an earlier one for scheduling takes its result (kschedx/reuse.py);
+    `jobs`: worker processes (kschedx/workers.py). Neither changes the
+    output."""
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    pods = scheds.queue_order(workload.pods)
     sink.begin(_head(scheds, "explain"))
     tally = Tally()
-    for p in _explained(_PodExplainer(scheds, workload, reuse), workload.pods, jobs):
+    if scheds.extenders is not None:
+        # An extender is a service of its own: it sees every pod, in order, once.
+        reuse, jobs = False, 1
+    for p in _explained(_PodExplainer(scheds, workload, reuse, fix), pods, jobs):
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
@@ -335,11 +367,12 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
 class _PodExplainer:
     """explain's work for one pod: its cycle, or an identical pod's result."""
 
-    def __init__(self, scheds, workload: Workload, reuse: bool):
+    def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False):
         from .reuse import ResultReuse
 
         self.scheds = scheds
         self.workload = workload
+        self.fix = fix
         self.reuse = ResultReuse(scheds, workload) if reuse else None
 
     def key(self, pi: PodInfo) -> str | None:
@@ -351,11 +384,16 @@ class _PodExplainer:
     def cycle(self, pi: PodInfo) -> tuple[dict, int, bool]:
         """(document, random draws made, whether the selected node was drawn
         among topNodes)."""
-        rng = self.scheds.rng
+        scheds = self.scheds
+        rng = scheds.rng
         before = rng.draws
-        r = self.scheds.schedule(pi)
+        scheds.sampling.next_start_node_index = 0
+        r = scheds.schedule(pi)
         drawn = r.tie_drawn
         doc = _pod_document(r, "explain", self.workload)
+        del r
+        if self.fix and doc["status"] == "Unschedulable":
+            _add_fixes(doc, scheds.framework_for(pi), pi, self.workload)
         return doc, rng.draws - before, drawn
 
     def explain(self, pi: PodInfo, key: str | None) -> dict:
@@ -443,16 +481,30 @@ def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: i
             del doc
 
 
+def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
+    from .fixes import find_fixes
+
+    raw = workload.raw_pods.get(pi.key)
+    if raw is None:
+        return
+    found = find_fixes(fw, pi, p, raw)
+    source = p.pop("source", None)
+    p.update(found)
+    if source is not None:
+        p["source"] = source  # the pod's last key stays last
+
+
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full", config=None) -> dict:
+             detail: str = "full", config=None, sampling: str = "all") -> dict:
     """The pods one after another (see simulate_into): the whole document."""
     sink = DocumentSink()
-    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config)
+    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config,
+                  sampling=sampling)
     return sink.doc
 
 
 def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
-                  progress=None, detail: str = "full", config=None) -> int:
+                  progress=None, detail: str = "full", config=None, sampling: str = "all") -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -471,13 +523,15 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     detail "placements" leaves out each pod's per-node verdicts and scores
     (every other field is kept); "failures" keeps them for the pods left
     unplaced only. Returns the exit code. `config`: as for explain_into.
+    Node sampling's start index is carried from each scheduling cycle to the
+    next, as kube-scheduler carries it (the run starting at 0).
     """
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config)
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     snapshot = scheds.snapshot
     nominator = scheds.nominator
+    queue = scheds.queue_order(list(workload.pods))
     sink.begin(_head(scheds, "simulate"))
     before = node_usage(snapshot)
-    queue = list(workload.pods)
     position = {pi.uid: i for i, pi in enumerate(queue)}
     # Highest priority among the pods after position i: a placed pod of at
     # least that priority can no longer be preempted by this run.

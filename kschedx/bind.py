@@ -99,7 +99,7 @@ def _where(conn) -> str:
 
 
 def plan(conn, ref: str, *, node: str | None = None, preempt: bool = False, tie_break: str = "random",
-         seed: int | None = None, progress=None, config=None) -> BindPlan:
+         seed: int | None = None, progress=None, config=None, sampling: str = "all") -> BindPlan:
     """Read the cluster, run the cycle for the pod, decide. Writes nothing."""
     from . import app
 
@@ -113,7 +113,7 @@ def plan(conn, ref: str, *, node: str | None = None, preempt: bool = False, tie_
         raise ClusterError(f"{_where(conn)}: {e}") from None
     if node is not None and not any(n["metadata"]["name"] == node for n in workload.cluster.nodes):
         raise UsageError(f"no node named {node!r} in {_where(conn)}")
-    doc = app.explain(workload, tie_break=tie_break, seed=seed, config=config)
+    doc = app.explain(workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     pods_by_key = {_key(p): p for p in workload.cluster.pods}
     result = doc["pods"][0]
     p = BindPlan(key, pods_by_key[key], doc)
@@ -214,7 +214,8 @@ def _check_pending(conn, key: str, current: dict | None, *, uid: str | None = No
 
 
 def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str], None] | None = None,
-            wait_progress=None, tie_break: str = "random", seed: int | None = None, config=None) -> BindOutcome:
+            wait_progress=None, tie_break: str = "random", seed: int | None = None, config=None,
+            sampling: str = "all") -> BindOutcome:
     """Carry out a bindable plan. Raises ClusterError, saying what was done, on any conflict."""
     from .sources.cluster import EvictionBlocked
 
@@ -254,7 +255,7 @@ def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str]
                                f"({', '.join(_key(v) for v in left)}); {p.key} stays nominated to node "
                                f"{p.node}, not bound; run again later")
         say("the evicted pods are gone; checking the fit again")
-        rv = _recheck_fit(conn, p, tie_break=tie_break, seed=seed, outcome=outcome, config=config)
+        rv = _recheck_fit(conn, p, tie_break=tie_break, seed=seed, outcome=outcome, config=config, sampling=sampling)
 
     # Right before the write: the pod unchanged and unbound, the node present.
     current = _check_pending(conn, p.key, conn.get_pod(ns, name), uid=uid, resource_version=rv)
@@ -267,7 +268,8 @@ def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str]
     return outcome
 
 
-def _recheck_fit(conn, p: BindPlan, *, tie_break, seed, outcome: BindOutcome, config=None) -> str | None:
+def _recheck_fit(conn, p: BindPlan, *, tie_break, seed, outcome: BindOutcome, config=None,
+                 sampling: str = "all") -> str | None:
     """After the victims left: a fresh snapshot, the cycle again, and the node
     must pass every Filter. Returns the pod's resourceVersion in that snapshot."""
     from . import app
@@ -277,7 +279,7 @@ def _recheck_fit(conn, p: BindPlan, *, tie_break, seed, outcome: BindOutcome, co
         workload = app.load_workload_from_cluster(conn, (), [p.key])
     except InputError as e:
         raise ClusterError(f"{where}: {e}; {_done(outcome)}; not bound") from None
-    doc = app.explain(workload, tie_break=tie_break, seed=seed, config=config)
+    doc = app.explain(workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     verdict = next((n for n in doc["pods"][0]["nodes"] if n["name"] == p.node), None)
     if verdict is None or not verdict["feasible"]:
         raise ClusterError(f"{where}: after the preemption node {p.node} does not fit {p.key}: "

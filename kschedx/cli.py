@@ -18,7 +18,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import KschedxError
+from .errors import KschedxError, one_line
 from .sink import DocumentSink, ResultSink, Tee
 
 from .render.outputs import DOCUMENT_FORMATS, OUTPUT_FORMATS  # noqa: E402  (a table, no renderer)
@@ -192,7 +192,7 @@ class KschedxGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KschedxError as exc:
-            click.echo(f"kschedx: error: {exc}", err=True)
+            click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
@@ -208,7 +208,7 @@ class KschedxGroup(click.Group):
         except Exception as exc:
             if ctx.meta.get("kschedx.debug"):
                 raise
-            click.echo(f"kschedx: internal error: {type(exc).__name__}: {exc}", err=True)
+            click.echo(f"kschedx: internal error: {type(exc).__name__}: {one_line(str(exc))}", err=True)
             click.echo("kschedx: this is a bug in kschedx; rerun with --debug to see the traceback, "
                        "and please report it", err=True)
             ctx.exit(EXIT_INTERNAL_ERROR)
@@ -339,17 +339,27 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+fix_option = click.option(
+    "--fix",
+    "fix",
+    is_flag=True,
+    help="For each unschedulable pod, the smallest changes (to the pod or the cluster) that make it fit, each "
+         "checked by running the scheduling cycle again with it: a numbered list, `fixes` in json/yaml.",
+)
+
+
 @main.command()
 @workload_options
 @node_option
+@fix_option
 @report_option
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Worker processes evaluating pods (default: the number of CPUs); the output is the same.")
 @click.option("--no-reuse", is_flag=True, default=False,
               help="Run every pod's cycle, even for pods identical to an earlier one (the output is the same).")
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cluster, selection, all_pending,
-            scheduler_config, jobs, no_reuse):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, fix, report, cluster, selection, all_pending,
+            scheduler_config, sampling, jobs, no_reuse):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -362,16 +372,17 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
       kschedx explain fixtures/pods/web.yaml --snapshot fixtures/cluster/
       kschedx explain pod.yaml --snapshot cluster/ --node worker-a1
       kschedx explain --snapshot cluster/ -o json
+      kschedx explain pod.yaml --snapshot cluster/ --fix
     """
     from . import app
 
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix)
     check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                              seed=seed, config=scheduler_config, reuse=not no_reuse,
+                              seed=seed, config=scheduler_config, sampling=sampling, fix=fix, reuse=not no_reuse,
                               jobs=jobs if jobs is not None else default_jobs()))
 
 
@@ -384,7 +395,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, report, cl
 @report_option
 @debug_option
 def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, selection, all_pending,
-             scheduler_config):
+             scheduler_config, sampling):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -412,7 +423,8 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
     # A document streams to stdout as pods are placed: no bar to draw over it.
     with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
         code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
-                                 seed=seed, progress=progress, detail=detail, config=scheduler_config)
+                                 seed=seed, progress=progress, detail=detail, config=scheduler_config,
+                                 sampling=sampling)
     sys.exit(code)
 
 

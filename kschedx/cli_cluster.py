@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import click
 
 from .cli_config import config_options
-from .errors import KschedxError, UsageError
+from .errors import KschedxError, UsageError, one_line
 
 # ---- options ---------------------------------------------------------------------------
 
@@ -205,7 +205,8 @@ def split_pod_arguments(args) -> tuple[list[str], list[str]]:
 # ---- reading ---------------------------------------------------------------------------
 
 
-def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False, selection=None):
+def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False, selection=None,
+                  keep_raw: bool = False):
     """The Workload of explain or simulate: from --snapshot files, or from the live
     cluster when --kubeconfig/--context, a pod name, --all-pending or a selection
     flag (-n, -A, -l, --field-selector) asks for it.
@@ -224,7 +225,7 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
             raise click.UsageError("--snapshot reads a fixture, --kubeconfig/--context a live cluster: "
                                    "give one of them")
         # A snapshot has no current namespace: -n names one, else pods are taken from all.
-        workload = app.load_workload(snapshot_paths, files, namespace=selection.namespace)
+        workload = app.load_workload(snapshot_paths, files, namespace=selection.namespace, keep_raw=keep_raw)
         if refs or take_pending:
             app.select_pods(workload, refs, all_pending=take_pending, keep=bool(files),
                             where=f"the snapshot ({', '.join(snapshot_paths)})", selection=selection)
@@ -240,7 +241,7 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
     try:
         with read_progress(conn) as progress:
             workload = app.load_workload_from_cluster(conn, files, refs, take_pending, progress=progress,
-                                                      selection=selection)
+                                                      selection=selection, keep_raw=keep_raw)
     finally:
         conn.close()
     return workload
@@ -307,7 +308,7 @@ def read_progress(conn, enabled: bool | None = None):
 
 
 def fail(exc: KschedxError):
-    click.echo(f"kschedx: error: {exc}", err=True)
+    click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
     sys.exit(exc.exit_code)
 
 
@@ -415,7 +416,7 @@ def _complete_pending_pod(ctx, _param, incomplete):
 @namespace_option
 @config_options
 def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed, cluster, namespace,
-         scheduler_config):
+         scheduler_config, sampling):
     """Schedule one pending pod of the live cluster, and bind it.
 
     Takes a fresh snapshot, runs the scheduling cycle, shows the explanation
@@ -455,7 +456,7 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
         try:
             with read_progress(conn) as progress:
                 plan = binding.plan(conn, pod_ref, node=node, preempt=preempt, tie_break=tie_break,
-                                    seed=seed, progress=progress, config=scheduler_config)
+                                    seed=seed, progress=progress, config=scheduler_config, sampling=sampling)
             for w in plan.doc.get("warnings") or ():
                 warn(w)
             if not machine:
@@ -474,7 +475,7 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
             with wait_progress(len(plan.victims)) as waited:
                 outcome = binding.execute(conn, plan, timeout=timeout, events=lambda m: say(m),
                                           wait_progress=waited, tie_break=tie_break, seed=seed,
-                                          config=scheduler_config)
+                                          config=scheduler_config, sampling=sampling)
         finally:
             conn.close()
     except KschedxError as e:

@@ -10,6 +10,7 @@ import random
 
 from .framework.records import PodResult
 from .framework.runner import Framework, Nominator
+from .framework.sampling import SamplingState
 from .snapshot import PodInfo, build_snapshot
 
 NO_PROFILE = "NoProfile"
@@ -33,12 +34,25 @@ class CountingRandom(random.Random):
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 
+def sampling_state(mode: str, config=None) -> SamplingState:
+    """The scheduler's sampling state: the global percentageOfNodesToScore
+    (0, adaptive, without a configuration) and whether extenders filter or
+    score, which keeps kube-scheduler searching even without Score plugins."""
+    if config is None:
+        return SamplingState(mode, 0)
+    extenders = config.extenders or []
+    return SamplingState(mode, config.percentage_of_nodes_to_score,
+                         has_extender_filters=any(e.get("filterVerb") for e in extenders),
+                         has_extender_prioritizers=any(e.get("prioritizeVerb") for e in extenders))
+
+
 class Schedulers:
     """The frameworks of one run. Without a configuration there is one, the
     default profile, and it evaluates every pod whatever its schedulerName
     (kschedx's question is then "where would the default scheduler put it")."""
 
-    def __init__(self, cluster, *, tie_break: str, seed: int | None, config=None, plugin_args=None):
+    def __init__(self, cluster, *, tie_break: str, seed: int | None, config=None, plugin_args=None,
+                 sampling: str = "all"):
         self.snapshot = build_snapshot(cluster)
         # The snapshot (millions of objects for a large cluster) lives as long as
         # the run: keep the cyclic GC from walking it again and again.
@@ -47,8 +61,16 @@ class Schedulers:
         self.nominator = Nominator()
         rng = self.rng = CountingRandom(seed)
         plans = config.profiles if config is not None else [None]
+        self.extenders = None  # framework/extenders.Extenders: shared by every profile, as upstream's
+        if config is not None and config.extenders and not config.skip_extenders:
+            from .framework.extenders import Extenders
+
+            self.extenders = Extenders.from_config(config.extenders, config.source)
+        self.sampling = sampling_state(sampling, config)
         self.frameworks = [Framework(self.snapshot, tie_break=tie_break, plan=plan, nominator=self.nominator,
-                                     rng=rng, plugin_args=plugin_args) for plan in plans]
+                                     rng=rng, plugin_args=plugin_args, sampling=self.sampling,
+                                     extenders=self.extenders)
+                           for plan in plans]
         self.by_name = {fw.profile.name: fw for fw in self.frameworks}
         self.tie_break = tie_break
         for pod in cluster.pending_pods():
@@ -84,6 +106,27 @@ class Schedulers:
                           "kube-scheduler leaves the pod to another scheduler")
         return result
 
+    def queue_order(self, pods: list[PodInfo]) -> list[PodInfo]:
+        """The pods in the order of the configuration's QueueSort plugin (one
+        for every profile, validation makes sure). Pods arrive in
+        PrioritySort's order; another QueueSort plugin (registered through
+        the kschedx.plugins entry points) reorders them with its `less`,
+        stably, so its ties keep PrioritySort's order."""
+        queue_sort = self.primary.profile.queue_sort
+        if not queue_sort or queue_sort[0].name == "PrioritySort":
+            return pods
+        from functools import cmp_to_key
+
+        from .errors import InputError
+        from .framework.interface import PluginError
+
+        less = queue_sort[0].less
+        try:
+            return sorted(pods, key=cmp_to_key(lambda a, b: -1 if less(a, b) else 1 if less(b, a) else 0))
+        except PluginError as exc:
+            raise InputError(f"QueueSort plugin {queue_sort[0].name}: {exc}",
+                             source=self.config.source if self.config is not None else None) from None
+
     @property
     def profile_names(self) -> list[str]:
         return list(self.by_name)
@@ -94,4 +137,8 @@ class Schedulers:
         for fw in self.frameworks:
             for name in fw.profile.not_evaluated:
                 seen.setdefault(name, None)
+        if self.config is not None and self.config.skip_extenders:
+            # --skip-extenders: named as upstream names them, by URL prefix.
+            for ext in self.config.extenders:
+                seen.setdefault(ext.get("urlPrefix") or "", None)
         return list(seen)

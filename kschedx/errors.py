@@ -45,3 +45,13 @@ class ClusterError(KschedxError):
     """The cluster could not be read or written: unreachable, TLS, 401/403, conflict."""
 
     exit_code = 4
+
+
+# What str.splitlines() breaks on: a value quoted in a message (a key, a
+# name) may hold any of them, and an error is one line on stderr.
+_LINE_BREAKS = {c: repr(chr(c))[1:-1] for c in (0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)}
+
+
+def one_line(text: str) -> str:
+    """`text` with line breaks written as escapes (\\n, \\x85...)."""
+    return text.translate(_LINE_BREAKS)

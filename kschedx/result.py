@@ -30,6 +30,8 @@ def node_dict(nr: NodeResult) -> dict:
             filters.append(fd)
         else:
             filters.append(status_dict(status, plugin))
+    if nr.extender_filters:
+        filters.extend(_extender_filter(name, status, details) for name, status, details in nr.extender_filters)
     d = {
         "name": nr.name,
         "feasible": nr.feasible,
@@ -54,9 +56,21 @@ def node_dict(nr: NodeResult) -> dict:
             if details:
                 sd["details"] = details
             scores.append(sd)
+        for name, raw, normalized, weight in nr.extender_scores or ():
+            scores.append({"plugin": name, "raw": raw, "normalized": normalized, "weight": weight,
+                           "weighted": normalized * weight, "extender": True})
         d["scores"] = scores
         d["totalScore"] = nr.total
     return d
+
+
+def _extender_filter(name: str, status: Status | None, details) -> dict:
+    """An extender's filter verdict, shaped like a plugin's and marked."""
+    fd = {"plugin": name, "code": "Success", "reasons": []} if status is None else status_dict(status, name)
+    fd["extender"] = True
+    if details:
+        fd["details"] = details
+    return fd
 
 
 def quantity_text(resource: str, milli: int) -> str:
@@ -94,8 +108,14 @@ def pod_dict(r: PodResult, mode: str) -> dict:
         d["preFilter"] = []
     if r.pre_filter_result is not None:
         d["preFilterResult"] = r.pre_filter_result
-    if r.notes:
-        d["notes"] = list(r.notes)
+    records = getattr(r, "extenders", None)
+    notes = list(r.notes) + (records.notes if records is not None else [])
+    if notes:
+        d["notes"] = notes
+    if records is not None and records.calls:
+        d["extenders"] = records.document()
+    if getattr(r, "sampling", None) is not None:
+        d["sampling"] = r.sampling
     if mode == "simulate":
         d["placedNode"] = getattr(r, "placed_node", None)
         if getattr(r, "preempted_by", None):

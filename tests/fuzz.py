@@ -112,7 +112,9 @@ def mutate(data, docs: list, protect=("kind", "apiVersion")) -> list[str]:
         parent = _parent(docs[i], path)
         key = path[-1]
         if op == "wrong":
-            parent[key] = data.draw(WRONG, label="value")
+            # A copy: st.just() hands out the same object each time, and a
+            # value drawn twice into one document would then contain itself.
+            parent[key] = copy.deepcopy(data.draw(WRONG, label="value"))
         elif op == "delete":
             del parent[key]
         elif op == "empty":

@@ -168,3 +168,68 @@ def test_cli_stdin_only_once():
 def test_allow_unknown_plugins_needs_config():
     r = CliRunner().invoke(main, ["explain", "--snapshot", CLUSTER, "--allow-unknown-plugins"])
     assert r.exit_code == 2
+
+
+# -- fuzzing finds: each was an internal error (exit 70) -------------------------------------------
+
+def _run_config(tmp_path, text):
+    path = tmp_path / "sched.yaml"
+    path.write_text(HEAD + textwrap.dedent(text))
+    cluster = "tests/golden/cases/hand-04-topology-spread.yaml"
+    return CliRunner().invoke(main, ["simulate", "--snapshot", cluster, "--config", str(path), "-o", "json",
+                                     "--tie-break", "name"], catch_exceptions=False)
+
+
+FIT = "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: "
+AFFINITY = "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args: "
+SPREAD = "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args: "
+
+
+@pytest.mark.parametrize("text, message", [
+    (AFFINITY + "{addedAffinity: 0}",
+     "json: cannot unmarshal number into Go struct field NodeAffinityArgs.addedAffinity of type v1.NodeAffinity"),
+    (AFFINITY + "{addedAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                "[{matchExpressions: [{key: 1, operator: In}]}]}}}",
+     "json: cannot unmarshal number into Go struct field NodeSelectorRequirement.addedAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.matchExpressions.key of type string"),
+    (AFFINITY + "{addedAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: []}]}}",
+     "cannot unmarshal array into Go struct field PreferredSchedulingTerm.addedAffinity."
+     "preferredDuringSchedulingIgnoredDuringExecution.preference of type v1.NodeSelectorTerm"),
+    (SPREAD + "{defaultingType: List, defaultConstraints: [{maxSkew: 1, topologyKey: zone, "
+              "whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {a: [1]}}}]}",
+     "cannot unmarshal array into Go struct field LabelSelector.defaultConstraints.labelSelector.matchLabels "
+     "of type string"),
+    # A null item decodes to the zero struct, which validation then refuses.
+    (SPREAD + "{defaultingType: List, defaultConstraints: [null]}",
+     "defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf)"),
+    (FIT + "{scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: "
+           "{shape: [{score: 1}, {utilization: null, score: 3}]}}}",
+     "scoringStrategy.shape[1].utilization: Invalid value: 0: values must be sorted in increasing order"),
+])
+def test_wrongly_typed_nested_args_are_one_line(tmp_path, text, message):
+    result = _run_config(tmp_path, text)
+    assert result.exit_code == 3, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kschedx: error: "), result.stderr
+    assert message in lines[0]
+
+
+@pytest.mark.parametrize("text", [
+    # ResourceSpec's name is a plain string: left out, it is "" (validation allows it), and a
+    # null item is the zero ResourceSpec, whose weight 0 defaulting turns into 1.
+    FIT + "{scoringStrategy: {type: MostAllocated, resources: [{weight: 1}]}}",
+    FIT + "{scoringStrategy: {type: MostAllocated, resources: [null, {name: cpu, weight: 1}]}}",
+    "profiles: [null]",  # the zero profile: defaulting names it default-scheduler
+])
+def test_zero_values_of_list_items_run_as_upstream_decodes_them(tmp_path, text):
+    result = _run_config(tmp_path, text)
+    assert result.exit_code in (0, 1), result.stderr
+    assert json.loads(result.stdout)["kind"]
+
+
+def test_an_unknown_key_with_a_line_break_stays_one_line(tmp_path):
+    # A fuzzing find: YAML keys may hold NEL (U+0085) or newlines.
+    result = _run_config(tmp_path, 'profiles:\n- {" \\x85": null, "a\\nb": 1}')
+    assert result.exit_code == 3
+    assert result.stderr.splitlines() == [result.stderr.rstrip("\n")]
+    assert 'unknown field "profiles[0]. \\x85", unknown field "profiles[0].a\\nb"' in result.stderr

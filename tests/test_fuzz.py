@@ -153,3 +153,31 @@ def test_served_objects_of_any_shape_never_crash_and_snapshot_leaves_nothing(kub
                 server.stop()
 
     prop()
+
+
+CONFIGS = sorted([*(GOLDEN[0].parent.parent.parent / "golden-config" / "configs").glob("*.yaml"),
+                  *(GOLDEN[0].parent.parent.parent.parent / "fixtures" / "config").glob("*.yaml"),
+                  *(GOLDEN[0].parent.parent.parent / "config").glob("*.yaml")])
+
+
+def test_mutated_scheduler_configs_never_crash(tmp_path):
+    """A KubeSchedulerConfiguration kschedx cannot use is exit 3 naming the
+    file and field; one it can use runs (exit 0 or 1)."""
+    budget = fuzz.Budget(fuzz.SECONDS / 2)
+    cluster = GOLDEN[0].parent / "hand-04-topology-spread.yaml"
+
+    @fuzz.SETTINGS
+    @given(config=st.sampled_from(CONFIGS), data=st.data())
+    def prop(config, data):
+        docs = [yaml.safe_load(config.read_text())]
+        changes = fuzz.mutate(data, docs)
+        if budget.spent():
+            return
+        with tempfile.TemporaryDirectory() as tmp:
+            f = Path(tmp) / "config.yaml"
+            _dump(docs, f)
+            r = _run(["simulate", "--snapshot", cluster, "--config", f, "-o", "json", "--tie-break", "name"])
+        fuzz.assert_clean(r, {0, 1, 3}, f"{config.name} {changes}")
+
+    prop()
+    assert budget.runs > 0

@@ -3,9 +3,10 @@
 - golden-config/ (kube-scheduler v1.35.4's own placements, see its README):
   `simulate --config CONFIG --tie-break name` places every pod where
   kube-scheduler placed it, for each configuration and cluster.
-- Every default-profile golden case agrees with --config pointing at the
-  default profile written out in full, and written differently (per
-  extension point; `*` disables and re-enables): config/default-*.yaml.
+- Every default-profile golden case (explain and simulate) agrees with
+  --config pointing at the default profile written out in full, and written
+  differently (per extension point; `*` disables and re-enables):
+  config/default-*.yaml.
 """
 
 from __future__ import annotations
@@ -60,4 +61,12 @@ def test_default_profile_written_out_agrees_on_every_golden_case(default_variant
     workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
     actual = app.explain(workload, tie_break="name", config=default_variant)
     diffs = compare(load_expected("explain", name), actual)
+    assert not diffs, "\n".join(diffs[:40])
+
+
+@pytest.mark.parametrize("name", case_names())
+def test_default_profile_written_out_agrees_on_every_golden_simulation(default_variant, name):
+    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    actual = app.simulate(workload, tie_break="name", config=default_variant)
+    diffs = compare(load_expected("simulate", name), actual, simulate=True)
     assert not diffs, "\n".join(diffs[:40])

@@ -41,6 +41,7 @@ class SchedulerConfig:
     extenders: list  # defaulted v1 Extender dicts
     document: dict  # the defaulted v1 document
     warnings: list = field(default_factory=list)
+    skip_extenders: bool = False  # --skip-extenders: listed in notEvaluated, never called
 
     def profile_for(self, scheduler_name: str | None):
         for plan in self.profiles:
@@ -73,6 +74,7 @@ def load_config(path: str, *, allow_unknown_plugins: bool = False) -> SchedulerC
 
 def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: bool = False) -> SchedulerConfig:
     from ..framework.profile import ProfileError, plan_profile
+    from ..framework.registry import EntryPointError
 
     def fail(message: str):
         raise InputError(message, source=source)
@@ -102,16 +104,20 @@ def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: 
     errors = validate_configuration(cfg)
     if errors:
         fail(aggregate(errors))
+    _extender_ignored_resources(cfg, fail)
     plans = []
     for prof in cfg["profiles"]:
         try:
             plan = plan_profile(prof, allow_unknown=allow_unknown_plugins)
+        except EntryPointError as e:
+            fail(str(e))
         except ProfileError as e:
             hint = ""
             if "does not exist" in str(e):
                 hint = (" (not a kube-scheduler v1.35 in-tree plugin, and no installed package registers it "
                         "under the kschedx.plugins entry-point group; --allow-unknown-plugins skips it)")
             fail(f"{e}{hint}")
+        plan.source = source
         _check_plugin_args(plan, fail)
         if plan.unknown:
             warnings.append(f"{source}: profile {plan.name}: plugins kschedx does not have are not evaluated: "
@@ -152,6 +158,22 @@ def decode_strict(raw: dict, fail) -> None:
                               "error: " + ", ".join(f'unknown field "{p}"' for p in sub.unknown))
     if errors:
         fail("strict decoding error: " + ", ".join(errors))
+
+
+def _extender_ignored_resources(cfg: dict, fail) -> None:
+    """buildExtenders: the managed resources an extender marks
+    ignoredByScheduler replace NodeResourcesFit's ignoredResources in every
+    profile (a profile without NodeResourcesFit args is an error), whether
+    or not the extenders are then called."""
+    ignored = [m["name"] for ext in cfg.get("extenders") or () for m in ext.get("managedResources") or ()
+               if m.get("ignoredByScheduler")]
+    if not ignored:
+        return
+    for prof in cfg["profiles"]:
+        pc = next((pc for pc in prof.get("pluginConfig") or () if pc.get("name") == "NodeResourcesFit"), None)
+        if pc is None:
+            fail("couldn't create scheduler: can't find NodeResourcesFitArgs in plugin config")
+        pc["args"] = dict(pc.get("args") or {}, ignoredResources=list(ignored))
 
 
 def _check_plugin_args(plan, fail) -> None:

@@ -27,6 +27,31 @@ class ListOf:
     item: object
 
 
+@dataclass(frozen=True)
+class MapOf:
+    """A Go map[string]T."""
+
+    value: object
+
+
+# The Go zero values of a list item's non-pointer fields: JSON that leaves
+# them out (or gives the item as null) still decodes to a struct that has
+# them, and defaulting and validation then see "" or 0, not a missing key.
+_ZERO = {
+    "Plugin": {"name": ""},
+    "PluginConfig": {"name": ""},
+    "ResourceSpec": {"name": "", "weight": 0},
+    "UtilizationShapePoint": {"utilization": 0, "score": 0},
+    "ExtenderManagedResource": {"name": "", "ignoredByScheduler": False},
+    "Extender": {"urlPrefix": "", "filterVerb": "", "preemptVerb": "", "prioritizeVerb": "", "weight": 0,
+                 "bindVerb": "", "enableHTTPS": False, "nodeCacheCapable": False, "ignorable": False},
+    "NodeSelectorRequirement": {"key": "", "operator": ""},
+    "PreferredSchedulingTerm": {"weight": 0, "preference": {}},
+    "LabelSelectorRequirement": {"key": "", "operator": ""},
+    "TopologySpreadConstraint": {"maxSkew": 0, "topologyKey": "", "whenUnsatisfiable": ""},
+}
+
+
 PLUGIN = Obj("Plugin", {"name": STRING, "weight": INT32})
 PLUGIN_SET = Obj("PluginSet", {"enabled": ListOf(PLUGIN), "disabled": ListOf(PLUGIN)})
 # v1 Plugins field names, in the order of the Go struct.
@@ -71,9 +96,29 @@ CONFIGURATION = Obj("KubeSchedulerConfiguration", {
     "delayCacheUntilActive": BOOL,
 })
 
+# The core/v1 types plugin args embed, decoded as strictly as the rest.
+_REQUIREMENTS = ListOf(Obj("NodeSelectorRequirement", {
+    "key": STRING, "operator": STRING, "values": ListOf(STRING)}))
+_NODE_SELECTOR_TERM = Obj("NodeSelectorTerm", {"matchExpressions": _REQUIREMENTS, "matchFields": _REQUIREMENTS})
+NODE_AFFINITY = Obj("NodeAffinity", {
+    "requiredDuringSchedulingIgnoredDuringExecution": Obj("NodeSelector", {
+        "nodeSelectorTerms": ListOf(_NODE_SELECTOR_TERM)}),
+    "preferredDuringSchedulingIgnoredDuringExecution": ListOf(Obj("PreferredSchedulingTerm", {
+        "weight": INT32, "preference": _NODE_SELECTOR_TERM})),
+})
+_LABEL_SELECTOR = Obj("LabelSelector", {
+    "matchLabels": MapOf(STRING),
+    "matchExpressions": ListOf(Obj("LabelSelectorRequirement", {
+        "key": STRING, "operator": STRING, "values": ListOf(STRING)})),
+})
+TOPOLOGY_SPREAD_CONSTRAINT = Obj("TopologySpreadConstraint", {
+    "maxSkew": INT32, "topologyKey": STRING, "whenUnsatisfiable": STRING, "labelSelector": _LABEL_SELECTOR,
+    "minDomains": INT32, "nodeAffinityPolicy": STRING, "nodeTaintsPolicy": STRING,
+    "matchLabelKeys": ListOf(STRING),
+})
+
 # The typed args of the in-tree plugins (kube-scheduler/config/v1
-# types_pluginargs.go); nested API types (NodeAffinity, constraints) are
-# left to the args' own validation.
+# types_pluginargs.go).
 _RESOURCE_SPEC = Obj("ResourceSpec", {"name": STRING, "weight": INT64})
 _SHAPE = ListOf(Obj("UtilizationShapePoint", {"utilization": INT32, "score": INT32}))
 _TYPE_META = {"apiVersion": STRING, "kind": STRING}
@@ -82,7 +127,7 @@ PLUGIN_ARGS = {
         **_TYPE_META, "minCandidateNodesPercentage": INT32, "minCandidateNodesAbsolute": INT32}),
     "InterPodAffinity": Obj("InterPodAffinityArgs", {
         **_TYPE_META, "hardPodAffinityWeight": INT32, "ignorePreferredTermsOfExistingPods": BOOL}),
-    "NodeAffinity": Obj("NodeAffinityArgs", {**_TYPE_META, "addedAffinity": RAW}),
+    "NodeAffinity": Obj("NodeAffinityArgs", {**_TYPE_META, "addedAffinity": NODE_AFFINITY}),
     "NodeResourcesBalancedAllocation": Obj("NodeResourcesBalancedAllocationArgs", {
         **_TYPE_META, "resources": ListOf(_RESOURCE_SPEC)}),
     "NodeResourcesFit": Obj("NodeResourcesFitArgs", {
@@ -96,7 +141,7 @@ PLUGIN_ARGS = {
         }),
     }),
     "PodTopologySpread": Obj("PodTopologySpreadArgs", {
-        **_TYPE_META, "defaultConstraints": ListOf(RAW), "defaultingType": STRING}),
+        **_TYPE_META, "defaultConstraints": ListOf(TOPOLOGY_SPREAD_CONSTRAINT), "defaultingType": STRING}),
     "VolumeBinding": Obj("VolumeBindingArgs", {**_TYPE_META, "bindTimeoutSeconds": INT64, "shape": _SHAPE}),
     "DynamicResources": Obj("DynamicResourcesArgs", {
         **_TYPE_META, "filterTimeout": DURATION, "bindingTimeout": DURATION}),
@@ -130,7 +175,7 @@ class StrictDecoder:
             return
         if isinstance(schema, Obj):
             if not isinstance(value, dict):
-                self._mismatch(value, schema.name, struct, go_path)
+                self._mismatch(value, _go_name(schema), struct, go_path)
                 return
             for key, item in value.items():
                 sub = schema.fields.get(key) if isinstance(key, str) else None
@@ -144,8 +189,27 @@ class StrictDecoder:
             if not isinstance(value, list):
                 self._mismatch(value, "[]" + _go_name(schema.item), struct, go_path)
                 return
+            item_schema = schema.item
             for i, item in enumerate(value):
-                self.walk(item, schema.item, f"{path}[{i}]", struct, go_path)
+                if isinstance(item_schema, Obj):
+                    if item is None:
+                        item = value[i] = {}
+                    zero = _ZERO.get(item_schema.name)
+                    if zero and isinstance(item, dict):
+                        for key, z in zero.items():
+                            if item.get(key) is None:
+                                item[key] = dict(z) if isinstance(z, dict) else z
+                self.walk(item, item_schema, f"{path}[{i}]", struct, go_path)
+            return
+        if isinstance(schema, MapOf):
+            if not isinstance(value, dict):
+                self._mismatch(value, _go_name(schema), struct, go_path)
+                return
+            for key, item in value.items():
+                if item is None and isinstance(schema.value, str):
+                    value[key] = "" if schema.value == STRING else item
+                    continue
+                self.walk(item, schema.value, f"{path}[{key}]", struct, go_path)
             return
         ok = {
             BOOL: lambda v: isinstance(v, bool),
@@ -179,4 +243,6 @@ def _go_name(schema) -> str:
         return "v1." + schema.name
     if isinstance(schema, ListOf):
         return "[]" + _go_name(schema.item)
+    if isinstance(schema, MapOf):
+        return "map[string]" + _go_name(schema.value)
     return "interface {}" if schema is RAW else schema

@@ -192,10 +192,21 @@ class Evaluator:
             # Nominating "" clears a nomination the pod may have (ModeOverride).
             return PostFilterResult("", details), Status(Code.UNSCHEDULABLE, message)
 
-        best = self.select_candidate(run.candidates)
+        candidates = run.candidates
+        extenders = getattr(self.handle, "extenders", None)
+        if extenders is not None:
+            # callExtenders: extenders with a preemptVerb may change the candidates.
+            calls: list[dict] = []
+            candidates, error = extenders.process_preemption(
+                self.handle, pod, candidates, calls, lambda node, victims, pdb: Candidate(node, victims, pdb))
+            if error is not None:
+                return None, Status.as_error(error)
+            if calls:
+                details["extenders"] = calls
+        best = self.select_candidate(candidates)
         if best is None or not best.name:
             return None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE)
-        details["candidates"] = [self._candidate_dict(c, c is best) for c in run.candidates]
+        details["candidates"] = [self._candidate_dict(c, c is best) for c in candidates]
         details["victims"] = [{"pod": v.key, "priority": v.priority, "node": best.name} for v in best.victims]
         details["pdbViolations"] = best.num_pdb_violations
         details["victimPodInfos"] = list(best.victims)

@@ -62,6 +62,7 @@ class ProfilePlan:
     percentage_of_nodes_to_score: int | None = None
     unknown: list = field(default_factory=list)  # plugins left out by --allow-unknown-plugins
     order: list = field(default_factory=list)  # configuration order: MultiPoint first
+    source: str | None = None  # the configuration file, for errors raised when plugins are built
 
     def plugin_names(self) -> list[str]:
         """Every plugin that runs somewhere, once, in configuration order."""
@@ -174,6 +175,55 @@ def load_plugin_class(spec: PluginSpec):
     return IN_TREE[spec.name].load() if spec.name in IN_TREE else None
 
 
+# Methods of an out-of-tree plugin whose exceptions become the plugin's error.
+_GUARDED = ("pre_enqueue", "less", "pre_filter", "filter", "filter_all", "post_filter", "pre_score", "normalize_score",
+            "normalize_all", "reserve", "unreserve", "bind", "score_details")
+
+
+def _new_out_of_tree(cls, handle, args, name: str, plan: ProfilePlan):
+    """A plugin of another distribution, built as NewFramework builds one (an
+    exception from its constructor is the factory's error: the configuration
+    is rejected, exit 3) and guarded: an exception from one of its extension
+    points is that plugin's Error for the pod, not a crash of kschedx."""
+    from ..errors import InputError
+
+    try:
+        plugin = cls(handle, {} if args is None else args)
+    except Exception as exc:
+        raise InputError(f'creating profile for scheduler name {plan.name}: initializing plugin "{name}": {exc}',
+                         source=plan.source) from None
+    for method in _GUARDED:
+        bound = getattr(plugin, method, None)
+        if callable(bound):
+            setattr(plugin, method, _guard(bound, name, method))
+    for method in ("score", "score_all"):
+        bound = getattr(plugin, method, None)
+        if callable(bound):
+            setattr(plugin, method, _guard(bound, name, method, integers=method == "score_all", integer=method == "score"))
+    return plugin
+
+
+def _guard(bound, plugin: str, method: str, *, integer: bool = False, integers: bool = False):
+    from .interface import PluginError
+
+    def call(*args, **kwargs):
+        try:
+            out = bound(*args, **kwargs)
+        except PluginError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"plugin {plugin} raised {type(exc).__name__} in {method}: {exc}") from None
+        if (integer and not _is_int(out)) or (integers and out is not None and not all(map(_is_int, out))):
+            raise PluginError(f"plugin {plugin}: {method} must give integer scores, got {out!r}")
+        return out
+
+    return call
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 class Profile:
     """Plugins instantiated for one run, grouped by extension point in order."""
 
@@ -195,7 +245,10 @@ class Profile:
                 self.not_evaluated.append(name)
                 continue
             args = plugin_args[name] if name in plugin_args else plan.args.get(name)
-            plugin = cls(handle, args)
+            if plan.registry[name].loader is None:
+                plugin = cls(handle, args)
+            else:
+                plugin = _new_out_of_tree(cls, handle, args, name, plan)
             if not getattr(plugin, "complete", True) or name in missing_input:
                 # Partly implemented (runs its fast paths only), or without a kind
                 # it reads: it runs, but its verdicts may not be upstream's.

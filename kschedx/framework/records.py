@@ -175,7 +175,7 @@ class NodeResult:
     cycle's tables when they were recorded there (see the module doc)."""
 
     __slots__ = ("name", "status", "first_failure", "feasible", "total", "_filters", "_scores", "_filter_row",
-                 "_score_row")
+                 "_score_row", "extender_filters", "extender_scores")
 
     def __init__(self, name: str, filters: list[FilterVerdict] | None = None, status: Status | None = None,
                  first_failure: str | None = None, feasible: bool = False, scores: list[PluginScore] | None = None,
@@ -189,6 +189,9 @@ class NodeResult:
         self.total = total
         self._filter_row = None  # (FilterTable, index)
         self._score_row = None  # (ScoreTable, index)
+        # The extenders' verdicts and scores (framework/extenders.py), after the plugins'.
+        self.extender_filters = None  # [(extender, Status | None, details)]
+        self.extender_scores = None  # [(extender, raw, normalized, weight)]
 
     @classmethod
     def from_table(cls, name: str, table: FilterTable, i: int) -> "NodeResult":
@@ -326,11 +329,14 @@ class PodResult:
         self.node_records: NodeRecords | None = None
         self.preemption: dict | None = None
         self.notes: list[str] = []
+        # Node sampling, when kube-scheduler would stop searching early (runner._search).
+        self.sampling: dict | None = None
         # What simulate needs after the cycle (not part of the schema).
         self.nominated_node: str | None = None  # set by PostFilter: "" clears a nomination
         self.victims: list[PodInfo] = []
         self.cycle_state: CycleState | None = None  # for Reserve after the cycle
         self.cleared_nominations: list[PodInfo] = []
+        self.extenders = None  # ExtenderRecords (framework/extenders.py) once an extender was considered
         # selected_node was drawn at random among top_nodes (the cycle's last draw).
         self.tie_drawn = False
 
@@ -339,6 +345,8 @@ class PodResult:
         if self.node_records is not None:
             self._nodes = self.node_records.build()
             self.node_records = None
+            if self.extenders is not None:
+                self.extenders.annotate(self._nodes)
         return self._nodes
 
     @nodes.setter

@@ -88,22 +88,50 @@ IN_TREE = {e.name: e for e in (
 )}
 
 
-def entry_point_entries() -> dict[str, Entry]:
-    """Plugins other distributions register under `kschedx.plugins`
-    (entry point name = plugin name, value = module:Class)."""
+class EntryPointError(Exception):
+    """A plugin registered under `kschedx.plugins` cannot be used."""
+
+
+def entry_point_entries(names=None) -> dict[str, Entry]:
+    """Plugins other distributions register under `kschedx.plugins` (entry
+    point name = plugin name, value = module:Class); only those in `names`
+    are imported (all when None). In-tree plugins are not replaced, and of
+    two distributions registering one name the first found wins."""
     from importlib.metadata import entry_points
 
     out = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in IN_TREE or ep.name in out:
-            continue  # in-tree plugins are not replaced; the first distribution wins
-        cls = ep.load()
+        if ep.name in IN_TREE or ep.name in out or (names is not None and ep.name not in names):
+            continue
+        cls = _load_plugin_class(ep)
         points = frozenset(p for p, m in POINT_METHODS.items() if callable(getattr(cls, m, None)))
         out[ep.name] = Entry(ep.name, ep.value, points, _Loaded(cls))
     return out
 
 
+def _load_plugin_class(ep):
+    """The class an entry point names, checked against the plugin interface."""
+    from .interface import Plugin
+
+    dist = getattr(ep, "dist", None)
+    origin = f"{ENTRY_POINT_GROUP} entry point {ep.name} = {ep.value}" + (
+        f" of {dist.metadata['Name']} {dist.version}" if dist is not None else "")
+    try:
+        cls = ep.load()
+    except Exception as exc:  # a broken third-party package: say which, never a traceback
+        raise EntryPointError(f"plugin {ep.name!r} cannot be loaded ({origin}): {type(exc).__name__}: {exc}") from None
+    if not (isinstance(cls, type) and issubclass(cls, Plugin)):
+        raise EntryPointError(f"plugin {ep.name!r} ({origin}) is not a subclass of "
+                              "kschedx.framework.interface.Plugin")
+    if cls.name != ep.name:
+        raise EntryPointError(f"plugin {ep.name!r} ({origin}) is named {cls.name!r}: its class's `name` must be "
+                              "its entry-point name")
+    return cls
+
+
 class _Loaded:
+    """An entry point's class, already loaded and checked."""
+
     def __init__(self, cls):
         self.cls = cls
 
@@ -117,5 +145,5 @@ def registry_for(names) -> dict[str, Entry]:
     distributions costs time a default run should not pay)."""
     reg = dict(IN_TREE)
     if any(n not in reg for n in names):
-        reg.update(entry_point_entries())
+        reg.update(entry_point_entries({n for n in names if n not in reg}))
     return reg

@@ -27,10 +27,13 @@ from .records import (
     PodResult,
     ScoreTable,
 )
+from .sampling import SamplingState, best_of_some_window, walk
 from .status import Code, Status
 
 __all__ = ["Framework", "FilterVerdict", "NodeResult", "PluginScore", "PodResult", "NodeToStatus", "queue_order"]
 
+# CycleState key: this cycle ends before PostFilter (Framework.schedule).
+NO_POST_FILTER = "kschedx/no-post-filter"
 ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
 
 
@@ -68,16 +71,21 @@ class Framework:
     which is also the Handle plugins use to reach the snapshot."""
 
     def __init__(self, snapshot: Snapshot, *, tie_break: str = "random", seed: int | None = None, plugin_args=None,
-                 plan=None, nominator: Nominator | None = None, rng: random.Random | None = None):
+                 plan=None, nominator: Nominator | None = None, rng: random.Random | None = None,
+                 sampling: SamplingState | None = None, extenders=None):
         """`plan`: the profile (ProfilePlan) to run, the default one when None.
         Frameworks of several profiles over one snapshot share the nominator
-        (upstream's one scheduling queue) and the random source."""
+        (upstream's one scheduling queue), the random source, the sampling
+        state (the scheduler's next start index) and the configured extenders
+        (framework/extenders.Extenders, or None)."""
         self.snapshot = snapshot
+        self.sampling = sampling if sampling is not None else SamplingState()
         self.cluster = snapshot.cluster
         self.nominator = nominator if nominator is not None else Nominator()
         self.tie_break = tie_break
         self.rng = rng if rng is not None else random.Random(seed)
         self.profile = Profile(self, plugin_args, plan)
+        self.extenders = extenders
 
     # -- Handle ----------------------------------------------------------------
     def weight(self, plugin: str) -> int:
@@ -287,15 +295,26 @@ class Framework:
                 return st
         return None
 
-    def schedule(self, pod: PodInfo) -> PodResult:
+    def schedule(self, pod: PodInfo, *, post_filter: bool = True) -> PodResult:
+        """One scheduling cycle. `post_filter=False` stops an unschedulable
+        pod's cycle before PostFilter (preemption): for callers that only ask
+        whether a pod fits as it is (`explain --fix` checking a change)."""
         result = PodResult(pod)
-        gate = self.run_pre_enqueue(pod)
+        try:
+            gate = self.run_pre_enqueue(pod)
+        except PluginError as exc:
+            result.status = "Error"
+            result.message = str(exc)
+            result.nodes = []
+            return result
         if gate is not None:
             result.status = "Gated"
             result.gate = gate
             result.message = gate.message()
             return result
         state = CycleState()
+        if not post_filter:
+            state.write(NO_POST_FILTER, True)
         result.cycle_state = state
         try:
             self._schedule(state, pod, result)
@@ -382,14 +401,33 @@ class Framework:
         explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
         if nominated is not None:
             explicit[nominated.name] = self._record_node(state, pod, nominated)
+            if explicit[nominated.name].feasible and self.extenders is not None \
+                    and not self.extenders.filter_nominated(result, pod, nominated, node_status):
+                # Rejected by an extender: upstream then filters every node,
+                # this one again (and asks the extenders again).
+                del explicit[nominated.name]
+                node_status.pop(nominated.name, None)
+                nominated = None
 
         feasible = self._filter_nodes(state, pod, result, candidate_names, nominated, explicit, node_status,
                                       absent_status, narrowing)
+        search = None
+        if not (nominated is not None and explicit[nominated.name].feasible):
+            # The nominated node's shortcut searches nothing: the start index stays.
+            search = self._search(result, feasible, node_status, candidate_names, nominated)
+            if search is not None and self.sampling.mode == "upstream":
+                feasible = search.found
+        if self.extenders is not None and (nominated is None or feasible != [nominated]):
+            # findNodesThatPassExtenders, on the nodes the search kept (the
+            # nominated node passed them already)
+            feasible = self.extenders.filter(result, pod, feasible, node_status)
         if not feasible:
             self._fit_error(state, pod, result, node_status, absent_status)
             return
 
-        self._prioritize(state, pod, result, feasible)
+        totals = self._prioritize(state, pod, result, feasible)
+        if search is not None and self.sampling.mode == "all" and result.status == "Scheduled":
+            self._could_pick(result, feasible, totals if totals is not None else [0], search)
 
     def _filter_nodes(self, state, pod, result, candidate_names, nominated, explicit, node_status,
                       absent_status, narrowing) -> list[NodeInfo]:
@@ -468,7 +506,74 @@ class Framework:
                 node_status[name] = outcome[0]
         return feasible
 
-    def _prioritize(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> None:
+    # -- node sampling ------------------------------------------------------------
+    def _search(self, result, feasible, node_status, candidate_names, nominated):
+        """findNodesThatPassFilters' search over the Filter outcomes kschedx
+        has for every node: how far kube-scheduler would go from the start
+        index, and the start index of the next cycle. Returns the Search when
+        kube-scheduler would stop before the last node (result.sampling then
+        says so), None when it checks every node."""
+        sampling = self.sampling
+        all_nodes = self.snapshot.node_infos
+        num_all = len(all_nodes)
+        num_nodes = num_all if candidate_names is None else len(candidate_names)
+        k = sampling.num_to_find(self.profile, num_nodes)
+        start = sampling.next_start_node_index
+        if k >= num_nodes:
+            # Every node is checked: the failed ones (and a nominated node
+            # that failed) are the statuses kube-scheduler records.
+            sampling.advance(len(feasible) + len(node_status), num_all)
+            return None
+        order = sampling.order(self.snapshot)
+        if candidate_names is not None:
+            # kube-scheduler takes a PreFilterResult's nodes in Go map order
+            # (random); kschedx keeps them in node-tree order.
+            order = [ni for ni in order if ni.name in candidate_names]
+        feasible_names = {ni.name for ni in feasible}
+        search = walk(order, lambda ni: ni.name in feasible_names, start, k)
+        processed = search.processed
+        if nominated is not None and nominated.name in node_status and nominated.name not in search.failed:
+            processed += 1  # its status was recorded when it was tried first
+        sampling.advance(processed, num_all)
+        plan = self.profile.plan
+        pct = plan.percentage_of_nodes_to_score
+        result.sampling = {
+            "mode": sampling.mode,
+            "percentageOfNodesToScore": pct if pct is not None else (sampling.global_percentage or 0),
+            "numFeasibleNodesToFind": k,
+            "nodes": num_nodes,
+            "feasibleNodes": len(feasible),
+            "startIndex": start,
+            "processedNodes": processed,
+            "nextStartIndex": sampling.next_start_node_index,
+            "foundNodes": len(search.found),
+        }
+        return search
+
+    def _could_pick(self, result, feasible, totals, search) -> None:
+        """`all` mode: what a sampled search could have picked instead. From
+        this cycle's start index: the best of the nodes it finds. From any
+        start: every node that is best among some window of k consecutive
+        feasible nodes in node-tree order. Scores are those kschedx computed
+        over every feasible node."""
+        info = result.sampling
+        k = info["numFeasibleNodesToFind"]
+        total_of = {ni.name: t for ni, t in zip(feasible, totals)}
+        found = [ni.name for ni in search.found]
+        best = max((total_of[n] for n in found), default=None)
+        info["startWindowBest"] = sorted(n for n in found if total_of[n] == best)
+        if len(feasible) <= k:
+            info["couldBeMissed"] = False
+            info["upstreamCouldPick"] = list(result.top_nodes)
+            return
+        ordered = [ni.name for ni in self.sampling.order(self.snapshot) if ni.name in total_of]
+        picks = best_of_some_window([total_of[n] for n in ordered], k)
+        info["couldBeMissed"] = True
+        info["upstreamCouldPick"] = sorted(ordered[i] for i in picks)
+
+    def _prioritize(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]):
+        """Scores and selection; returns the feasible nodes' totals (None when
+        the only feasible node is taken without scoring)."""
         if len(feasible) == 1:
             # kube-scheduler takes the only feasible node without running
             # PreScore/Score, so a scoring failure cannot fail this cycle.
@@ -480,8 +585,10 @@ class Framework:
             result.top_nodes = [feasible[0].name]
             result.selected_node = feasible[0].name
             result.status = "Scheduled"
-            return
+            return None
         totals = self._score(state, pod, result, feasible)
+        if self.extenders is not None:
+            self.extenders.prioritize(result, pod, feasible, totals)
         best = max(totals)
         top = sorted(ni.name for ni, total in zip(feasible, totals) if total == best)
         result.top_nodes = top
@@ -491,6 +598,7 @@ class Framework:
             result.selected_node = self.rng.choice(top)
             result.tie_drawn = True
         result.status = "Scheduled"
+        return totals
 
     def _score(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> list[int]:
         """RunPreScorePlugins + RunScorePlugins; records scores, returns each
@@ -546,7 +654,7 @@ class Framework:
 
     def _run_post_filter(self, state, pod, result, node_status, absent_status) -> str:
         """RunPostFilterPlugins; returns the PostFilter part of the message."""
-        if not self.profile.post_filter:
+        if not self.profile.post_filter or state.read(NO_POST_FILTER):
             return ""
         reasons: list[str] = []
         post_result = None

@@ -114,6 +114,27 @@ def _names(names, limit: int | None, sym: Symbols) -> str:
     return ", ".join(names[:limit]) + f", {sym.ellipsis} (+{len(names) - limit})"
 
 
+def sampling_text(pod: dict, limit: int | None, sym: Symbols) -> str:
+    """The pod's `sampling` field in one line: where kube-scheduler's node
+    sampling stops, and (mode all) whether it could pick another node."""
+    s = pod["sampling"]
+    pct = s["percentageOfNodesToScore"]
+    share = f"percentageOfNodesToScore {pct}" + (" = adaptive" if pct == 0 else "")
+    k, start = s["numFeasibleNodesToFind"], s["startIndex"]
+    if s["mode"] == "upstream":
+        return (f"sampling (upstream): scored the first {s['foundNodes']} feasible nodes found from start index "
+                f"{start} ({share}; {s['processedNodes']} of {s['nodes']} nodes checked, next cycle starts at "
+                f"{s['nextStartIndex']})")
+    head = f"sampling: kube-scheduler stops at {k} feasible nodes of {s['nodes']} ({share})"
+    if not s.get("couldBeMissed"):
+        return head + f"; only {s['feasibleNodes']} are feasible, so it finds them all: same pick"
+    picks = s.get("upstreamCouldPick") or []
+    others = [n for n in picks if n != pod.get("selectedNode")]
+    return (head + f"; from start index {start} its best are {_names(s.get('startWindowBest') or [], 3, sym)}"
+            f" {sym.dot} {pod.get('selectedNode')} could be missed: from other starts it could pick "
+            f"{plural(len(others), 'other node')} ({_names(others, limit, sym)})")
+
+
 # -- details: shown generically, whatever plugin produced them -----------------
 def compact(value) -> str:
     """One value in one short line: dicts as k=v, lists comma-joined."""
@@ -247,11 +268,34 @@ class Report:
             return  # no node was considered
         if self.node is not None:
             self.node_story(pod, self.node)
+            self.fixes(pod)
             return
         self.pre_filter(pod)
         self.filters(pod)
         self.scores(pod)
+        if pod.get("sampling") and pod["status"] == "Scheduled":
+            self.add(_line((sampling_text(pod, None if self.wide else GROUP_NAMES, self.sym), WARN), indent=2))
         self.preemption(pod)
+        self.fixes(pod)
+
+    def fixes(self, pod: dict) -> None:
+        """explain --fix: the verified changes, smallest first, each with its patch."""
+        if "fixes" not in pod:
+            return
+        fixes = pod["fixes"]
+        search = pod.get("fixSearch") or {}
+        self.add(Blank())
+        if not fixes:
+            self.add(_line((f"fixes: none found: no change kschedx tried makes the pod schedulable "
+                            f"({plural(search.get('candidates', 0), 'candidate')} checked)", WARN), indent=2))
+            return
+        self.add(_line(("fixes", STRONG), (f" (each checked by running the scheduling cycle again with it; "
+                                           f"smallest change first; {search.get('candidates', 0)} checked):",
+                                           MUTED), indent=2))
+        for i, fix in enumerate(fixes, 1):
+            self.add(_line(f"{i}. ", (f"[{fix['kind']}] ", STRONG), fix["description"], indent=2))
+            for change in fix.get("changes") or ():
+                self.add(_line((fix_change_text(change, self.sym), MUTED), indent=5))
 
     def header(self, pod: dict) -> None:
         sym = self.sym
@@ -710,6 +754,26 @@ class Report:
         parts = [f"{counts[k]} {k.lower()}" for k in order if k in counts]
         parts += [f"{v} {k.lower()}" for k, v in counts.items() if k not in order]
         self.add(_line((f"{plural(self.pods, 'pod')}: " + ", ".join(parts), STRONG)))
+
+
+def fix_change_text(change: dict, sym: Symbols) -> str:
+    """One change of a fix in a line: the object and its JSON Patch, short."""
+    import json
+
+    t = change["target"]
+    ref = f"{t['kind']} {t['namespace'] + '/' if t.get('namespace') else ''}{t['name']}"
+    if change["action"] == "create":
+        return f"create {ref} (the whole object: -o json or -o yaml)"
+    if change["action"] == "delete":
+        return f"delete {ref}"
+    ops = []
+    for op in change.get("patch") or ():
+        text = f"{op['op']} {op['path']}"
+        if "value" in op:
+            value = json.dumps(op["value"], separators=(",", ":"))
+            text += " " + (value if len(value) <= 80 else value[:79] + sym.ellipsis)
+        ops.append(text)
+    return f"patch {ref}: " + "; ".join(ops)
 
 
 def _ordered(items) -> list:

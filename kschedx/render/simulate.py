@@ -129,6 +129,15 @@ def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None 
         for p in doc["pods"]:
             if (p.get("preemption") or {}).get("candidates"):
                 w(f"\npreemption candidates for {p['pod']}\n" + "\n".join(candidate_lines(p["preemption"])) + "\n")
+    sampled = [p for p in doc["pods"] if (p.get("sampling") or {}).get("couldBeMissed") and p.get("placedNode")]
+    if sampled:
+        # Node sampling: kube-scheduler looks at a share of the feasible nodes only.
+        k = sampled[0]["sampling"]["numFeasibleNodesToFind"]
+        w(f"\nsampling: {len(sampled)} placement(s) could differ under kube-scheduler's node sampling (it stops at "
+          f"{k} feasible nodes): it may pick another well-scoring node; --sampling upstream follows its search\n")
+    elif any((p.get("sampling") or {}).get("mode") == "upstream" for p in doc["pods"]):
+        w("\nsampling (upstream): each pod was placed on the best of the feasible nodes kube-scheduler's search "
+          "finds, from its rotating start index\n")
     _write_chart(doc, wide, out, color)
     if doc.get("notEvaluated"):
         w(f"\nnot evaluated (result incomplete): {', '.join(doc['notEvaluated'])}\n")

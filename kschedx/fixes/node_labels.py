@@ -1,0 +1,109 @@
+"""label-node: the labels to add to a named node so that the pod's
+nodeSelector and one of its required node affinity terms match it, when
+NodeAffinity alone keeps the pod off that node. Only labels the node does
+not have are added: changing an existing label (a zone, an instance type)
+is not a change of configuration but of hardware."""
+
+from __future__ import annotations
+
+from .jsonpatch import apply_patch, pointer
+
+KIND = "label-node"
+ORDER = 1
+
+
+def _term_labels(term: dict, labels: dict) -> dict | None:
+    """Labels to add so that the term matches, or None when adding cannot."""
+    if term.get("matchFields"):
+        return None  # metadata.name: not a label
+    add: dict = {}
+    for e in term.get("matchExpressions") or ():
+        key, op, values = e.get("key"), e.get("operator"), [str(v) for v in e.get("values") or ()]
+        has = key in labels
+        if op == "In":
+            if has and labels[key] not in values:
+                return None
+            if not has:
+                add[key] = values[0] if values else ""
+        elif op == "Exists":
+            if not has:
+                add[key] = "true"
+        elif op in ("NotIn", "DoesNotExist"):
+            if has and (op == "DoesNotExist" or labels[key] in values):
+                return None
+        elif op in ("Gt", "Lt"):
+            if has or not values:
+                return None
+            try:
+                n = int(values[0])
+            except ValueError:
+                return None
+            add[key] = str(n + 1 if op == "Gt" else n - 1)
+        else:
+            return None
+    return add
+
+
+def labels_for(spec: dict, labels: dict) -> dict | None:
+    """The fewest labels to add for the pod's nodeSelector and required node affinity."""
+    add: dict = {}
+    for key, value in (spec.get("nodeSelector") or {}).items():
+        if key in labels and labels[key] != value:
+            return None
+        if key not in labels:
+            add[key] = value
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(required, dict):
+        options = []
+        for term in required.get("nodeSelectorTerms") or ():
+            if not term.get("matchExpressions") and not term.get("matchFields"):
+                continue
+            extra = _term_labels(term, dict(labels, **add))
+            if extra is not None:
+                options.append(extra)
+        if not options:
+            return None
+        add.update(min(options, key=len))
+    return add or None
+
+
+def find(search) -> list:
+    from . import MAX_CANDIDATES, node_target
+
+    spec = search.pod_info.spec
+    candidates = []
+    for name in search.blockers.only("NodeAffinity"):
+        node = search.snapshot.get(name).node
+        labels = (node.get("metadata") or {}).get("labels") or {}
+        add = labels_for(spec, labels)
+        if add:
+            candidates.append((len(add), name, add))
+        if len(candidates) >= 4 * MAX_CANDIDATES:
+            break
+    candidates.sort(key=lambda c: c[0])
+    fixes = []
+    seen = set()
+    for size, name, add in candidates:
+        key = tuple(sorted(add.items()))
+        if key in seen:
+            continue  # the same labels on another node: one node is the smaller change
+        seen.add(key)
+        if len(seen) > MAX_CANDIDATES:
+            break
+        node = search.snapshot.get(name).node
+        if isinstance((node.get("metadata") or {}).get("labels"), dict):
+            ops = [{"op": "add", "path": pointer("metadata", "labels", k), "value": v} for k, v in add.items()]
+        else:
+            ops = [{"op": "add", "path": pointer("metadata", "labels"), "value": dict(add)}]
+        changed = apply_patch(node, ops)
+        text = ", ".join(f"{k}={v}" for k, v in add.items())
+        fix = search.try_cluster_change(
+            KIND, f"label node {name} with {text}", [{"action": "patch", "target": node_target(name), "patch": ops}],
+            lambda changed=changed: search.verifier.node_replaced(changed), magnitude=size, order=ORDER)
+        if fix is not None:
+            fixes.append(fix)
+    return fixes
+
+
+__all__ = ["find", "labels_for"]

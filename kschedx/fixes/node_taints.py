@@ -1,0 +1,60 @@
+"""remove-taint: the taints to remove from a named node (and cordoning to
+undo) when that alone keeps the pod off it."""
+
+from __future__ import annotations
+
+from ..plugins.helper.taints import tolerations_tolerate_taint
+from .common import taint_text
+from .jsonpatch import apply_patch, pointer
+from .tolerations import untolerated
+
+KIND = "remove-taint"
+ORDER = 0
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+
+
+def find(search) -> list:
+    from . import MAX_CANDIDATES
+
+    b = search.blockers
+    names = sorted(set(b.only("TaintToleration", "NodeUnschedulable")),
+                   key=list(b.by_node).index)
+    tolerations = search.pod_info.spec.get("tolerations")
+    candidates = []
+    for name in names:
+        ni = search.snapshot.get(name)
+        cordoned = "NodeUnschedulable" in b.by_node[name]
+        taints = untolerated(ni.taints, tolerations)
+        if cordoned:
+            # Uncordoning also drops the taint the node lifecycle controller adds.
+            taints += [t for t in ni.taints if t.get("key") == UNSCHEDULABLE_TAINT and t not in taints
+                       and not tolerations_tolerate_taint(tolerations, t)]
+        all_taints = ni.node.get("spec", {}).get("taints") or []
+        indexes = sorted((all_taints.index(t) for t in taints), reverse=True)
+        ops = [{"op": "remove", "path": pointer("spec", "taints", i)} for i in indexes]
+        if cordoned:
+            ops.append({"op": "remove", "path": pointer("spec", "unschedulable")})
+        if not ops:
+            continue
+        words = []
+        if cordoned:
+            words.append(f"uncordon node {name}")
+        rest = [taint_text(t) for t in taints if not (cordoned and t.get("key") == UNSCHEDULABLE_TAINT)]
+        if rest:
+            words.append(f"remove taint {', '.join(rest)} from node {name}")
+        candidates.append((len(ops), name, " and ".join(words), ops))
+    fixes = []
+    for size, name, change, ops in sorted(candidates, key=lambda c: c[0])[:MAX_CANDIDATES]:
+        node = apply_patch(search.snapshot.get(name).node, ops)
+        fix = search.try_cluster_change(
+            KIND, change, [{"action": "patch", "target": _target(name), "patch": ops}],
+            lambda node=node: search.verifier.node_replaced(node), magnitude=size, order=ORDER)
+        if fix is not None:
+            fixes.append(fix)
+    return fixes
+
+
+def _target(name: str) -> dict:
+    from . import node_target
+
+    return node_target(name)

@@ -1,0 +1,159 @@
+"""Checking a fix: the real scheduling cycle (the framework's own runner) on
+a changed copy of the pod, or on the snapshot changed in place for the time
+of one cycle and restored exactly afterwards.
+
+The snapshot is shared by every pod of an `explain` run, so a change is
+undone field for field: a node's object is put back, an added node taken
+out, removed pods added back and each node's pod lists restored in their
+order (preemption walks them in order).
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import random
+from contextlib import contextmanager
+
+from ..errors import KschedxError
+from ..snapshot import NodeInfo, PodInfo
+from ..sources.admission import Admission
+from .jsonpatch import PatchError, apply_patch
+
+
+class Verifier:
+    """Runs cycles for one pod's fixes and counts them (the search's budget)."""
+
+    def __init__(self, fw, raw_pod: dict, pod_info: PodInfo):
+        self.fw = fw
+        self.snapshot = fw.snapshot
+        self.cluster = fw.snapshot.cluster
+        self.raw_pod = raw_pod
+        self.pod_info = pod_info
+        self.runs = 0
+        self._admission = Admission(self.cluster.priority_classes, self.cluster.runtime_classes)
+
+    # -- the pod ---------------------------------------------------------------
+    def patched_pod(self, patch: list[dict]) -> PodInfo | None:
+        """The pod as the API server would store it with `patch` applied to
+        it as written (then admitted again: defaults, priority from its
+        class...); None when the patch does not apply or the API server
+        would refuse the result."""
+        try:
+            pod = apply_patch(self.raw_pod, patch)
+            self._admission.pod(pod, "fix")
+        except (PatchError, KschedxError, KeyError, TypeError, ValueError):
+            return None
+        original = self.pod_info.pod
+        pod["metadata"]["uid"] = self.pod_info.uid
+        claims = (original.get("status") or {}).get("resourceClaimStatuses")
+        if claims:
+            # Claims the resourceclaim controller made for the pod stay its own.
+            pod["status"] = dict(pod.get("status") or {}, resourceClaimStatuses=claims)
+        return PodInfo(pod)
+
+    def run(self, pi: PodInfo | None = None, *, preemption: bool = False):
+        """One cycle of the pod (or of its changed copy), as the pod's own
+        first cycle (node sampling from the first node). Ties are broken by a
+        random source of its own, so checking fixes leaves the run's random
+        choices and sampling position for the next pods as they were."""
+        pi = pi if pi is not None else self.pod_info
+        self.runs += 1
+        fw = self.fw
+        rng, fw.rng = fw.rng, random.Random(0)
+        sampling = getattr(fw, "sampling", None)
+        start = sampling.next_start_node_index if sampling is not None else None
+        if sampling is not None:
+            sampling.next_start_node_index = 0
+        try:
+            return fw.schedule(pi, post_filter=preemption)
+        finally:
+            fw.rng = rng
+            if sampling is not None:
+                sampling.next_start_node_index = start
+
+    # -- the snapshot, changed for one cycle ---------------------------------------
+    @contextmanager
+    def node_replaced(self, node: dict):
+        """The node of that name as `node` (labels, taints, unschedulable)."""
+        ni = self.snapshot.get(node["metadata"]["name"])
+        saved = ni.node
+        ni.set_node(node)
+        try:
+            yield ni
+        finally:
+            ni.set_node(saved)  # a new generation too: caches keyed on it see a change
+
+    @contextmanager
+    def node_added(self, node: dict):
+        """A new node without pods, in node-name order, as the cache would list it."""
+        snap = self.snapshot
+        ni = NodeInfo(node)
+        ni.pod_index = snap.pod_index
+        names = [n.name for n in snap.node_infos]
+        at = bisect.bisect_left(names, ni.name)
+        snap.node_infos.insert(at, ni)
+        snap.by_name[ni.name] = ni
+        try:
+            yield ni
+        finally:
+            snap.node_infos.pop(at)
+            del snap.by_name[ni.name]
+
+    @contextmanager
+    def pods_removed(self, pods: list[PodInfo]):
+        """The pods deleted from their nodes; put back afterwards, each node's
+        lists in their former order."""
+        snap = self.snapshot
+        saved = {}
+        for pi in pods:
+            node = snap.assigned_pod_node.get(pi.uid)
+            if node is None:
+                continue
+            ni = snap.by_name[node]
+            if node not in saved:
+                saved[node] = (list(ni.pods), list(ni.pods_with_affinity), list(ni.pods_with_required_anti_affinity))
+        removed = []
+        try:
+            for pi in pods:
+                node = snap.assigned_pod_node.get(pi.uid)
+                if node is None:
+                    continue
+                stored = snap.pod_infos.get(pi.uid, pi)
+                snap.remove(stored)
+                removed.append((stored, node))
+            yield
+        finally:
+            for stored, node in reversed(removed):
+                snap.assume(stored, node)
+            for node, (pods_, aff, anti) in saved.items():
+                ni = snap.by_name[node]
+                ni.pods[:] = pods_
+                ni.pods_with_affinity[:] = aff
+                ni.pods_with_required_anti_affinity[:] = anti
+
+
+def feasible_nodes(result) -> list[str]:
+    """The nodes that passed every Filter in a cycle, in node order."""
+    records = result.node_records
+    if records is not None and records.score_table is not None:
+        return [ni.name for ni in records.score_table.nodes]
+    return [nr.name for nr in result.nodes if nr.feasible]
+
+
+def outcome(result) -> dict | None:
+    """What a fix achieves, when the cycle places the pod: None otherwise."""
+    if result.status != "Scheduled":
+        return None
+    feasible = feasible_nodes(result)
+    return {"status": "Scheduled", "selectedNode": result.selected_node, "feasibleNodes": len(feasible),
+            "nodes": feasible[:5]}
+
+
+def preemption_outcome(result) -> dict | None:
+    """A cycle whose PostFilter nominates a node: the nominated node and victims."""
+    pre = result.preemption or {}
+    if result.status == "Scheduled" or not pre.get("nominatedNode"):
+        return None
+    return {"status": result.status, "selectedNode": None, "nominatedNode": pre["nominatedNode"],
+            "victims": copy.deepcopy(pre.get("victims") or [])}

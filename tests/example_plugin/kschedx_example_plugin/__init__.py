@@ -1,0 +1,1 @@
+"""An example distribution of kschedx plugins (see nodelabel.py)."""

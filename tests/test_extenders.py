@@ -1,0 +1,390 @@
+"""Extenders (`extenders:` of --config) called over HTTP(S) as kube-scheduler
+v1.35.4 calls them, against a small extender server on 127.0.0.1
+(tests/extender_server.py): filter, prioritize with weight, nodeCacheCapable,
+managedResources, ignorable and non-ignorable failures, timeouts, the preempt
+verb, TLS, --skip-extenders. Expected values come from schedule_one.go and
+extender.go, not from kschedx's output."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from extender_server import ExtenderServer, Reply
+from kschedx import app
+from kschedx.cli import main
+from kschedx.config.load import parse_config
+from kschedx.errors import InputError
+
+NODE = """
+apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}
+status:
+  allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}
+  capacity: {{cpu: "4", memory: 8Gi, pods: "110"}}
+"""
+BUSY = """
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default, uid: uid-{name}, labels: {{app: filler}}}}
+spec:
+  nodeName: {node}
+  priority: {priority}
+  containers:
+  - name: c
+    image: filler
+    resources: {{requests: {{cpu: "{cpu}", memory: 1Gi}}}}
+status: {{phase: Running}}
+"""
+POD = """
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default, uid: uid-{name}}}
+spec:
+  priority: {priority}
+  containers:
+  - name: c
+    image: web
+    resources: {{requests: {{cpu: "{cpu}", memory: 256Mi{extra}}}}}
+"""
+
+
+@pytest.fixture
+def extender():
+    server = ExtenderServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def extender_tls(tmp_path_factory):
+    from kubeapi_tls import make_server_material
+
+    return make_server_material(tmp_path_factory.mktemp("extender-tls"))
+
+
+def cluster(tmp_path, busy_cpu: str = "3", nodes=("n1", "n2", "n3"), priority: int = 0):
+    """Three empty 4-cpu nodes but n3, which runs a pod of `busy_cpu`."""
+    docs = [NODE.format(name=n) for n in nodes]
+    if busy_cpu:
+        docs.append(BUSY.format(name="filler", node=nodes[-1], cpu=busy_cpu, priority=priority))
+    path = tmp_path / "cluster.yaml"
+    path.write_text("---".join(docs))
+    return str(path)
+
+
+def pod(tmp_path, name: str = "web", cpu: str = "500m", priority: int = 0, extra: str = ""):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(POD.format(name=name, cpu=cpu, priority=priority, extra=extra))
+    return str(path)
+
+
+def config(*extenders: dict, extra: str = "") -> str:
+    doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "extenders": list(extenders)}
+    return yaml.safe_dump(doc) + extra
+
+
+def explain(tmp_path, cfg_text: str, pods=None, **kw) -> dict:
+    w = app.load_workload([cluster(tmp_path, **kw)], pods if pods is not None else [pod(tmp_path)])
+    return app.explain(w, tie_break="name", config=parse_config(cfg_text, "sched.yaml"))
+
+
+def node(p: dict, name: str) -> dict:
+    return next(n for n in p["nodes"] if n["name"] == name)
+
+
+def ext_filter(n: dict) -> dict | None:
+    return next((f for f in n["filters"] if f.get("extender")), None)
+
+
+def keep_nodes(names, failed=None, unresolvable=None):
+    """A filter verb for nodeCacheCapable: false: the Node objects kept."""
+    def handle(args):
+        items = [n for n in args["Nodes"]["items"] if n["metadata"]["name"] in names]
+        return {"Nodes": {"items": items}, "FailedNodes": failed or {},
+                "FailedAndUnresolvableNodes": unresolvable or {}}
+    return handle
+
+
+# ---- filter ---------------------------------------------------------------------------------
+
+
+def test_filter_rejects_nodes_with_its_reasons(tmp_path, extender):
+    extender.on("filter", keep_nodes({"n1", "n3"}, failed={"n2": "n2 has no licence"}))
+    doc = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter"}))
+    [p] = doc["pods"]
+    # What kube-scheduler sends without nodeCacheCapable: whole Node objects, NodeNames null.
+    [(verb, args, headers)] = extender.requests
+    assert verb == "filter" and headers["Content-Type"] == "application/json"
+    assert args["NodeNames"] is None and args["Pod"]["metadata"]["name"] == "web"
+    assert [n["metadata"]["name"] for n in args["Nodes"]["items"]] == ["n1", "n2", "n3"]
+    assert p["status"] == "Scheduled" and p["selectedNode"] == "n1"
+    n2 = node(p, "n2")
+    assert n2["feasible"] is False and n2["firstFailure"] == extender.url
+    assert ext_filter(n2) == {"plugin": extender.url, "code": "Unschedulable", "reasons": ["n2 has no licence"],
+                              "extender": True}
+    assert "scores" not in n2
+    assert ext_filter(node(p, "n1")) == {"plugin": extender.url, "code": "Success", "reasons": [], "extender": True}
+    assert p["extenders"] == [{"extender": extender.url, "verb": "filter", "url": extender.url + "/filter",
+                               "nodes": 3, "passed": 2, "failed": 1}]
+
+
+def test_every_node_rejected_gives_the_fit_error(tmp_path, extender):
+    extender.on("filter", lambda args: {"NodeNames": [], "FailedNodes": {"n1": "busy", "n2": "busy"},
+                                        "FailedAndUnresolvableNodes": {"n3": "wrong rack", "n2": "wrong rack"}})
+    doc = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True}))
+    [p] = doc["pods"]
+    assert p["status"] == "Unschedulable"
+    # FailedAndUnresolvableNodes wins for n2; the reasons are counted like plugins' ones.
+    assert p["message"] == ("0/3 nodes are available: 1 busy, 2 wrong rack. no new claims to deallocate, "
+                            "preemption: 0/3 nodes are "
+                            "available: 1 No preemption victims found for incoming pod, 2 Preemption is not "
+                            "helpful for scheduling.")
+    assert ext_filter(node(p, "n2"))["code"] == "UnschedulableAndUnresolvable"
+    assert node(p, "n1")["status"] == {"code": "Unschedulable", "plugin": extender.url, "reasons": ["busy"]}
+
+
+def test_node_cache_capable_sends_and_reads_names(tmp_path, extender):
+    extender.on("filter", lambda args: {"NodeNames": ["n2"]})
+    doc = explain(tmp_path, config({"urlPrefix": extender.url + "/", "filterVerb": "filter",
+                                    "nodeCacheCapable": True}))
+    [(_, args, _)] = extender.requests
+    assert args["Nodes"] is None and args["NodeNames"] == ["n1", "n2", "n3"]
+    [p] = doc["pods"]
+    assert p["selectedNode"] == "n2"
+    # A node left out without a message has no status, as upstream records none.
+    n1 = node(p, "n1")
+    assert n1["feasible"] is False and "status" not in n1
+    assert ext_filter(n1)["details"] == {"leftOut": "not in the extender's reply, and no failure message"}
+
+
+def test_node_cache_capable_reply_naming_an_unknown_node_is_an_error(tmp_path, extender):
+    extender.on("filter", lambda args: {"nodenames": ["n1", "zz"]})  # keys match case-insensitively
+    doc = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True}))
+    [p] = doc["pods"]
+    assert p["status"] == "Error"
+    assert p["message"] == (f'extender "{extender.url}" claims a filtered node "zz" which is not found in the '
+                            "input node list")
+
+
+def test_reply_error_field_is_the_pod_error(tmp_path, extender):
+    extender.on("filter", lambda args: {"Error": "license server down"})
+    doc = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter"}))
+    [p] = doc["pods"]
+    assert p["status"] == "Error" and p["message"] == "license server down"
+    assert p["nodes"] == [] and p["selectedNode"] is None
+
+
+def test_without_node_cache_scores_see_nodes_without_pods(tmp_path, extender):
+    """v1.35.4 scores the Node objects of the reply as fresh NodeInfos (no pods):
+    the busy n3 then scores like an empty node (kubernetes/kubernetes#141781)."""
+    extender.on("filter", keep_nodes({"n1", "n2", "n3"}))
+    plain = explain(tmp_path, config())["pods"][0]
+    fit = {n["name"]: next(s["raw"] for s in n["scores"] if s["plugin"] == "NodeResourcesFit")
+           for n in plain["nodes"]}
+    assert fit["n3"] < fit["n1"]
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter"}))["pods"]
+    fit = {n["name"]: next(s["raw"] for s in n["scores"] if s["plugin"] == "NodeResourcesFit") for n in p["nodes"]}
+    assert fit["n3"] == fit["n1"]
+    assert any("kubernetes/kubernetes#141781" in note for note in p["notes"])
+    # nodeCacheCapable keeps the cluster's NodeInfos.
+    extender.on("filter", lambda args: {"NodeNames": args["NodeNames"]})
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter",
+                                    "nodeCacheCapable": True}))["pods"]
+    fit = {n["name"]: next(s["raw"] for s in n["scores"] if s["plugin"] == "NodeResourcesFit") for n in p["nodes"]}
+    assert fit["n3"] < fit["n1"]
+
+
+# ---- prioritize -----------------------------------------------------------------------------
+
+
+def test_prioritize_scores_times_weight_times_ten(tmp_path, extender):
+    extender.on("prioritize", lambda args: [{"Host": "n3", "Score": 9}, {"host": "n1", "score": 1},
+                                            {"Host": "elsewhere", "Score": 10}])
+    plain = explain(tmp_path, config())["pods"][0]
+    doc = explain(tmp_path, config({"urlPrefix": extender.url, "prioritizeVerb": "prioritize", "weight": 3}))
+    [p] = doc["pods"]
+    [(verb, args, _)] = extender.requests
+    assert verb == "prioritize" and [n["metadata"]["name"] for n in args["Nodes"]["items"]] == ["n1", "n2", "n3"]
+    before = {n["name"]: n["totalScore"] for n in plain["nodes"]}
+    after = {n["name"]: n["totalScore"] for n in p["nodes"]}
+    assert after == {"n1": before["n1"] + 1 * 3 * 10, "n2": before["n2"], "n3": before["n3"] + 9 * 3 * 10}
+    assert p["selectedNode"] == "n3" and plain["selectedNode"] != "n3"
+    n3 = node(p, "n3")
+    assert n3["scores"][-1] == {"plugin": extender.url, "raw": 9, "normalized": 90, "weight": 3, "weighted": 270,
+                                "extender": True}
+    # No entry for a node the extender did not score.
+    assert not any(s.get("extender") for s in node(p, "n2")["scores"])
+    assert p["extenders"] == [{"extender": extender.url, "verb": "prioritize", "url": extender.url + "/prioritize",
+                               "nodes": 3, "weight": 3, "scored": 2}]
+
+
+def test_prioritize_errors_are_ignored_even_when_not_ignorable(tmp_path, extender):
+    extender.on("prioritize", Reply(503))
+    plain = explain(tmp_path, config())["pods"][0]
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "prioritizeVerb": "prioritize", "weight": 1}))["pods"]
+    assert p["status"] == "Scheduled" and p["selectedNode"] == plain["selectedNode"]
+    [call] = p["extenders"]
+    assert call["error"] == f"failed prioritize with extender at URL {extender.url}/prioritize, code 503"
+    assert call["ignored"] is True
+
+
+def test_one_feasible_node_is_not_prioritized(tmp_path, extender):
+    extender.on("filter", lambda args: {"NodeNames": ["n2"]})
+    extender.on("prioritize", lambda args: [])
+    explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter", "prioritizeVerb": "prioritize",
+                              "weight": 1, "nodeCacheCapable": True}))
+    assert extender.verbs() == ["filter"]
+
+
+# ---- managedResources, ignorable, order -------------------------------------------------------
+
+
+def test_managed_resources_only_pods_requesting_them(tmp_path, extender):
+    extender.on("filter", lambda args: {"NodeNames": ["n1"]})
+    cfg = config({"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True,
+                  "managedResources": [{"name": "example.com/gpu"}]})
+    [p] = explain(tmp_path, cfg)["pods"]
+    assert extender.requests == []
+    assert p["extenders"] == [{"extender": extender.url, "verb": "filter", "notInterested": True,
+                               "managedResources": ["example.com/gpu"]}]
+    # A limit alone (in an init container) is enough.
+    gpu = tmp_path / "gpu.yaml"
+    doc = yaml.safe_load(POD.format(name="gpu", cpu="100m", priority=0, extra=""))
+    doc["spec"]["initContainers"] = [{"name": "i", "image": "x", "resources": {"limits": {"example.com/gpu": "1"},
+                                                                             "requests": {"example.com/gpu": "1"}}}]
+    gpu.write_text(yaml.safe_dump(doc))
+    cfg_ignored = config({"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True,
+                          "managedResources": [{"name": "example.com/gpu", "ignoredByScheduler": True}]})
+    [p] = explain(tmp_path, cfg_ignored, pods=[str(gpu)])["pods"]
+    assert extender.verbs() == ["filter"]
+    # ignoredByScheduler: NodeResourcesFit does not check the resource (no node has it).
+    assert p["status"] == "Scheduled" and p["selectedNode"] == "n1"
+
+
+def test_ignored_by_scheduler_needs_node_resources_fit_args(tmp_path, extender):
+    cfg = config({"urlPrefix": extender.url, "filterVerb": "filter",
+                  "managedResources": [{"name": "example.com/gpu", "ignoredByScheduler": True}]},
+                 extra="profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n"
+                       "      disabled: [{name: NodeResourcesFit}]\n")
+    with pytest.raises(InputError, match="can't find NodeResourcesFitArgs in plugin config"):
+        parse_config(cfg, "sched.yaml")
+
+
+def test_ignorable_failure_is_skipped_with_a_note(tmp_path, extender):
+    extender.on("filter", Reply(500, b"boom"))
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter", "ignorable": True}))["pods"]
+    assert p["status"] == "Scheduled"
+    error = f"failed filter with extender at URL {extender.url}/filter, code 500"
+    assert p["extenders"][0]["error"] == error and p["extenders"][0]["ignored"] is True
+    assert any(error in note and "ignorable" in note for note in p["notes"])
+    assert all(ext_filter(n) is None for n in p["nodes"])
+
+
+def test_non_ignorable_failure_is_the_pods_error(tmp_path, extender):
+    extender.on("filter", Reply(500, b"boom"))
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter"}))["pods"]
+    assert p["status"] == "Error"
+    assert p["message"] == f"failed filter with extender at URL {extender.url}/filter, code 500"
+
+
+def test_ignorable_extenders_are_called_last(tmp_path, extender):
+    second = ExtenderServer(prefix="/second").start()
+    try:
+        order = []
+        extender.on("filter", lambda args: order.append("first") or {"NodeNames": args["NodeNames"][:2]})
+        second.on("filter", lambda args: order.append("second") or {"NodeNames": args["NodeNames"][:1]})
+        cfg = config({"urlPrefix": second.url, "filterVerb": "filter", "nodeCacheCapable": True, "ignorable": True},
+                     {"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True})
+        [p] = explain(tmp_path, cfg)["pods"]
+        assert order == ["first", "second"]
+        # Each extender gets what the previous one kept.
+        assert second.requests[0][1]["NodeNames"] == ["n1", "n2"]
+        assert p["selectedNode"] == "n1"
+        assert ext_filter(node(p, "n3"))["plugin"] == extender.url
+    finally:
+        second.stop()
+
+
+def test_undecodable_reply(tmp_path, extender):
+    extender.on("filter", Reply(200, b"<html>"))
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter"}))["pods"]
+    assert p["status"] == "Error" and p["message"] == "invalid character '<' looking for beginning of value"
+    extender.on("filter", lambda args: {"NodeNames": "n1"})
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter",
+                                    "nodeCacheCapable": True}))["pods"]
+    assert p["message"] == ("json: cannot unmarshal string into Go struct field ExtenderFilterResult.NodeNames "
+                            "of type []string")
+
+
+# ---- transport --------------------------------------------------------------------------------
+
+
+def _closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_unreachable_extender(tmp_path):
+    port = _closed_port()
+    url = f"http://127.0.0.1:{port}/sched"
+    [p] = explain(tmp_path, config({"urlPrefix": url, "filterVerb": "filter"}))["pods"]
+    assert p["status"] == "Error"
+    assert p["message"] == f'Post "{url}/filter": dial tcp 127.0.0.1:{port}: connect: connection refused'
+
+
+def test_timeout(tmp_path, extender):
+    extender.on("filter", lambda args: extender.release.wait(30) and {"NodeNames": []})
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter",
+                                    "httpTimeout": "200ms"}))["pods"]
+    assert p["status"] == "Error"
+    assert p["message"] == (f'Post "{extender.url}/filter": context deadline exceeded '
+                            "(Client.Timeout exceeded while awaiting headers)")
+
+
+def test_bad_http_timeout_is_an_input_error(tmp_path, extender):
+    with pytest.raises(InputError, match=r'extenders\[0\].httpTimeout: couldn\'t create scheduler: time: '
+                                         r'invalid duration "soon"'):
+        explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter", "httpTimeout": "soon"}))
+
+
+# ---- --skip-extenders and the CLI -------------------------------------------------------------
+
+
+def test_skip_extenders_lists_them_in_not_evaluated(tmp_path, extender):
+    extender.on("filter", lambda args: {"Error": "never asked"})
+    cfg = tmp_path / "sched.yaml"
+    cfg.write_text(config({"urlPrefix": extender.url, "filterVerb": "filter"}))
+    r = CliRunner().invoke(main, ["explain", pod(tmp_path), "--snapshot", cluster(tmp_path), "--config", str(cfg),
+                                  "--skip-extenders", "-o", "json"])
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["notEvaluated"] == [extender.url]
+    assert extender.requests == [] and "extenders" not in doc["pods"][0]
+    r = CliRunner().invoke(main, ["explain", pod(tmp_path), "--snapshot", cluster(tmp_path), "--skip-extenders"])
+    assert r.exit_code == 2 and "--skip-extenders needs --config" in r.stderr
+
+
+def test_human_output_shows_the_extender_like_a_plugin(tmp_path, extender):
+    extender.on("filter", lambda args: {"NodeNames": ["n1", "n3"], "FailedNodes": {"n2": "n2 has no licence"}})
+    extender.on("prioritize", lambda args: [{"Host": "n3", "Score": 10}])
+    cfg = tmp_path / "sched.yaml"
+    cfg.write_text(config({"urlPrefix": extender.url, "filterVerb": "filter", "prioritizeVerb": "prioritize",
+                           "weight": 2, "nodeCacheCapable": True}))
+    r = CliRunner().invoke(main, ["explain", pod(tmp_path), "--snapshot", cluster(tmp_path), "--config", str(cfg),
+                                  "--tie-break", "name"])
+    assert r.exit_code == 0, r.stderr
+    assert "n2 has no licence" in r.stdout
+    assert f"{extender.url} x2" in r.stdout or f"{extender.url} ×2" in r.stdout
+    assert "200" in r.stdout  # 10 * 10 * 2

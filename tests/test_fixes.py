@@ -1,0 +1,289 @@
+"""explain --fix: every fix kind found on a small cluster, checked by the
+real cycle, ranked, and really making the pod fit when applied to the
+objects as written and explained again."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fixhelp import apply_fix, explain, node, pod, pod_after, priority_class, the_pod
+
+GPU_TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
+
+
+def kinds(p):
+    return [f["kind"] for f in p["fixes"]]
+
+
+def fix_of(p, kind):
+    found = [f for f in p["fixes"] if f["kind"] == kind]
+    assert found, f"no {kind} fix in {kinds(p)}"
+    return found[0]
+
+
+def assert_fits(objects, fix, key="default/web"):
+    after = pod_after(objects, fix, key)
+    assert after["status"] == "Scheduled", after["message"]
+    assert after["selectedNode"] == fix["verified"]["selectedNode"] or after["topNodes"]
+    return after
+
+
+def test_toleration_for_the_taint_that_alone_blocks_a_node():
+    objects = [node("gpu-1", cpu="8", taints=[GPU_TAINT]), node("small", cpu="1"), pod("web", cpu="2")]
+    p = the_pod(objects)
+    assert p["status"] == "Unschedulable"
+    fix = fix_of(p, "add-toleration")
+    assert fix["side"] == "pod" and fix["objects"] == 1
+    assert fix["target"] == {"apiVersion": "v1", "kind": "Pod", "namespace": "default", "name": "web"}
+    # The pod as written has no tolerations: the patch adds the list (admission adds its defaults again).
+    assert fix["patch"] == [{"op": "add", "path": "/spec/tolerations",
+                             "value": [{"key": "dedicated", "operator": "Equal", "value": "gpu",
+                                        "effect": "NoSchedule"}]}]
+    assert fix["verified"] == {"status": "Scheduled", "selectedNode": "gpu-1", "feasibleNodes": 1, "nodes": ["gpu-1"]}
+    assert "dedicated=gpu:NoSchedule" in fix["description"]
+    assert_fits(objects, fix)
+    # The same node opened from the cluster's side: the taint removed. A pod change ranks first.
+    taint = fix_of(p, "remove-taint")
+    assert taint["side"] == "cluster" and taint["patch"] == [{"op": "remove", "path": "/spec/taints/0"}]
+    assert taint["target"]["kind"] == "Node" and taint["target"]["name"] == "gpu-1"
+    assert kinds(p).index("add-toleration") < kinds(p).index("remove-taint")
+    assert_fits(objects, taint)
+
+
+def test_toleration_appended_to_the_pods_own_list():
+    objects = [node("gpu-1", taints=[GPU_TAINT]),
+               pod("web", tolerations=[{"key": "other", "operator": "Exists", "effect": "NoSchedule"}])]
+    fix = fix_of(the_pod(objects), "add-toleration")
+    assert fix["patch"][0]["path"] == "/spec/tolerations/-"
+    assert_fits(objects, fix)
+
+
+def test_uncordon_a_cordoned_node():
+    cordon = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    objects = [node("a", taints=[cordon], unschedulable=True), pod("web")]
+    p = the_pod(objects)
+    fix = fix_of(p, "remove-taint")
+    assert "uncordon node a" in fix["description"]
+    assert {"op": "remove", "path": "/spec/unschedulable"} in fix["patch"]
+    assert_fits(objects, fix)
+
+
+def test_node_selector_relaxed_or_node_labelled():
+    objects = [node("a", labels={"disk": "ssd"}), node("b"), pod("web", nodeSelector={"disk": "nvme"})]
+    p = the_pod(objects)
+    relax = fix_of(p, "relax-node-affinity")
+    assert relax["patch"] == [{"op": "remove", "path": "/spec/nodeSelector/disk"}]
+    assert relax["verified"]["feasibleNodes"] == 2
+    assert_fits(objects, relax)
+    # Only b lacks the label: a's disk=ssd is not changed behind the user's back.
+    label = fix_of(p, "label-node")
+    assert label["target"]["name"] == "b"
+    assert label["patch"] == [{"op": "add", "path": "/metadata/labels/disk", "value": "nvme"}]
+    assert label["verified"]["selectedNode"] == "b"
+    assert_fits(objects, label)
+    assert kinds(p).index("relax-node-affinity") < kinds(p).index("label-node")
+
+
+def test_required_node_affinity_requirement_dropped():
+    zone_term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z1"]},
+                                      {"key": "gpu", "operator": "Exists"}]}
+    objects = [node("a", labels={"zone": "z1"}), node("b", labels={"zone": "z2"}),
+               pod("web", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                   "nodeSelectorTerms": [zone_term]}}})]
+    p = the_pod(objects)
+    relax = fix_of(p, "relax-node-affinity")
+    # Dropping "gpu Exists" opens a only; dropping the zone requirement opens nothing (no gpu label).
+    assert relax["patch"] == [{"op": "remove", "path": "/spec/affinity/nodeAffinity/"
+                               "requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/1"}]
+    assert relax["verified"]["nodes"] == ["a"]
+    assert_fits(objects, relax)
+    label = fix_of(p, "label-node")
+    assert label["patch"] == [{"op": "add", "path": "/metadata/labels/gpu", "value": "true"}]
+    assert_fits(objects, label)
+
+
+def test_topology_spread_max_skew_raised_to_what_the_nodes_need():
+    sel = {"matchLabels": {"app": "web"}}
+    spread = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": sel}]
+    objects = [node("a", labels={"zone": "z1"}), node("b", cpu="1", labels={"zone": "z2"}),
+               pod("b-fill", cpu="900m", node_name="b"),
+               pod("w1", labels={"app": "web"}, node_name="a"), pod("w2", labels={"app": "web"}, node_name="a"),
+               pod("web", labels={"app": "web"}, cpu="500m", topologySpreadConstraints=spread)]
+    p = the_pod(objects)
+    fix = fix_of(p, "relax-topology-spread")
+    # Zone z1 holds 2 matching pods, z2 none: the pod there makes the skew 3.
+    assert fix["patch"] == [{"op": "add", "path": "/spec/topologySpreadConstraints/0/maxSkew", "value": 3}]
+    assert fix["verified"]["selectedNode"] == "a"
+    assert_fits(objects, fix)
+    # A raised maxSkew that fits makes the softer, bigger change unnecessary.
+    assert sum(k == "relax-topology-spread" for k in kinds(p)) == 1
+
+
+def test_pod_anti_affinity_term_dropped_or_a_node_added():
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    objects = [node("a"), node("b"),
+               pod("w1", labels={"app": "web"}, node_name="a"), pod("w2", labels={"app": "web"}, node_name="b"),
+               pod("web", labels={"app": "web"}, affinity=anti)]
+    p = the_pod(objects)
+    relax = fix_of(p, "relax-pod-affinity")
+    assert relax["patch"] == [{"op": "remove",
+                               "path": "/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0"}]
+    assert "app=web per kubernetes.io/hostname" in relax["description"]
+    assert_fits(objects, relax)
+    added = fix_of(p, "add-node")
+    assert added["changes"][0]["action"] == "create"
+    new = added["patch"][0]["value"]
+    assert added["patch"][0]["path"] == "" and new["kind"] == "Node" and new["metadata"]["name"] == "a-copy"
+    # A copy of a's shape in a hostname domain of its own, without a's pods.
+    assert new["metadata"]["labels"]["kubernetes.io/hostname"] == "a-copy"
+    assert new["status"]["allocatable"] == {"cpu": "4", "memory": "16Gi", "pods": "110"}
+    assert added["verified"]["selectedNode"] == "a-copy"
+    assert_fits(objects, added)
+    assert kinds(p).index("relax-pod-affinity") < kinds(p).index("add-node")
+
+
+def test_largest_request_that_fits_found_by_bisection():
+    objects = [node("a", cpu="4"), pod("busy", cpu="2900m", node_name="a"), pod("web", cpu="3")]
+    p = the_pod(objects)
+    fix = fix_of(p, "reduce-request")
+    assert fix["patch"] == [{"op": "add", "path": "/spec/containers/0/resources/requests",
+                             "value": {"cpu": "1100m", "memory": "128Mi"}}]
+    assert "from 3 to 1100m" in fix["description"]
+    assert_fits(objects, fix)
+    # The largest in steps of 10m: one step more does not fit.
+    bigger = json.loads(json.dumps(fix).replace("1100m", "1110m"))
+    assert pod_after(objects, bigger, "default/web")["status"] == "Unschedulable"
+
+
+def test_memory_request_in_binary_steps():
+    objects = [node("a", memory="8Gi"), pod("busy", memory="5Gi", node_name="a"), pod("web", memory="4Gi")]
+    fix = fix_of(the_pod(objects), "reduce-request")
+    # 8Gi - 5Gi is free; the grid for a 4Gi request has steps of 128Mi.
+    assert fix["patch"][0]["value"]["memory"] == "3Gi"
+    assert "in steps of 128Mi" in fix["description"]
+    assert_fits(objects, fix)
+    bigger = json.loads(json.dumps(fix).replace('"3Gi"', '"3200Mi"'))
+    assert pod_after(objects, bigger, "default/web")["status"] == "Unschedulable"
+
+
+def test_priority_that_makes_preemption_succeed_and_pods_to_delete():
+    objects = [priority_class("low", 10), priority_class("mid", 500), priority_class("high", 1000),
+               node("a", cpu="2"),
+               pod("batch", cpu="1500m", node_name="a", priorityClassName="mid"),
+               pod("web", cpu="1", priorityClassName="low")]
+    p = the_pod(objects)
+    assert not (p["preemption"] or {}).get("nominatedNode")
+    prio = fix_of(p, "raise-priority")
+    assert prio["patch"] == [{"op": "add", "path": "/spec/priorityClassName", "value": "high"}]
+    assert prio["verified"]["nominatedNode"] == "a"
+    assert [v["pod"] for v in prio["verified"]["victims"]] == ["default/batch"]
+    after = pod_after(objects, prio, "default/web")
+    assert after["preemption"]["nominatedNode"] == "a"
+    delete = fix_of(p, "remove-pods")
+    assert delete["changes"] == [{"action": "delete", "patch": [],
+                                  "target": {"apiVersion": "v1", "kind": "Pod", "namespace": "default",
+                                             "name": "batch"}}]
+    assert_fits(objects, delete)
+    # One object before many is the first rule; here both are one object: the pod change first.
+    assert kinds(p).index("raise-priority") < kinds(p).index("remove-pods")
+
+
+def test_no_fix_verifies():
+    objects = [node("a"), pod("web", cpu="100m")]
+    objects[1]["spec"]["containers"][0]["resources"]["requests"]["example.com/widget"] = "1"
+    p = the_pod(objects)
+    assert p["status"] == "Unschedulable"
+    assert p["fixes"] == []
+    assert p["fixSearch"]["verified"] == 0
+
+
+def test_scheduled_pods_get_no_fixes_and_no_flag_no_fixes():
+    objects = [node("a"), pod("web")]
+    assert "fixes" not in the_pod(objects)
+    objects = [node("a", taints=[GPU_TAINT]), pod("web")]
+    (p,) = explain(objects, fix=False)["pods"]
+    assert "fixes" not in p and "fixSearch" not in p
+
+
+def test_ranking_one_object_before_many_pod_before_cluster():
+    objects = [priority_class("mid", 500), node("a", cpu="2", taints=[GPU_TAINT]), node("b", cpu="2"),
+               pod("f1", cpu="800m", node_name="b", priorityClassName="mid"),
+               pod("f2", cpu="800m", node_name="b", priorityClassName="mid"),
+               pod("web", cpu="1500m")]
+    p = the_pod(objects)
+    ranks = [(f["objects"], f["side"]) for f in p["fixes"]]
+    assert ranks == sorted(ranks, key=lambda r: (r[0], r[1] != "pod"))
+    assert fix_of(p, "remove-pods")["objects"] == 2
+    assert kinds(p)[-1] == "remove-pods"
+    for fix in p["fixes"]:
+        assert_fits(objects, fix)
+
+
+def test_search_leaves_the_snapshot_as_it_was():
+    """Pods after one with fixes see the cluster unchanged (the changes are undone)."""
+    objects = [node("a", cpu="2", taints=[GPU_TAINT]), node("b", cpu="2"),
+               pod("f1", cpu="800m", node_name="b"), pod("web", cpu="1500m"), pod("later", cpu="1500m")]
+    with_fix = explain(objects)
+    without = explain(objects, fix=False)
+    for a, b in zip(with_fix["pods"], without["pods"]):
+        a = {k: v for k, v in a.items() if k not in ("fixes", "fixSearch")}
+        assert a == b
+
+
+@pytest.mark.parametrize("output", ["human", "json"])
+def test_cli_fix_flag(tmp_path, output):
+    import yaml
+    from click.testing import CliRunner
+
+    from kschedx.cli import main
+
+    f = tmp_path / "c.yaml"
+    f.write_text(yaml.safe_dump_all([node("gpu-1", cpu="8", taints=[GPU_TAINT]), node("small", cpu="1"),
+                                     pod("web", cpu="2")]))
+    res = CliRunner().invoke(main, ["explain", "--snapshot", str(f), "--fix", "-o", output, "--tie-break", "name"])
+    assert res.exit_code == 1, res.output
+    if output == "json":
+        doc = json.loads(res.output)
+        assert [x["kind"] for x in doc["pods"][0]["fixes"]][0] == "add-toleration"
+    else:
+        assert "fixes (each checked by running the scheduling cycle again" in res.output
+        assert "1. [add-toleration] tolerate taint dedicated=gpu:NoSchedule" in res.output
+        assert "patch Pod default/web: add /spec/tolerations" in res.output
+        assert "\x1b[" not in res.output  # plain text without a terminal
+
+
+# ---- the bundled examples (fixtures/fix/README.md and the README's "explain --fix") ----------------
+def _fixture_table():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    rows = {}
+    for line in (root / "fixtures" / "fix" / "README.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0].endswith(".yaml"):
+            rows[cells[0]] = [k.split()[0] for k in cells[2].split("; ")]
+    return root, rows
+
+
+def _fixture_kinds(root, pods, snapshot):
+    from kschedx import app
+
+    workload = app.load_workload([str(root / snapshot)], [str(root / p) for p in pods], keep_raw=True)
+    return [[f["kind"] for f in p["fixes"]] for p in app.explain(workload, tie_break="name", fix=True)["pods"]]
+
+
+def test_fixture_table_stays_true():
+    root, rows = _fixture_table()
+    assert rows
+    for name, expected in rows.items():
+        assert _fixture_kinds(root, [f"fixtures/fix/{name}"], "fixtures/cluster") == [expected], name
+
+
+def test_readme_examples_stay_true():
+    root, _ = _fixture_table()
+    assert _fixture_kinds(root, ["fixtures/pods/too-big.yaml"], "fixtures/cluster") == [["reduce-request"]]
+    assert _fixture_kinds(root, ["fixtures/preemption/urgent.yaml"], "fixtures/preemption/cluster.yaml") == [
+        ["reduce-request", "add-node"]]
