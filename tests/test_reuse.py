@@ -48,7 +48,7 @@ def hits(monkeypatch):
     return seen
 
 
-def with_twins(name: str):
+def with_twins(name: str, keep_raw: bool = False):
     """The golden case with a twin after each pending pod: the same pod but
     for its name and uid (as a controller's replicas are)."""
     from kschedx.sources.fixtures import read_objects
@@ -64,7 +64,7 @@ def with_twins(name: str):
                 if meta.get("uid"):
                     meta["uid"] = meta["uid"] + "-twin"
                 objs.append((twin, origin))
-        return app.load_workload((), cluster_objects=objs)
+        return app.load_workload((), cluster_objects=objs, keep_raw=keep_raw)
 
     return workload
 
@@ -83,6 +83,17 @@ def test_golden_documents_are_the_same_with_and_without_reuse(name, tie_break, s
     twins = with_twins(name)
     without = explain_text(twins, tie_break=tie_break, seed=seed, reuse=False)
     assert explain_text(twins, tie_break=tie_break, seed=seed, reuse=True) == without
+
+
+@pytest.mark.parametrize("name", case_names())
+def test_golden_fixes_and_sampling_are_the_same_with_reuse(name):
+    # --fix runs more cycles per unschedulable pod; --sampling upstream
+    # starts each explained pod at node 0.
+    twins = with_twins(name, keep_raw=True)
+    for kwargs in (dict(fix=True), dict(sampling="upstream")):
+        without = explain_text(twins, tie_break="random", seed=3, reuse=False, **kwargs)
+        assert explain_text(twins, tie_break="random", seed=3, **kwargs) == without
+        assert explain_text(twins, tie_break="random", seed=3, jobs=2, **kwargs) == without
 
 
 def test_golden_twins_do_share_cycles(hits):
