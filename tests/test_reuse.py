@@ -86,11 +86,15 @@ def test_golden_documents_are_the_same_with_and_without_reuse(name, tie_break, s
 
 
 @pytest.mark.parametrize("name", case_names())
-def test_golden_fixes_and_sampling_are_the_same_with_reuse(name):
+def test_golden_fixes_sampling_and_node_choices_are_the_same_with_reuse(name):
     # --fix runs more cycles per unschedulable pod; --sampling upstream
-    # starts each explained pod at node 0.
+    # starts each explained pod at node 0; --nodes top=N and failing keep the
+    # selected node, drawn at random among ties.
+    from kschedx.node_choice import parse_node_choice
+
     twins = with_twins(name, keep_raw=True)
-    for kwargs in (dict(fix=True), dict(sampling="upstream")):
+    for kwargs in (dict(fix=True), dict(sampling="upstream"), dict(nodes=parse_node_choice("top=1")),
+                   dict(nodes=parse_node_choice("failing"), fix=True)):
         without = explain_text(twins, tie_break="random", seed=3, reuse=False, **kwargs)
         assert explain_text(twins, tie_break="random", seed=3, **kwargs) == without
         assert explain_text(twins, tie_break="random", seed=3, jobs=2, **kwargs) == without

@@ -215,6 +215,10 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True) ->
                      f'{e(pre.get("pdbViolations", 0))} PodDisruptionBudget violation(s)</p>')
     for note in pod.get("notes") or ():
         parts.append(f'<p class="muted">{e(note)}</p>')
+    if pod.get("sampling") and pod["status"] == "Scheduled":
+        from .layout import UNICODE, sampling_text
+
+        parts.append(f'<p class="muted">{e(sampling_text(pod, 8, UNICODE))}</p>')
     heat, data = _heat_map(index, pod, keep_nodes)
     parts.append(heat)
     parts.append(_score_bars(pod))
