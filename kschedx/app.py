@@ -328,15 +328,17 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
 
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
-            sampling: str = "all", fix: bool = False) -> dict:
+            sampling: str = "all", fix: bool = False, nodes=None) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
-    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix)
+    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix,
+                 nodes=nodes)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
-                 seed: int | None = None, config=None, sampling: str = "all", fix: bool = False) -> int:
+                 seed: int | None = None, config=None, sampling: str = "all", fix: bool = False,
+                 nodes=None) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
@@ -344,21 +346,36 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     (node sampling starts at index 0): an answer does not depend on which
     other pods were asked about. `fix`: each Unschedulable pod's result
     gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
-    the workload must be loaded with keep_raw)."""
+    the workload must be loaded with keep_raw). `nodes`: a NodeChoice
+    (--nodes), which node records each pod's document keeps (None: all)."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     pods = scheds.queue_order(workload.pods)
-    sink.begin(_head(scheds, "explain"))
+    sink.begin(_head(scheds, "explain", nodes))
     tally = Tally()
     for pi in pods:
         scheds.sampling.next_start_node_index = 0
-        p = _pod_document(scheds.schedule(pi), "explain", workload)
-        if fix and p["status"] == "Unschedulable":
+        r = scheds.schedule(pi)
+        if fix and r.status == "Unschedulable":
+            # The fix search reads every node's verdicts, whatever --nodes writes.
+            p = _pod_document(r, "explain", workload)
             _add_fixes(p, scheds.framework_for(pi), pi, workload)
+            _choose_nodes(p, r, nodes)
+        else:
+            p = _pod_document(r, "explain", workload, nodes)
+        del r
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
     sink.end(_tail(scheds, workload))
     return tally.exit_code
+
+
+def _choose_nodes(p: dict, r, nodes) -> None:
+    """Narrow a pod document written with every node to a NodeChoice."""
+    if nodes is None or nodes.is_all:
+        return
+    keep = nodes.pick(r.outline(), r.selected_node)
+    p["nodes"] = [n for n in p["nodes"] if n["name"] in keep]
 
 
 def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
@@ -375,16 +392,16 @@ def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
 
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full", config=None, sampling: str = "all") -> dict:
+             detail: str = "full", config=None, sampling: str = "all", nodes=None) -> dict:
     """The pods one after another (see simulate_into): the whole document."""
     sink = DocumentSink()
     simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config,
-                  sampling=sampling)
+                  sampling=sampling, nodes=nodes)
     return sink.doc
 
 
 def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
-                  progress=None, detail: str = "full", config=None, sampling: str = "all") -> int:
+                  progress=None, detail: str = "full", config=None, sampling: str = "all", nodes=None) -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -402,15 +419,18 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     is empty in practice. `progress(done, total)` is called after each pod.
     detail "placements" leaves out each pod's per-node verdicts and scores
     (every other field is kept); "failures" keeps them for the pods left
-    unplaced only. Returns the exit code. `config`: as for explain_into.
+    unplaced only; `nodes` (--nodes) chooses among the records kept.
+    Returns the exit code. `config`: as for explain_into.
     Node sampling's start index is carried from each scheduling cycle to the
     next, as kube-scheduler carries it (the run starting at 0).
     """
+    from .simulation import Simulation, without_nomination
+
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     snapshot = scheds.snapshot
-    nominator = scheds.nominator
+    sim = Simulation(scheds)
     queue = scheds.queue_order(list(workload.pods))
-    sink.begin(_head(scheds, "simulate"))
+    sink.begin(_head(scheds, "simulate", nodes))
     before = node_usage(snapshot)
     position = {pi.uid: i for i, pi in enumerate(queue)}
     # Highest priority among the pods after position i: a placed pod of at
@@ -428,29 +448,6 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     if config is not None:
         summary["noProfile"] = 0  # pods of schedulerNames no profile serves
 
-    def place(fw, result, pi, node, cycle):
-        # Reserve: plugins keep what the placement took (VolumeBinding's
-        # assumed PV choices, DynamicResources' in-flight allocations). A
-        # rejection un-assumes the pod, as schedulingCycle does, and is
-        # reported as a FitError over that one node.
-        snapshot.assume(pi, node)
-        st = None
-        if cycle.cycle_state is not None:
-            st = fw.run_reserve_plugins_reserve(cycle.cycle_state, cycle.pod_info, node)
-        if st is not None:
-            snapshot.remove(pi)
-            result.selected_node = None
-            result.top_nodes = []
-            if st.is_rejected():
-                result.status = "Unschedulable"
-                result.message = "0/1 nodes are available: " + ", ".join(sorted(f"1 {r}" for r in st.reasons)) + "."
-            else:
-                result.status = "Error"
-                result.message = st.message()
-            return
-        nominator.remove(pi)
-        result.placed_node = node
-
     def release(i):
         # Hand over, in queue order, every pod no pod after position i can preempt.
         while waiting:
@@ -464,48 +461,32 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
 
     for i in range(len(queue)):
         pi = queue[i]
-        fw = scheds.framework_for(pi)
-        r = scheds.schedule(pi)
         # Explanations are read before the snapshot changes; "failures" keeps
         # them only for pods that are not placed at once.
-        settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
-        if settled:
-            r.settle()
-        r.placed_node = None
-        if r.status == "Scheduled":
-            place(fw, r, pi, r.selected_node, r)
-        elif r.status == "Unschedulable" and r.nominated_node:
+        settled = False
+
+        def settle(r):
+            nonlocal settled
+            settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
+            return settled
+
+        r = sim.step(pi, settle=settle)
+        if r.status != "Scheduled" and r.nominated_node:
             summary["preemptions"] += 1
-            node = r.nominated_node
+            summary["victims"] += len(r.victims)
             for v in r.victims:
-                snapshot.remove(v)
-                nominator.remove(v)
-                summary["victims"] += 1
                 earlier = held.get(v.uid)
                 if earlier is not None:
                     earlier["preemptedBy"] = pi.key
                     if "source" in earlier:  # the pod's last key stays last
                         earlier["source"] = earlier.pop("source")
             for np in r.cleared_nominations:
-                nominator.remove(np)
                 j = position.get(np.uid)
                 if j is not None and j > i:
-                    queue[j] = _without_nomination(queue[j])
-            retry_pi = _with_nomination(pi, node)
-            nominator.add(retry_pi, node)
-            retry = fw.schedule(retry_pi)
-            deleted = f"preemption: deleted {len(r.victims)} victim(s) [{', '.join(v.key for v in r.victims)}] on {node}"
-            if retry.status == "Scheduled":
-                place(fw, r, retry_pi, retry.selected_node, retry)
-                r.notes.append(f"{deleted}; retried at once: placed on {retry.selected_node}")
-            else:
-                r.notes.append(f"{deleted}; retried at once: still {retry.status}: {retry.message}")
-            del retry
-        elif r.nominated_node == "":
-            nominator.remove(pi)
+                    queue[j] = without_nomination(queue[j])
         if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
-            r.nodes = []
-        p = _pod_document(r, "simulate", workload)
+            r.drop_nodes()
+        p = _pod_document(r, "simulate", workload, nodes)
         del r
         if p["placedNode"]:
             held[pi.uid] = p
@@ -539,17 +520,18 @@ def _count(summary: dict, tally: Tally, p: dict) -> None:
 
 
 @pauses_collector
-def _pod_document(r, mode: str, workload: Workload) -> dict:
-    p = pod_dict(r, mode)
+def _pod_document(r, mode: str, workload: Workload, nodes=None) -> dict:
+    p = pod_dict(r, mode, nodes)
     p["profile"] = getattr(r, "profile", PROFILE_NAME)
     if p["status"] == "NoProfile" and r.pod_info.uid in workload.asked:
         p["askedByName"] = True
     return add_source(p, workload.sources)
 
 
-def _head(scheds, mode: str) -> dict:
+def _head(scheds, mode: str, nodes=None) -> dict:
     head = document_head(mode=mode, tie_break=scheds.tie_break, profile=scheds.primary.profile.name,
-                         not_evaluated=scheds.not_evaluated)
+                         not_evaluated=scheds.not_evaluated,
+                         node_detail=None if nodes is None or nodes.is_all else nodes.text)
     if scheds.config is not None:
         head["profiles"] = scheds.profile_names
         head["config"] = scheds.config.source
@@ -561,21 +543,6 @@ def _tail(scheds, workload: Workload, extra: dict | None = None) -> dict:
     and of the snapshot, and the mode's own closing fields."""
     config_warnings = scheds.config.warnings if scheds.config is not None else []
     return document_tail(warnings=workload.warnings + config_warnings + scheds.snapshot.warnings, extra=extra)
-
-
-def _with_nomination(pi: PodInfo, node: str) -> PodInfo:
-    pod = dict(pi.pod)
-    pod["status"] = dict(pod.get("status") or {}, nominatedNodeName=node)
-    return PodInfo(pod)
-
-
-def _without_nomination(pi: PodInfo) -> PodInfo:
-    status = (pi.pod.get("status") or {})
-    if not status.get("nominatedNodeName"):
-        return pi
-    pod = dict(pi.pod)
-    pod["status"] = {k: v for k, v in status.items() if k != "nominatedNodeName"}
-    return PodInfo(pod)
 
 
 def node_usage(snapshot) -> dict[str, dict]:

@@ -110,6 +110,38 @@ node_option = click.option(
 )
 
 
+def _complete_node_choice(ctx, _param, incomplete):
+    """--nodes: the keywords, then node names (after the last comma of a list)."""
+    from .completion import complete_names
+
+    head, comma, last = incomplete.rpartition(",")
+    keywords = [] if comma else [k for k in ("all", "failing", "top=") if k.startswith(incomplete)]
+    return keywords + [head + comma + n for n in complete_names(ctx, "Node", last)]
+
+
+def _parse_node_choice(_ctx, _param, value):
+    from .node_choice import NodeChoiceError, parse_node_choice
+
+    try:
+        return parse_node_choice(value)
+    except NodeChoiceError as e:
+        raise click.BadParameter(f"{e} (all, failing, top=N, or node names separated by commas)") from None
+
+
+nodes_option = click.option(
+    "--nodes",
+    "nodes",
+    default="all",
+    show_default=True,
+    metavar="all|failing|top=N|NAME,...",
+    callback=_parse_node_choice,
+    shell_complete=_complete_node_choice,
+    help="Which nodes each pod's `nodes` list keeps: all; failing (not feasible, and the selected node); "
+         "top=N (the N best-scored feasible nodes, the selected one among them); or the named nodes. "
+         "Every other field, and filterSummary (plugin → reason → nodes), still covers every node.",
+)
+
+
 def _check_report_path(_ctx, _param, path):
     """Fail before scheduling anything rather than after it."""
     if path is not None:
@@ -318,6 +350,19 @@ def warn_unused_seed(tie_break: str, seed) -> None:
                    err=True)
 
 
+def check_node_choice(choice, cluster, where: str = "the snapshot") -> None:
+    """--nodes NAME,...: every name must be a node (exit 2, with close names)."""
+    from .node_choice import unknown_names
+
+    missing = unknown_names(choice, [n["metadata"]["name"] for n in cluster.nodes])
+    if missing:
+        parts = []
+        for name, close in missing:
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            parts.append(f"{name!r}{hint}")
+        raise click.BadParameter(f"no node named {'; '.join(parts)} in {where}", param_hint="'--nodes'")
+
+
 def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> None:
     if node is None:
         return
@@ -343,10 +388,12 @@ fix_option = click.option(
 @main.command()
 @workload_options
 @node_option
+@nodes_option
 @fix_option
 @report_option
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, fix, report, cluster, selection, all_pending,
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,
+            all_pending,
             scheduler_config, sampling):
     """Why does each pod go where it goes, or nowhere?
 
@@ -368,9 +415,12 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, fix, repor
 
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix)
-    check_node_name(node, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
+    where = "the snapshot" if snapshot_paths else "the cluster"
+    check_node_name(node, workload.cluster, where)
+    check_node_choice(nodes, workload.cluster, where)
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                              seed=seed, config=scheduler_config, sampling=sampling, fix=fix))
+                              seed=seed, config=scheduler_config, sampling=sampling, fix=fix,
+                              nodes=nodes.keeping(node)))
 
 
 @main.command()
@@ -379,10 +429,11 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, fix, repor
               help="json/yaml: full (default) keeps every pod's per-node verdicts and scores; "
                    "failures keeps them for pods left unplaced only (the default with --report); "
                    "placements keeps the rest only (small documents on large clusters).")
+@nodes_option
 @report_option
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report, cluster, selection, all_pending,
-             scheduler_config, sampling):
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, report, cluster, selection,
+             all_pending, scheduler_config, sampling):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -402,6 +453,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
 
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
+    check_node_choice(nodes, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     if detail is None:
         # The human tables and CI reports never show per-node verdicts: do
         # not compute them. The HTML report shows them for pods left unplaced
@@ -411,7 +463,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, report,
     with _progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
         code = app.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
                                  seed=seed, progress=progress, detail=detail, config=scheduler_config,
-                                 sampling=sampling)
+                                 sampling=sampling, nodes=nodes)
     sys.exit(code)
 
 
@@ -456,6 +508,10 @@ def _progress(total: int):
 from .cli_cluster import register as _register_cluster_commands  # noqa: E402
 
 _register_cluster_commands(main)
+
+from .cli_capacity import register as _register_capacity_command  # noqa: E402
+
+_register_capacity_command(main)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -87,7 +87,9 @@ def requests_dict(pi) -> dict:
     return {name: quantity_text(name, m) for name, m in pod_requests(pi.pod).items() if m}
 
 
-def pod_dict(r: PodResult, mode: str) -> dict:
+def pod_dict(r: PodResult, mode: str, nodes=None) -> dict:
+    """`nodes`: a NodeChoice (--nodes) of the node records to write; every
+    other field covers every node."""
     pi = r.pod_info
     d = {
         "pod": pi.key,
@@ -100,7 +102,9 @@ def pod_dict(r: PodResult, mode: str) -> dict:
         "topNodes": list(r.top_nodes),
         "message": r.message,
         "preFilter": [status_dict(s) for s in r.pre_filter],
-        "nodes": [node_dict(n) for n in r.nodes],
+        "nodeCounts": r.node_counts(),
+        "filterSummary": r.filter_summary(),
+        "nodes": [node_dict(n) for n in r.chosen_nodes(nodes)],
         "preemption": r.preemption,
     }
     if r.gate is not None:
@@ -124,9 +128,11 @@ def pod_dict(r: PodResult, mode: str) -> dict:
     return d
 
 
-def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: list[str]) -> dict:
-    """Every key of the document before `pods`, in document order."""
-    return {
+def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: list[str],
+                  node_detail: str | None = None) -> dict:
+    """Every key of the document before `pods`, in document order.
+    `node_detail`: the --nodes choice, when it is not `all`."""
+    head = {
         "apiVersion": API_VERSION,
         "kind": "SchedulingResult",
         "mode": mode,
@@ -135,6 +141,9 @@ def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: lis
         "reference": {"kubernetes": KUBERNETES_REFERENCE},
         "notEvaluated": list(not_evaluated),
     }
+    if node_detail is not None:
+        head["nodeDetail"] = node_detail
+    return head
 
 
 def document_tail(*, warnings: list[str] | None = None, extra: dict | None = None) -> dict:

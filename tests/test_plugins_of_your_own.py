@@ -343,3 +343,26 @@ def test_registered_plugin_reasons_in_the_fit_error(example_plugin, tmp_path, cl
     assert r.exit_code == 1
     message = json.loads(r.stdout)["pods"][0]["message"]
     assert message.startswith("0/4 nodes are available: 4 node(s) didn't have the required labels.")
+
+
+def test_allow_unknown_plugins_when_the_unknown_plugin_was_the_queue_sort(tmp_path, cluster):
+    """Coscheduling's usual configuration replaces PrioritySort: left out, it
+    leaves no queue sort, so PrioritySort stands in (with a warning) instead
+    of NewFramework's "only one queue sort plugin required"."""
+    snap, pod = cluster
+    cfg = config(tmp_path, """\
+        profiles:
+        - plugins:
+            multiPoint:
+              enabled: [{name: Coscheduling}]
+              disabled: [{name: PrioritySort}]
+          pluginConfig:
+          - {name: Coscheduling, args: {permitWaitingTimeSeconds: 10}}
+        """)
+    r = explain([pod, "--snapshot", snap, "--config", cfg])
+    assert r.exit_code == 3 and 'PreFilterPlugin "Coscheduling" does not exist' in r.stderr
+    r = explain([pod, "--snapshot", snap, "--config", cfg, "--allow-unknown-plugins", "-o", "json"])
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["notEvaluated"] == ["Coscheduling"] and doc["pods"][0]["status"] == "Scheduled"
+    assert "no queue sort plugin is left once those are left out: PrioritySort stands in" in r.stderr

@@ -122,6 +122,10 @@ def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: 
         if plan.unknown:
             warnings.append(f"{source}: profile {plan.name}: plugins kschedx does not have are not evaluated: "
                             + ", ".join(plan.unknown))
+        for stand_in in plan.stand_ins:
+            kind = {"PrioritySort": "queue sort", "DefaultBinder": "bind"}[stand_in]
+            warnings.append(f"{source}: profile {plan.name}: no {kind} plugin is left once those are left out: "
+                            f"{stand_in} stands in")
         plans.append(plan)
     return SchedulerConfig(source, plans, cfg["percentageOfNodesToScore"], cfg["extenders"], cfg, warnings)
 

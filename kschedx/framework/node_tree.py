@@ -35,6 +35,7 @@ class NodeTree:
         self.tree: dict[str, list[str]] = {}
         self.zones: list[str] = []
         self.num_nodes = 0
+        self._members: dict[str, set] = {}  # zone -> its names, for the duplicate check
         for name, labels in nodes:
             self.add_node(name, labels)
 
@@ -44,21 +45,25 @@ class NodeTree:
         if names is None:
             self.zones.append(zone)
             self.tree[zone] = [name]
-        elif name in names:
-            return  # already there: kube-scheduler logs it and adds nothing
+            self._members[zone] = {name}
+        elif name in self._members[zone]:
+            return  # already in its zone: kube-scheduler logs it and adds nothing
         else:
             names.append(name)
+            self._members[zone].add(name)
         self.num_nodes += 1
 
     def remove_node(self, name: str, labels: dict | None) -> bool:
         """False when the node is not in its zone (kube-scheduler's error)."""
         zone = zone_key(labels)
         names = self.tree.get(zone)
-        if names is None or name not in names:
+        if names is None or name not in self._members[zone]:
             return False
         names.remove(name)
+        self._members[zone].discard(name)
         if not names:
             del self.tree[zone]
+            del self._members[zone]
             self.zones.remove(zone)
         self.num_nodes -= 1
         return True

@@ -63,6 +63,7 @@ class ProfilePlan:
     unknown: list = field(default_factory=list)  # plugins left out by --allow-unknown-plugins
     order: list = field(default_factory=list)  # configuration order: MultiPoint first
     source: str | None = None  # the configuration file, for errors raised when plugins are built
+    stand_ins: list = field(default_factory=list)  # in-tree plugins standing in for left-out ones
 
     def plugin_names(self) -> list[str]:
         """Every plugin that runs somewhere, once, in configuration order."""
@@ -89,6 +90,15 @@ def plan_profile(profile: dict, *, allow_unknown: bool = False) -> ProfilePlan:
         points = _points(plugins, registry)
     except ProfileError as e:
         raise ProfileError(f"creating profile for scheduler name {name}: {e}") from None
+    stand_ins = []
+    if unknown and allow_unknown:
+        # A left-out plugin was perhaps the profile's queue sort or binder
+        # (Coscheduling replaces PrioritySort): the in-tree one stands in, so
+        # that the rest of the profile can still be evaluated.
+        for point, default in (("queueSort", "PrioritySort"), ("bind", "DefaultBinder")):
+            if not points[point]:
+                points[point] = [default]
+                stand_ins.append(default)
     if len(points["queueSort"]) != 1:
         raise ProfileError(f"creating profile for scheduler name {name}: only one queue sort plugin required for "
                            f'profile with scheduler name "{name}", but got {len(points["queueSort"])}')
@@ -108,8 +118,9 @@ def plan_profile(profile: dict, *, allow_unknown: bool = False) -> ProfilePlan:
     args = {pc["name"]: pc.get("args") for pc in profile.get("pluginConfig") or []}
     order = list(dict.fromkeys(p["name"] for point in ("multiPoint", *schema_points())
                                for p in _enabled(plugins, point)))
+    order += [n for n in stand_ins if n not in order]
     return ProfilePlan(name, points, weights, args, registry, profile.get("percentageOfNodesToScore"),
-                       unknown if allow_unknown else [], order)
+                       unknown if allow_unknown else [], order, stand_ins=stand_ins)
 
 
 def schema_points():

@@ -55,11 +55,14 @@ class FilterTable:
     failure Status whose plugin is set.
     """
 
-    __slots__ = ("names", "columns", "_shared")
+    __slots__ = ("names", "columns", "tallies", "_shared")
 
-    def __init__(self, names: list[str], columns: list):
+    def __init__(self, names: list[str], columns: list, tallies: list | None = None):
         self.names = names
         self.columns = columns
+        # Per column: {reason: nodes} of its failures (Skip aside), counted
+        # by the runner while it walks the column anyway (filterSummary).
+        self.tallies = tallies if tallies is not None else [{} for _ in names]
         # Success and Skip verdicts carry nothing node-specific: one object
         # per plugin serves every node (nothing mutates a recorded verdict).
         self._shared = [
@@ -284,7 +287,8 @@ class NodeRecords:
         self.score_table = table
         self.totals = totals
 
-    def build(self) -> list[NodeResult]:
+    def build(self, keep: set[str] | None = None) -> list[NodeResult]:
+        """The NodeResults, in node order; with `keep`, only those nodes'."""
         out = []
         scored = {}
         if self.score_table is not None:
@@ -292,6 +296,8 @@ class NodeRecords:
         candidates = self.candidates
         for i, ni in enumerate(self.nodes):
             name = ni.name
+            if keep is not None and name not in keep:
+                continue
             nr = self.explicit.get(name)
             if nr is None:
                 nr = NodeResult.from_table(name, self.table, i if self.row_of is None else self.row_of[name])
@@ -311,6 +317,57 @@ class NodeRecords:
             out.append(nr)
         return out
 
+    def _feasible(self, name: str) -> bool:
+        """What build() sets as the node's `feasible`, without building it."""
+        if self.candidates is not None and name not in self.candidates and name != self.nominated:
+            return False
+        nr = self.explicit.get(name)
+        if nr is not None:
+            return nr.feasible
+        return self.outcomes.get(name) is None
+
+    def outline(self):
+        """(name, feasible, totalScore or None) of every node, in node order."""
+        totals = {}
+        if self.score_table is not None:
+            totals = {ni.name: t for ni, t in zip(self.score_table.nodes, self.totals)}
+        feasible = self._feasible
+        return ((ni.name, feasible(ni.name), totals.get(ni.name)) for ni in self.nodes)
+
+    def counts(self) -> dict:
+        """How many nodes, and how many of them feasible (see outline)."""
+        if self.candidates is None and not self.explicit:
+            failed = sum(1 for o in self.outcomes.values() if o is not None)
+            return {"nodes": len(self.nodes), "feasible": len(self.nodes) - failed}
+        return {"nodes": len(self.nodes), "feasible": sum(1 for ni in self.nodes if self._feasible(ni.name))}
+
+    def filter_summary(self) -> dict:
+        """Plugin -> reason -> nodes: the table's tallies and the verdicts
+        of the nodes filtered one by one (never in the table)."""
+        counts = {name: dict(tally) for name, tally in zip(self.table.names, self.table.tallies)}
+        for nr in self.explicit.values():
+            tally_rows(nr.filter_rows(), counts)
+        return ordered_summary(counts)
+
+
+def tally_rows(rows, counts: dict) -> None:
+    """Add (plugin, status, details) rows to plugin -> {reason: nodes}: each
+    reason of a verdict other than Success and Skip counts its node once (a
+    verdict without reasons counts under its code)."""
+    for plugin, st, _ in rows:
+        if st is None or st.code in (Code.SUCCESS, Code.SKIP):
+            continue
+        tally = counts.setdefault(plugin, {})
+        for reason in st.reasons or (st.code.label,):
+            tally[reason] = tally.get(reason, 0) + 1
+
+
+def ordered_summary(counts: dict) -> dict:
+    """Plugins in profile order (their order in `counts`), those with no
+    failure left out; reasons by node count, most first, then by text."""
+    return {plugin: dict(sorted(tally.items(), key=lambda kv: (-kv[1], kv[0])))
+            for plugin, tally in counts.items() if tally}
+
 
 class PodResult:
     """One pod's cycle: the outcome, and every node's record (`nodes`, built
@@ -327,6 +384,9 @@ class PodResult:
         self.pre_filter_result: dict | None = None
         self._nodes: list[NodeResult] | None = []
         self.node_records: NodeRecords | None = None
+        # Computed from every node; kept when the nodes are let go (drop_nodes).
+        self._filter_summary: dict | None = None
+        self._node_counts: dict | None = None
         self.preemption: dict | None = None
         self.notes: list[str] = []
         # Node sampling, when kube-scheduler would stop searching early (runner._search).
@@ -351,6 +411,53 @@ class PodResult:
     def nodes(self, value: list[NodeResult]) -> None:
         self._nodes = value
         self.node_records = None
+        self._filter_summary = self._node_counts = None
+
+    def outline(self):
+        """(name, feasible, totalScore or None) of every node, in node order,
+        without building the node records."""
+        if self.node_records is not None:
+            return self.node_records.outline()
+        return ((nr.name, nr.feasible, nr.total) for nr in self._nodes or ())
+
+    def chosen_nodes(self, choice=None) -> list[NodeResult]:
+        """The records of the nodes a NodeChoice (--nodes) keeps, in node
+        order; only those are built."""
+        if choice is None or choice.is_all:
+            return self.nodes
+        keep = choice.pick(self.outline(), self.selected_node)
+        if self.node_records is not None:
+            return self.node_records.build(keep)
+        return [nr for nr in self._nodes or () if nr.name in keep]
+
+    def filter_summary(self) -> dict:
+        """Plugin -> reason -> how many nodes: every node's Filter verdicts
+        other than Success and Skip, counted without building the records."""
+        if self._filter_summary is None:
+            if self.node_records is not None:
+                self._filter_summary = self.node_records.filter_summary()
+            else:
+                counts: dict = {}
+                for nr in self._nodes or ():
+                    tally_rows(nr.filter_rows(), counts)
+                self._filter_summary = ordered_summary(counts)
+        return self._filter_summary
+
+    def node_counts(self) -> dict:
+        """{"nodes": how many nodes, "feasible": how many of them feasible}."""
+        if self._node_counts is None:
+            if self.node_records is not None:
+                self._node_counts = self.node_records.counts()
+            else:
+                nodes = self._nodes or ()
+                self._node_counts = {"nodes": len(nodes), "feasible": sum(1 for nr in nodes if nr.feasible)}
+        return self._node_counts
+
+    def drop_nodes(self) -> None:
+        """Let the node records go, keeping what was counted from them."""
+        summary, counts = self.filter_summary(), self.node_counts()
+        self.nodes = []
+        self._filter_summary, self._node_counts = summary, counts
 
     @pauses_collector
     def settle(self) -> None:

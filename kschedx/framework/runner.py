@@ -234,9 +234,12 @@ class Framework:
         Status, PluginError raised or None)."""
         names: list[str] = []
         columns: list = []
+        tallies: list[dict] = []
         unsuccessful: dict[int, list] = {}
         for j, pl in enumerate(self.profile.filter):
             names.append(pl.name)
+            tally: dict[str, int] = {}
+            tallies.append(tally)
             if pl.name in state.skip_filter_plugins:
                 columns.append(SKIPPED)
                 continue
@@ -248,7 +251,10 @@ class Framework:
                 if st is not None and st.code != Code.SUCCESS:
                     st.plugin = pl.name
                     unsuccessful.setdefault(i, []).append((j, st, raised.get(i)))
-        return FilterTable(names, columns), unsuccessful
+                    if st.code != Code.SKIP:
+                        for reason in st.reasons or (st.code.label,):
+                            tally[reason] = tally.get(reason, 0) + 1
+        return FilterTable(names, columns, tallies), unsuccessful
 
     @staticmethod
     def _table_outcome(table: FilterTable, verdicts, strict: bool):
@@ -526,8 +532,8 @@ class Framework:
             # kube-scheduler takes a PreFilterResult's nodes in Go map order
             # (random); kschedx keeps them in node-tree order.
             order = [ni for ni in order if ni.name in candidate_names]
-        feasible_names = {ni.name for ni in feasible}
-        search = walk(order, lambda ni: ni.name in feasible_names, start, k)
+        # A candidate is feasible unless it has a failure status.
+        search = walk(order, lambda ni: ni.name not in node_status, start, k)
         processed = search.processed
         if nominated is not None and nominated.name in node_status and nominated.name not in search.failed:
             processed += 1  # its status was recorded when it was tried first
@@ -556,14 +562,15 @@ class Framework:
         info = result.sampling
         k = info["numFeasibleNodesToFind"]
         total_of = {ni.name: t for ni, t in zip(feasible, totals)}
-        found = [ni.name for ni in search.found]
+        # Nodes an extender rejected after the search are no pick either.
+        found = [ni.name for ni in search.found if ni.name in total_of]
         best = max((total_of[n] for n in found), default=None)
         info["startWindowBest"] = sorted(n for n in found if total_of[n] == best)
         if len(feasible) <= k:
             info["couldBeMissed"] = False
             info["upstreamCouldPick"] = list(result.top_nodes)
             return
-        ordered = [ni.name for ni in self.sampling.order(self.snapshot) if ni.name in total_of]
+        ordered = [name for name in self.sampling.order_names(self.snapshot) if name in total_of]
         picks = best_of_some_window([total_of[n] for n in ordered], k)
         info["couldBeMissed"] = True
         info["upstreamCouldPick"] = sorted(ordered[i] for i in picks)

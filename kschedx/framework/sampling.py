@@ -13,7 +13,9 @@ that failed before it were checked and count as processed).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
+from heapq import heappop, heappush
 
 from .node_tree import node_tree_order
 
@@ -75,33 +77,69 @@ def best_of_some_window(totals: list[int], k: int) -> list[int]:
     """The indexes i of `totals` (scores of feasible nodes in node-tree
     order, read as a circle) such that totals[i] is the highest of some k
     consecutive entries: the nodes a search finding k feasible nodes could
-    pick, whatever its start. Linear: i qualifies when the run of entries
-    not above it around i is at least k long."""
+    pick, whatever its start.
+
+    i qualifies when the run of entries not above totals[i] around it is at
+    least k long. Scores are taken from the highest down, the positions of
+    higher scores cutting the circle into runs; once every run is shorter
+    than k no lower score can qualify, which on real clusters (a few score
+    levels at the top) ends the walk early."""
     f = len(totals)
     if f == 0:
         return []
     if k >= f:
         best = max(totals)
         return [i for i, t in enumerate(totals) if t == best]
-    before = [f - 1] * f  # entries not above totals[i] just before it
-    stack: list[int] = []
-    for j in range(2 * f):
-        v = totals[j % f]
-        while stack and totals[stack[-1] % f] <= v:
-            stack.pop()
-        if j >= f and stack:
-            before[j - f] = j - stack[-1] - 1
-        stack.append(j)
-    after = [f - 1] * f
-    stack = []
-    for j in range(2 * f - 1, -1, -1):
-        v = totals[j % f]
-        while stack and totals[stack[-1] % f] <= v:
-            stack.pop()
-        if j < f and stack:
-            after[j] = stack[-1] - j - 1
-        stack.append(j)
-    return [i for i in range(f) if before[i] + after[i] + 1 >= k]
+    by_score = sorted(range(f), key=totals.__getitem__, reverse=True)
+    cuts: list[int] = []  # positions of higher scores, sorted
+    runs: dict[int, int] = {}  # run length -> how many runs have it
+    longest: list[int] = []  # heap of -run length (stale entries skipped)
+    picks: list[int] = []
+    i = 0
+    while i < f:
+        score = totals[by_score[i]]
+        j = i
+        while j < f and totals[by_score[j]] == score:
+            j += 1
+        level = by_score[i:j]
+        if not cuts:
+            picks.extend(level)
+        else:
+            n = len(cuts)
+            for p in level:
+                b = bisect_right(cuts, p)
+                prev = cuts[b - 1] if b else cuts[-1] - f
+                nxt = cuts[b] if b < n else cuts[0] + f
+                if nxt - prev - 1 >= k:
+                    picks.append(p)
+        for p in level:
+            if not cuts:
+                cuts.append(p)
+                _add_run(runs, longest, f - 1)
+                continue
+            b = bisect_right(cuts, p)
+            prev = cuts[b - 1] if b else cuts[-1] - f
+            nxt = cuts[b] if b < len(cuts) else cuts[0] + f
+            cuts.insert(b, p)
+            old = nxt - prev - 1
+            runs[old] -= 1
+            _add_run(runs, longest, p - prev - 1)
+            _add_run(runs, longest, nxt - p - 1)
+        while longest and not runs.get(-longest[0]):
+            heappop(longest)
+        if not longest or -longest[0] < k:
+            break
+        i = j
+    picks.sort()
+    return picks
+
+
+def _add_run(runs: dict, longest: list, length: int) -> None:
+    if runs.get(length):
+        runs[length] += 1
+    else:
+        runs[length] = 1
+        heappush(longest, -length)
 
 
 class SamplingState:
@@ -118,6 +156,7 @@ class SamplingState:
         self.has_extender_filters = has_extender_filters
         self.has_extender_prioritizers = has_extender_prioritizers
         self._order = None
+        self._names: list[str] = []
         self._order_of = None
 
     def order(self, snapshot) -> list:
@@ -125,8 +164,13 @@ class SamplingState:
         order the cluster was read."""
         if self._order_of is not snapshot:
             self._order = node_tree_order(snapshot.cluster.nodes, snapshot.by_name)
+            self._names = [ni.name for ni in self._order]
             self._order_of = snapshot
         return self._order
+
+    def order_names(self, snapshot) -> list[str]:
+        self.order(snapshot)
+        return self._names
 
     def num_to_find(self, profile, num_nodes: int) -> int:
         """For a profile (its percentage and whether anything scores): with

@@ -1,0 +1,163 @@
+"""--nodes all|failing|top=N|NAME,...: which node records a pod's document
+keeps. Every other pod field, filterSummary and nodeCounts among them, is the
+same whatever the choice, and filterSummary / nodeCounts are what the full
+`nodes` list says."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kschedx import app
+from kschedx.cli import main
+from kschedx.node_choice import NodeChoice, NodeChoiceError, parse_node_choice
+from golden_compare import GOLDEN, case_names
+
+CLUSTER = "fixtures/cluster/"
+PODS = ["fixtures/pods/web.yaml", "fixtures/pods/too-big.yaml", "fixtures/pods/gpu-training.yaml"]
+
+
+def summary_from_nodes(nodes: list[dict]) -> dict:
+    """filterSummary as the full node list spells it: every reason of every
+    verdict other than Success and Skip counts its node once."""
+    counts: dict = {}
+    for n in nodes:
+        for f in n.get("filters") or ():
+            if f["code"] in ("Success", "Skip"):
+                continue
+            tally = counts.setdefault(f["plugin"], {})
+            for reason in f["reasons"] or [f["code"]]:
+                tally[reason] = tally.get(reason, 0) + 1
+    return counts
+
+
+def expected_names(choice: str, pod: dict) -> list[str]:
+    """The nodes a choice keeps, worked out from the full list."""
+    nodes = pod["nodes"]
+    selected = pod["selectedNode"]
+    if choice == "all":
+        return [n["name"] for n in nodes]
+    if choice == "failing":
+        return [n["name"] for n in nodes if not n["feasible"] or n["name"] == selected]
+    if choice.startswith("top="):
+        k = int(choice[4:])
+        ranked = sorted((n for n in nodes if n["feasible"]),
+                        key=lambda n: (n.get("totalScore") is None, -(n.get("totalScore") or 0), n["name"]))
+        best = [n["name"] for n in ranked[:k]]
+        if selected and selected not in best:
+            best = best[:k - 1] + [selected]
+        return [n["name"] for n in nodes if n["name"] in best]
+    wanted = set(choice.split(","))
+    return [n["name"] for n in nodes if n["name"] in wanted]
+
+
+def _choices(doc: dict) -> list[str]:
+    names = sorted({n["name"] for p in doc["pods"] for n in p["nodes"]})
+    picks = ["failing", "top=1", "top=2"]
+    if names:
+        picks.append(",".join(names[::2]))
+    return picks
+
+
+def _check_choices(doc: dict, run):
+    for pod in doc["pods"]:
+        assert pod["filterSummary"] == summary_from_nodes(pod["nodes"]), pod["pod"]
+        # Plugins in profile order (as in every node's filters), reasons most first.
+        order = [f["plugin"] for f in (pod["nodes"][0]["filters"] if pod["nodes"] else ())]
+        assert list(pod["filterSummary"]) == [p for p in order if p in pod["filterSummary"]]
+        for tally in pod["filterSummary"].values():
+            assert list(tally.values()) == sorted(tally.values(), reverse=True)
+        assert pod["nodeCounts"] == {"nodes": len(pod["nodes"]),
+                                     "feasible": sum(1 for n in pod["nodes"] if n["feasible"])}
+    for choice in _choices(doc):
+        chosen = run(parse_node_choice(choice))
+        assert chosen["nodeDetail"] == choice
+        assert {k: v for k, v in chosen.items() if k not in ("pods", "nodeDetail")} == \
+            {k: v for k, v in doc.items() if k != "pods"}
+        assert len(chosen["pods"]) == len(doc["pods"])
+        for full, part in zip(doc["pods"], chosen["pods"]):
+            assert {k: v for k, v in part.items() if k != "nodes"} == {k: v for k, v in full.items() if k != "nodes"}
+            by_name = {n["name"]: n for n in full["nodes"]}
+            assert [n["name"] for n in part["nodes"]] == expected_names(choice, full), (choice, full["pod"])
+            # The records kept are the full list's, unchanged.
+            assert all(n == by_name[n["name"]] for n in part["nodes"])
+
+
+@pytest.mark.parametrize("name", case_names())
+def test_every_choice_keeps_the_pod_fields_of_every_golden_case(name):
+    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    doc = app.explain(workload, tie_break="name")
+    assert "nodeDetail" not in doc
+    _check_choices(doc, lambda choice: app.explain(workload, tie_break="name", nodes=choice))
+
+
+@pytest.mark.parametrize("name", case_names()[::3])
+def test_every_choice_in_simulate(name):
+    def run(choice=None):
+        workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+        return app.simulate(workload, tie_break="name", nodes=choice)
+
+    _check_choices(run(), run)
+
+
+def test_placements_detail_keeps_the_summary():
+    workload = app.load_workload([CLUSTER] + PODS[1:2])
+    full = app.simulate(workload, tie_break="name")
+    workload = app.load_workload([CLUSTER] + PODS[1:2])
+    placements = app.simulate(workload, tie_break="name", detail="placements")
+    pod, lean = full["pods"][0], placements["pods"][0]
+    assert lean["nodes"] == [] and lean["filterSummary"] == pod["filterSummary"] != {}
+    assert lean["nodeCounts"] == pod["nodeCounts"] == {"nodes": 5, "feasible": 0}
+
+
+def test_parse():
+    assert parse_node_choice("all").is_all
+    assert parse_node_choice("failing") == NodeChoice("failing")
+    assert parse_node_choice("top=3") == NodeChoice("top", top=3)
+    assert parse_node_choice("a,b,a") == NodeChoice("names", names=("a", "b"))
+    assert parse_node_choice("worker-a1") == NodeChoice("names", names=("worker-a1",))
+    # A node named like a keyword: a trailing comma makes it a list.
+    assert parse_node_choice("failing,") == NodeChoice("names", names=("failing",))
+    assert NodeChoice("names", names=("failing",)).text == "failing,"
+    for bad in ("top=0", "top=x", "top=", ",", ""):
+        with pytest.raises(NodeChoiceError):
+            parse_node_choice(bad)
+
+
+def _cli(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_cli_failing_json():
+    r = _cli("explain", *PODS, "--snapshot", CLUSTER, "-o", "json", "--nodes", "failing", "--tie-break", "name")
+    assert r.exit_code == 1, r.output
+    doc = json.loads(r.stdout)
+    assert doc["nodeDetail"] == "failing"
+    for pod in doc["pods"]:
+        assert all(not n["feasible"] or n["name"] == pod["selectedNode"] for n in pod["nodes"])
+        assert len(pod["nodes"]) <= pod["nodeCounts"]["nodes"]
+
+
+def test_cli_unknown_node_names_are_a_usage_error():
+    r = _cli("explain", PODS[0], "--snapshot", CLUSTER, "--nodes", "worker-a1,worker-z9")
+    assert r.exit_code == 2
+    assert "no node named 'worker-z9'" in r.stderr and "did you mean" in r.stderr and "--nodes" in r.stderr
+    r = _cli("simulate", PODS[0], "--snapshot", CLUSTER, "--nodes", "top=0")
+    assert r.exit_code == 2 and "top=N" in r.stderr
+
+
+def test_cli_node_story_survives_a_narrow_choice():
+    # --node NAME is kept whatever --nodes leaves out.
+    r = _cli("explain", PODS[0], "--snapshot", CLUSTER, "--nodes", "top=1", "--node", "worker-b2")
+    assert r.exit_code == 0, r.output
+    assert "worker-b2" in r.stdout and "NodeUnschedulable" in r.stdout
+
+
+def test_fixes_read_every_node_whatever_is_written():
+    args = ["explain", PODS[1], "--snapshot", CLUSTER, "--fix", "-o", "json", "--tie-break", "name"]
+    full = json.loads(_cli(*args).stdout)["pods"][0]
+    lean = json.loads(_cli(*args, "--nodes", "top=1").stdout)["pods"][0]
+    assert full["fixes"] and lean["fixes"] == full["fixes"]
+    assert lean["nodes"] == [] and len(full["nodes"]) == 5
