@@ -673,6 +673,21 @@ class Report:
             verdict = (f"{sym.fail} filtered out by {node.get('firstFailure') or st.get('plugin') or '?'}"
                        + (f": {reasons}" if reasons else ""), FAIL)
         self.add(_line("node ", (name, STRONG), ": ", verdict, indent=2))
+        sampling = pod.get("sampling")
+        if sampling and node.get("feasible"):
+            k = sampling["numFeasibleNodesToFind"]
+            if sampling["mode"] == "upstream" and node.get("scores") is None:
+                text = (f"not scored: kube-scheduler's search (node sampling) kept {k} feasible nodes "
+                        f"before reaching it")
+            elif "upstreamCouldPick" in sampling:
+                text = ("kube-scheduler's node sampling could pick it (it is the best of some "
+                        f"{k} consecutive feasible nodes)" if name in sampling["upstreamCouldPick"] else
+                        f"kube-scheduler's node sampling never picks it: every {k} consecutive feasible nodes "
+                        "around it hold a better one")
+            else:
+                text = None
+            if text:
+                self.add(_line((text, WARN), indent=4))
         if self._reported_by_pre_filter(pod, node):
             pfr = pod["preFilterResult"]
             self.add(_line(f"not among the {plural(len(pfr.get('nodeNames') or []), 'candidate')} PreFilter "
