@@ -358,7 +358,8 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     if scheds.extenders is not None:
         # An extender is a service of its own: it sees every pod, in order, once.
         reuse, jobs = False, 1
-    for p in _explained(_PodExplainer(scheds, workload, reuse, fix, nodes), pods, jobs):
+    explainer = _PodExplainer(scheds, workload, reuse, fix, nodes)
+    for p in _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None)):
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
@@ -426,8 +427,9 @@ class _PodExplainer:
             self.reuse.remember(key, pi, drawn, doc, draws)
 
 
-def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int):
-    """Each pod's document, in order."""
+def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None):
+    """Each pod's document, in order. `encoder`: the sink's nodes_encoder,
+    applied by the workers."""
     if jobs <= 1 or len(pods) <= 2:
         for pi in pods:
             yield explainer.explain(pi, explainer.key(pi))
@@ -435,10 +437,10 @@ def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int):
     # The first pod here: the caches it fills (pod index, parsed terms) are
     # then the workers' too.
     yield explainer.explain(pods[0], explainer.key(pods[0]))
-    yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1))
+    yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1), encoder)
 
 
-def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: int):
+def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None):
     """Pods 1... computed by worker processes, written in order. A pod whose
     scheduling key an earlier pod has is not sent: it takes that pod's
     result here. The run's random draws are made here, in pod order: a
@@ -452,7 +454,11 @@ def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: i
     rng = explainer.scheds.rng
 
     def task(i):
-        return explainer.cycle(pods[i])
+        doc, draws, drawn = explainer.cycle(pods[i])
+        if encoder is not None and isinstance(doc.get("nodes"), list) and doc["nodes"]:
+            # Writing a pod's nodes costs more than computing them: done here too.
+            doc["nodes"] = encoder(doc["nodes"])
+        return doc, draws, drawn
 
     window: deque = deque()  # (index, key, worker or None: computed here)
     in_flight: dict[str, int] = {}  # key -> pods of that key sent to workers, not yet read

@@ -311,6 +311,7 @@ class StdoutSink(ResultSink):
     def __init__(self, inner: ResultSink):
         self.inner = inner
         self.closed = False
+        self.nodes_encoder = getattr(inner, "nodes_encoder", None)
 
     def begin(self, head: dict) -> None:
         self._call(self.inner.begin, head)

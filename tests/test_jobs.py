@@ -5,6 +5,7 @@ Ctrl-C and a closed pipe leave no traceback and no process behind."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 from kschedx import app, workers
 from kschedx.cli import main
 from kschedx.framework.runner import Framework
+from kschedx.render.machine import JsonSink, to_json
 from kschedx.sink import DocumentSink
 from golden_compare import GOLDEN, case_names
 from test_reuse import groups_cluster, load, with_twins
@@ -53,6 +55,33 @@ def test_golden_documents_are_the_same_with_workers(name, tie_break, seed):
     twins = with_twins(name)
     one = explain_text(twins(), tie_break=tie_break, seed=seed, jobs=1, reuse=False)
     assert explain_text(twins(), tie_break=tie_break, seed=seed, jobs=2) == one
+    # -o json: the workers encode each pod's nodes.
+    texts = []
+    for jobs in (1, 2):
+        out = io.StringIO()
+        app.explain_into(JsonSink(out), twins(), tie_break=tie_break, seed=seed, jobs=jobs)
+        texts.append(out.getvalue())
+    assert texts[0] == texts[1]
+    assert texts[0] == to_json(json.loads(texts[0]))
+
+
+def test_workers_encode_the_nodes_for_json(monkeypatch):
+    objs = groups_cluster(groups=6, replicas=2, interleaved=True)
+    received = []
+    pod = JsonSink.pod
+
+    def seen(self, p):
+        received.append(type(p["nodes"]).__name__)
+        return pod(self, p)
+
+    monkeypatch.setattr(JsonSink, "pod", seen)
+    outs = []
+    for jobs in (1, 2):
+        out = io.StringIO()
+        app.explain_into(JsonSink(out), load(objs), tie_break="random", seed=4, jobs=jobs)
+        outs.append(out.getvalue())
+    assert outs[0] == outs[1]
+    assert received[:12] == ["list"] * 12 and "EncodedNodes" in received[12:]
 
 
 def test_workers_do_run(forks):

@@ -480,12 +480,16 @@ class Report:
                 self.add(_line(("note: " + note, MUTED), indent=2))
             return
         scored.sort(key=lambda n: (-(n.get("totalScore") or 0), n["name"]))
-        plugins = _ordered(s["plugin"] for n in scored for s in n["scores"])
+        by_plugin: dict[str, list] = {}  # in order of first appearance
+        for n in scored:
+            for s in n["scores"]:
+                by_plugin.setdefault(s["plugin"], []).append(s)
+        plugins = list(by_plugin)
         weights = {}
         skipped_everywhere = []
         zero_everywhere = []  # e.g. DynamicResources for a pod without claims: a column of 0s says nothing
         for p in plugins:
-            entries = [s for n in scored for s in n["scores"] if s["plugin"] == p]
+            entries = by_plugin[p]
             weights[p] = entries[0].get("weight", 1)
             if all(s.get("skipped") for s in entries):
                 skipped_everywhere.append(p)

@@ -56,15 +56,34 @@ def _dumper():
 # keeps the last one's text (and the list, so that its identity holds), and
 # encodes it once for all the pods of a group (queue order keeps them together).
 KEPT_TEXTS = 1
+# A pod's members in the document: pods are at depth 2, indented by 4.
+MEMBER_NEWLINE = "\n      "
+
+
+class EncodedNodes:
+    """A pod's `nodes` list as JsonSink writes it, encoded ahead (by a worker
+    process of explain --jobs: see JsonSink.nodes_encoder)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def encode_nodes(nodes) -> EncodedNodes:
+    return EncodedNodes(_indented(nodes, MEMBER_NEWLINE))
 
 
 class JsonSink(ResultSink):
     """One JSON document, indented as to_json indents it, written as it grows."""
 
+    # The most expensive part of writing a pod, done where the pod is computed.
+    nodes_encoder = staticmethod(encode_nodes)
+
     def __init__(self, out):
         self.out = out
         self.pods = 0
-        self.texts: dict[int, tuple] = {}  # id(nodes list) -> (the list, its text at member depth)
+        self.texts: dict[int, tuple] = {}  # id(nodes list) -> (the list, its text)
 
     def begin(self, head: dict) -> None:
         text = json.dumps(head, indent=2, ensure_ascii=False)
@@ -73,25 +92,27 @@ class JsonSink(ResultSink):
         self.out.flush()
 
     def pod(self, pod: dict) -> None:
-        # What json.dumps(pod, indent=2) gives, member by member, the shared
-        # `nodes` text taken from the kept ones.
+        # What json.dumps(pod, indent=2) gives, indented as an element of
+        # `pods`, member by member: the `nodes` text may be encoded already.
+        # (JSON strings never hold a raw newline: every line break is indentation.)
         members = []
         for key, value in pod.items():
-            members.append(f"\n  {json.dumps(key, ensure_ascii=False)}: "
-                           + (self._nodes_text(value) if key == "nodes" else _indented(value, "\n  ")))
-        body = ("{" + ",".join(members) + "\n}" if members else "{}").replace("\n", "\n    ")
-        # JSON strings never hold a raw newline: every "\n" above is indentation.
+            members.append(MEMBER_NEWLINE + json.dumps(key, ensure_ascii=False) + ": "
+                           + (self._nodes_text(value) if key == "nodes" else _indented(value, MEMBER_NEWLINE)))
+        body = "{" + ",".join(members) + "\n    }" if members else "{}"
         self.out.write(("\n    " if not self.pods else ",\n    ") + body)
         self.out.flush()
         self.pods += 1
 
     def _nodes_text(self, nodes) -> str:
+        if isinstance(nodes, EncodedNodes):
+            return nodes.text
         if not isinstance(nodes, list) or not nodes:
-            return _indented(nodes, "\n  ")
+            return _indented(nodes, MEMBER_NEWLINE)
         kept = self.texts.get(id(nodes))
         if kept is not None and kept[0] is nodes:
             return kept[1]
-        text = _indented(nodes, "\n  ")
+        text = _indented(nodes, MEMBER_NEWLINE)
         self.texts[id(nodes)] = (nodes, text)
         while len(self.texts) > KEPT_TEXTS:
             del self.texts[next(iter(self.texts))]
