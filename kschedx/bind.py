@@ -32,6 +32,10 @@ class BindPlan:
     victims: list[dict] = field(default_factory=list)  # pods to evict first (as read)
     refusal: str | None = None  # why the pod cannot be bound; None when it can
     notes: list[str] = field(default_factory=list)
+    # The extender that binds this pod instead of the DefaultBinder (its
+    # bindVerb; framework/extenders.py), with the Extenders it belongs to.
+    binder: object = None
+    extenders: object = None
 
     @property
     def bindable(self) -> bool:
@@ -52,6 +56,9 @@ class BindPlan:
             lines.extend(f"  evict {_key(v)} (priority {v['spec'].get('priority') or 0})" for v in self.victims)
         else:
             lines.append(f"decision: bind {self.key} to node {self.node}")
+        if self.bindable and self.binder is not None:
+            lines.append(f"binder: extender {self.binder.name} (its bindVerb {self.binder.bind_verb!r}) binds the "
+                         "pod, as kube-scheduler lets it; it is called only with --yes")
         return lines
 
     def question(self) -> str:
@@ -61,7 +68,7 @@ class BindPlan:
 
     def summary(self, *, bound: bool, dry_run: bool, outcome: "BindOutcome | None" = None) -> dict:
         """The `bind` section added to the SchedulingResult document."""
-        return {
+        out = {
             "pod": self.key,
             "node": self.node,
             "bindable": self.bindable,
@@ -72,12 +79,16 @@ class BindPlan:
             "bound": bound,
             "notes": list(self.notes),
         }
+        if self.binder is not None:
+            out["binder"] = self.binder.name  # the extender that binds, instead of pods/binding
+        return out
 
 
 @dataclass
 class BindOutcome:
     node: str
     evicted: list[str] = field(default_factory=list)
+    binder: str | None = None  # the extender that bound the pod, None for the pods/binding API
 
 
 def _key(pod: dict) -> str:
@@ -125,7 +136,26 @@ def plan(conn, ref: str, *, node: str | None = None, preempt: bool = False, tie_
     if doc.get("notEvaluated"):
         p.notes.append("the result is incomplete: " + ", ".join(doc["notEvaluated"]) +
                        " not evaluated, so kube-scheduler might decide otherwise")
+    _binder(p, config)
     return p
+
+
+def _binder(p: BindPlan, config) -> None:
+    """extendersBinding: the first extender with a bindVerb interested in the
+    pod binds it instead of the DefaultBinder."""
+    if config is None or not config.extenders:
+        return
+    from .framework.extenders import Extenders
+
+    exts = Extenders.from_config(config.extenders, config.source)
+    binder = exts.binder_for(p.pod)
+    if binder is None:
+        return
+    if config.skip_extenders:
+        p.notes.append(f"--skip-extenders: extender {binder.name}, the binder of this pod, is not called; "
+                       "kschedx binds through the API as the DefaultBinder does")
+        return
+    p.binder, p.extenders = binder, exts
 
 
 def _decide(p: BindPlan, r: dict, node: str | None, preempt: bool, pods_by_key: dict) -> None:
@@ -261,11 +291,34 @@ def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str]
     current = _check_pending(conn, p.key, conn.get_pod(ns, name), uid=uid, resource_version=rv)
     if not conn.node_exists(p.node):
         raise ClusterError(f"{where}: node {p.node} no longer exists; {_done(outcome)}; {p.key} not bound")
+    if p.binder is not None and _extender_binds(p, current, say, where, outcome):
+        return outcome
     try:
         conn.bind_pod(current, p.node)
     except ClusterError as e:
         raise ClusterError(f"{e}; {_done(outcome)}; {p.key} not bound") from None
     return outcome
+
+
+def _extender_binds(p: BindPlan, pod: dict, say, where: str, outcome: BindOutcome) -> bool:
+    """The binder extender's bind verb (ExtenderBindingArgs with the pod's
+    name, namespace and UID). False when an ignorable binder failed: the
+    DefaultBinder binds then, as upstream falls back to the Bind plugins."""
+    from .extenders.client import ExtenderError
+    from .extenders.wire import DecodeError
+
+    ext = p.binder
+    try:
+        p.extenders.bind(ext, pod, p.node)
+    except (ExtenderError, DecodeError) as e:
+        if ext.ignorable:
+            say(f"extender {ext.name} failed to bind ({e}); it is ignorable: binding through the API as the "
+                "DefaultBinder does")
+            return False
+        raise ClusterError(f"{where}: extender {ext.name} failed to bind {p.key} to node {p.node}: {e}; "
+                           f"{_done(outcome)}; the binding may or may not have taken effect") from None
+    outcome.binder = ext.name
+    return True
 
 
 def _recheck_fit(conn, p: BindPlan, *, tie_break, seed, outcome: BindOutcome, config=None,

@@ -468,6 +468,12 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
                     say("dry run: nothing was changed")
                 _finish(plan, output, bound=False, dry_run=dry_run)
                 sys.exit(0 if plan.bindable else 1)
+            if plan.binder is not None and not yes:
+                # An extender's bind verb is a write kschedx cannot preview: only on --yes.
+                say(f"not bound: extender {plan.binder.name} binds this pod; kschedx calls its bind verb only "
+                    "with --yes")
+                _finish(plan, output, bound=False, dry_run=False)
+                sys.exit(1)
             if not yes and not click.confirm(plan.question(), default=False, err=True):
                 say("not bound")
                 _finish(plan, output, bound=False, dry_run=False)
@@ -480,7 +486,8 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
             conn.close()
     except KschedxError as e:
         fail(e)
-    say(f"bound {plan.key} to node {outcome.node}")
+    via = f" through extender {outcome.binder}" if outcome.binder else ""
+    say(f"bound {plan.key} to node {outcome.node}{via}")
     _finish(plan, output, bound=True, dry_run=False, outcome=outcome)
     sys.exit(0)
 

@@ -388,3 +388,220 @@ def test_human_output_shows_the_extender_like_a_plugin(tmp_path, extender):
     assert "n2 has no licence" in r.stdout
     assert f"{extender.url} x2" in r.stdout or f"{extender.url} ×2" in r.stdout
     assert "200" in r.stdout  # 10 * 10 * 2
+
+
+# ---- preempt ----------------------------------------------------------------------------------
+
+
+def full_cluster(tmp_path) -> str:
+    """Every node runs a 3-cpu pod of priority 0: a 2-cpu pod fits only by preempting."""
+    docs = [NODE.format(name=n) for n in ("n1", "n2", "n3")]
+    docs += [BUSY.format(name=f"filler-{n}", node=n, cpu="3", priority=0) for n in ("n1", "n2", "n3")]
+    path = tmp_path / "full.yaml"
+    path.write_text("---".join(docs))
+    return str(path)
+
+
+def preempt(tmp_path, cfg_text: str, mode: str = "explain") -> dict:
+    w = app.load_workload([full_cluster(tmp_path)], [pod(tmp_path, "urgent", cpu="2", priority=100)])
+    run = app.explain if mode == "explain" else app.simulate
+    return run(w, tie_break="name", config=parse_config(cfg_text, "sched.yaml"))
+
+
+def test_preempt_verb_chooses_among_the_candidates(tmp_path, extender):
+    plain = preempt(tmp_path, config())["pods"][0]
+    assert plain["preemption"]["nominatedNode"] == "n1"  # all tied: the smallest name
+    extender.on("preempt", lambda args: {"NodeNameToMetaVictims": {
+        "n2": {"Pods": [{"UID": "uid-filler-n2"}], "NumPDBViolations": 0}}})
+    [p] = preempt(tmp_path, config({"urlPrefix": extender.url, "preemptVerb": "preempt"}))["pods"]
+    [(verb, args, _)] = extender.requests
+    assert verb == "preempt" and args["NodeNameToMetaVictims"] is None
+    assert args["Pod"]["metadata"]["name"] == "urgent"
+    assert sorted(args["NodeNameToVictims"]) == ["n1", "n2", "n3"]
+    victims = args["NodeNameToVictims"]["n3"]
+    assert victims["NumPDBViolations"] == 0 and [v["metadata"]["uid"] for v in victims["Pods"]] == ["uid-filler-n3"]
+    assert p["status"] == "Unschedulable"
+    assert p["preemption"]["nominatedNode"] == "n2"
+    assert p["preemption"]["victims"] == [{"pod": "default/filler-n2", "priority": 0, "node": "n2"}]
+    assert p["preemption"]["extenders"] == [{"extender": extender.url, "verb": "preempt",
+                                             "url": extender.url + "/preempt", "nodes": 3, "nodesAfter": 1}]
+    # simulate evicts the victim the extender chose and places the pod there.
+    extender.requests.clear()
+    [p] = preempt(tmp_path, config({"urlPrefix": extender.url, "preemptVerb": "preempt",
+                                    "nodeCacheCapable": True}), mode="simulate")["pods"]
+    args = extender.requests[0][1]
+    assert args["NodeNameToVictims"] is None
+    assert args["NodeNameToMetaVictims"]["n1"] == {"Pods": [{"UID": "uid-filler-n1"}], "NumPDBViolations": 0}
+    assert p["placedNode"] == "n2"
+
+
+@pytest.mark.parametrize("reply, ignorable, error", [
+    ({"NodeNameToMetaVictims": {"n2": {"Pods": [{"UID": "uid-filler-n1"}]}}}, False,
+     "extender: {url} claims to preempt pod (UID: &{{uid-filler-n1}}) on node: n2, but the pod is not found on "
+     "that node"),
+    ({"NodeNameToMetaVictims": {"n2": {"Pods": []}}}, False, 'expected at least one victim pod on node "n2"'),
+    ({"NodeNameToMetaVictims": {"n9": {"Pods": []}}}, False, 'nodeinfo not found for node name "n9"'),
+])
+def test_preempt_verb_errors(tmp_path, extender, reply, ignorable, error):
+    extender.on("preempt", lambda args: reply)
+    [p] = preempt(tmp_path, config({"urlPrefix": extender.url, "preemptVerb": "preempt",
+                                    "ignorable": ignorable}))["pods"]
+    # PostFilter's Error: the pod stays Unschedulable, the error ends its message.
+    assert p["status"] == "Unschedulable" and p["preemption"]["nominatedNode"] is None
+    assert p["message"].endswith("preemption: " + error.format(url=extender.url))
+
+
+def test_preempt_verb_ignorable(tmp_path, extender):
+    # A node without victims is dropped; a failing call is skipped.
+    extender.on("preempt", lambda args: {"NodeNameToMetaVictims": {
+        "n1": {"Pods": []}, "n3": {"Pods": [{"UID": "uid-filler-n3"}]}}})
+    [p] = preempt(tmp_path, config({"urlPrefix": extender.url, "preemptVerb": "preempt", "ignorable": True}))["pods"]
+    assert p["preemption"]["nominatedNode"] == "n3"
+    extender.on("preempt", Reply(500))
+    [p] = preempt(tmp_path, config({"urlPrefix": extender.url, "preemptVerb": "preempt", "ignorable": True}))["pods"]
+    assert p["preemption"]["nominatedNode"] == "n1"
+    assert p["preemption"]["extenders"][0]["ignored"] is True
+
+
+def test_nominated_node_rejected_by_an_extender_filters_every_node(tmp_path, extender):
+    path = tmp_path / "nominated.yaml"
+    doc = yaml.safe_load(POD.format(name="web", cpu="500m", priority=0, extra=""))
+    doc["status"] = {"nominatedNodeName": "n1"}
+    path.write_text(yaml.safe_dump(doc))
+    extender.on("filter", lambda args: {"NodeNames": [n for n in args["NodeNames"] if n != "n1"],
+                                        "FailedNodes": {"n1": "not n1"}})
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True}),
+                  pods=[str(path)])["pods"]
+    # evaluateNominatedNode asks about n1 alone, then every node is filtered and asked about.
+    assert [a["NodeNames"] for _, a, _ in extender.requests] == [["n1"], ["n1", "n2", "n3"]]
+    assert p["selectedNode"] == "n2" and ext_filter(node(p, "n1"))["reasons"] == ["not n1"]
+    # Accepted: the nominated node is the only feasible node.
+    extender.requests.clear()
+    extender.on("filter", lambda args: {"NodeNames": args["NodeNames"]})
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True}),
+                  pods=[str(path)])["pods"]
+    assert [a["NodeNames"] for _, a, _ in extender.requests] == [["n1"]]
+    assert p["selectedNode"] == "n1"
+
+
+# ---- TLS --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tls_extender(extender_tls):
+    server = ExtenderServer(tls=extender_tls).start()
+    server.on("filter", lambda args: {"NodeNames": ["n2"]})
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def tls_config(server, **fields) -> str:
+    return config({"urlPrefix": server.url, "filterVerb": "filter", "nodeCacheCapable": True, **fields})
+
+
+def test_https_with_the_servers_ca(tmp_path, tls_extender, extender_tls):
+    ca_data = extender_tls.ca_data_b64()
+    [p] = explain(tmp_path, tls_config(tls_extender, tlsConfig={"caData": ca_data}))["pods"]
+    assert p["selectedNode"] == "n2" and tls_extender.verbs() == ["filter"]
+    [p] = explain(tmp_path, tls_config(tls_extender, tlsConfig={"caFile": str(extender_tls.ca_cert)}))["pods"]
+    assert p["selectedNode"] == "n2"
+    # serverName: the certificate names localhost, the URL 127.0.0.1.
+    [p] = explain(tmp_path, tls_config(tls_extender, tlsConfig={"caData": ca_data, "serverName": "localhost"}))["pods"]
+    assert p["selectedNode"] == "n2"
+    [p] = explain(tmp_path, tls_config(tls_extender, tlsConfig={"caData": ca_data,
+                                                                "serverName": "other.example"}))["pods"]
+    assert p["status"] == "Error" and "tls: failed to verify certificate: x509: certificate is not valid for " \
+                                     "other.example" in p["message"]
+
+
+def test_https_enable_https_without_ca_does_not_verify(tmp_path, tls_extender):
+    [p] = explain(tmp_path, tls_config(tls_extender, enableHTTPS=True))["pods"]
+    assert p["selectedNode"] == "n2"
+
+
+def test_https_unknown_authority(tmp_path, tls_extender):
+    [p] = explain(tmp_path, tls_config(tls_extender))["pods"]  # system roots only
+    assert p["status"] == "Error"
+    assert p["message"] == (f'Post "{tls_extender.url}/filter": tls: failed to verify certificate: x509: '
+                            "certificate signed by unknown authority")
+
+
+def test_https_configuration_errors_are_input_errors(tmp_path, tls_extender, extender_tls):
+    with pytest.raises(InputError, match="specifying a root certificates file with the insecure flag is not "
+                                         "allowed"):
+        explain(tmp_path, tls_config(tls_extender, tlsConfig={"caData": extender_tls.ca_data_b64(),
+                                                              "insecure": True}))
+    with pytest.raises(InputError, match=r"extenders\[0\].tlsConfig.caFile: couldn't create scheduler: open "
+                                         r"/nonexistent/ca.crt: no such file or directory"):
+        explain(tmp_path, tls_config(tls_extender, tlsConfig={"caFile": "/nonexistent/ca.crt"}))
+
+
+# ---- bind verb (kschedx bind against the test API server) ---------------------------------------
+
+
+def _bind_config(tmp_path, server, **fields) -> str:
+    path = tmp_path / "bind-sched.yaml"
+    path.write_text(config({"urlPrefix": server.url, "bindVerb": "bind", **fields}))
+    return str(path)
+
+
+def _api_bindings(api) -> list:
+    return [r for r in api.requests if r.method == "POST" and r.path.endswith("/binding")]
+
+
+def test_bind_verb_only_with_yes(kube_api, tmp_path, extender, monkeypatch):
+    from cluster_scenarios import run, small_cluster
+    from kschedx import cli_cluster
+
+    small_cluster(kube_api)
+    uid = kube_api.get("Pod", "default", "web")["metadata"]["uid"]
+    extender.on("bind", lambda args: {"Error": ""})
+    cfg = _bind_config(tmp_path, extender)
+    kc = str(kube_api.kubeconfig)
+    # --dry-run and a confirmation at a terminal never call the bind verb.
+    r = run("bind", "default/web", "--dry-run", "--tie-break", "name", "--kubeconfig", kc, "--config", cfg)
+    assert r.exit_code == 0, r.stderr
+    assert f"binder: extender {extender.url}" in r.stdout
+    monkeypatch.setattr(cli_cluster, "_interactive", lambda: True)
+    r = run("bind", "default/web", "--tie-break", "name", "--kubeconfig", kc, "--config", cfg, input="y\n")
+    assert r.exit_code == 1 and "calls its bind verb only with --yes" in r.stdout
+    assert extender.requests == [] and _api_bindings(kube_api) == []
+    # --yes: the extender binds, not the pods/binding API.
+    r = run("bind", "default/web", "--yes", "--tie-break", "name", "--kubeconfig", kc, "--config", cfg, "-o", "json")
+    assert r.exit_code == 0, r.stderr
+    [(verb, args, _)] = extender.requests
+    assert verb == "bind"
+    assert args == {"PodName": "web", "PodNamespace": "default", "PodUID": uid, "Node": "n3"}
+    assert _api_bindings(kube_api) == []
+    doc = json.loads(r.stdout)
+    assert doc["bind"]["binder"] == extender.url and doc["bind"]["bound"] is True
+
+
+def test_bind_verb_failure(kube_api, tmp_path, extender):
+    from cluster_scenarios import run, small_cluster
+
+    small_cluster(kube_api)
+    kc = str(kube_api.kubeconfig)
+    extender.on("bind", lambda args: {"Error": "node is draining"})
+    r = run("bind", "default/web", "--yes", "--tie-break", "name", "--kubeconfig", kc,
+            "--config", _bind_config(tmp_path, extender))
+    assert r.exit_code == 4 and "node is draining" in r.stderr
+    assert _api_bindings(kube_api) == []
+    # Ignorable: the DefaultBinder binds through the API, as upstream falls back to the Bind plugins.
+    r = run("bind", "default/web", "--yes", "--tie-break", "name", "--kubeconfig", kc,
+            "--config", _bind_config(tmp_path, extender, ignorable=True))
+    assert r.exit_code == 0, r.stderr
+    assert len(_api_bindings(kube_api)) == 1 and "node is draining" in r.stdout
+
+
+def test_bind_skip_extenders_binds_through_the_api(kube_api, tmp_path, extender):
+    from cluster_scenarios import run, small_cluster
+
+    small_cluster(kube_api)
+    r = run("bind", "default/web", "--yes", "--tie-break", "name", "--kubeconfig", str(kube_api.kubeconfig),
+            "--config", _bind_config(tmp_path, extender), "--skip-extenders")
+    assert r.exit_code == 0, r.stderr
+    assert extender.requests == [] and len(_api_bindings(kube_api)) == 1
+    assert "--skip-extenders" in r.stdout

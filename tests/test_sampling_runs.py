@@ -268,3 +268,29 @@ def test_failed_nominated_node_counts_as_processed(tmp_path):
     s = doc["pods"][0]["sampling"]
     assert s["processedNodes"] == processed + 1
     assert doc["pods"][1]["sampling"]["startIndex"] == processed + 1
+
+
+def test_node_story_and_html_report_say_it(tmp_path):
+    objects, nodes, pods = make_cluster(10, 220, 1)
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
+    workload, config = write(tmp_path, objects, CONFIG.format(global_pct=0, profile_pct=""))
+    doc = app.explain(workload, tie_break="name", config=config)
+    s = doc["pods"][0]["sampling"]
+    feasible = [n["name"] for n in doc["pods"][0]["nodes"] if n["feasible"]]
+    never = next(n for n in feasible if n not in s["upstreamCouldPick"])
+    runner = CliRunner()
+    (tmp_path / "sched.yaml").write_text(CONFIG.format(global_pct=0, profile_pct=""))
+    base = ["explain", "--snapshot", str(tmp_path / "cluster.yaml"), "--tie-break", "name",
+            "--config", str(tmp_path / "sched.yaml")]
+    r = runner.invoke(main, base + ["--node", never])
+    assert "kube-scheduler's node sampling never picks it" in r.output
+    r = runner.invoke(main, base + ["--node", s["upstreamCouldPick"][0]])
+    assert "kube-scheduler's node sampling could pick it" in r.output
+    report = tmp_path / "r.html"
+    r = runner.invoke(main, base + ["--report", str(report)])
+    assert r.exit_code == 0, r.output
+    assert "sampling: kube-scheduler stops at" in report.read_text()
+    up = app.explain(workload, tie_break="name", config=config, sampling="upstream")["pods"][0]
+    unscored = next(n["name"] for n in up["nodes"] if n["feasible"] and n.get("scores") is None)
+    r = runner.invoke(main, base + ["--sampling", "upstream", "--node", unscored])
+    assert "not scored: kube-scheduler's search (node sampling)" in r.output
