@@ -20,6 +20,11 @@ from __future__ import annotations
 class ResultSink:
     """Receives a SchedulingResult piece by piece (see the module doc)."""
 
+    # A function the run may apply to a pod's `nodes` list before pod(),
+    # where the pod is computed (a worker process of explain --jobs): pod()
+    # then receives what it returned in place of the list. None: the list.
+    nodes_encoder = None
+
     def begin(self, head: dict) -> None:
         pass
 

@@ -9,6 +9,7 @@ value), what dumping the whole document at once gives (to_json, to_yaml).
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring as _string  # json's own (C) string encoder, ensure_ascii=False
 
 from ..result import Tally
 from ..sink import ResultSink
@@ -51,12 +52,39 @@ def _dumper():
     return _DUMPER
 
 
+# Pods that take an earlier identical pod's result (kschedx/reuse.py) share
+# its `nodes` list, the bulk of a pod's text on a large cluster: the sink
+# keeps the last one's text (and the list, so that its identity holds), and
+# encodes it once for all the pods of a group (queue order keeps them together).
+KEPT_TEXTS = 1
+# A pod's members in the document: pods are at depth 2, indented by 4.
+MEMBER_NEWLINE = "\n      "
+
+
+class EncodedNodes:
+    """A pod's `nodes` list as JsonSink writes it, encoded ahead (by a worker
+    process of explain --jobs: see JsonSink.nodes_encoder)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def encode_nodes(nodes) -> EncodedNodes:
+    return EncodedNodes(_indented(nodes, MEMBER_NEWLINE))
+
+
 class JsonSink(ResultSink):
     """One JSON document, indented as to_json indents it, written as it grows."""
+
+    # The most expensive part of writing a pod, done where the pod is computed.
+    nodes_encoder = staticmethod(encode_nodes)
 
     def __init__(self, out):
         self.out = out
         self.pods = 0
+        self.texts: dict[int, tuple] = {}  # id(nodes list) -> (the list, its text)
 
     def begin(self, head: dict) -> None:
         text = json.dumps(head, indent=2, ensure_ascii=False)
@@ -65,11 +93,31 @@ class JsonSink(ResultSink):
         self.out.flush()
 
     def pod(self, pod: dict) -> None:
-        body = json.dumps(pod, indent=2, ensure_ascii=False).replace("\n", "\n    ")
-        # JSON strings never hold a raw newline: every "\n" above is indentation.
+        # What json.dumps(pod, indent=2) gives, indented as an element of
+        # `pods`, member by member: the `nodes` text may be encoded already.
+        # (JSON strings never hold a raw newline: every line break is indentation.)
+        members = []
+        for key, value in pod.items():
+            members.append(MEMBER_NEWLINE + json.dumps(key, ensure_ascii=False) + ": "
+                           + (self._nodes_text(value) if key == "nodes" else _indented(value, MEMBER_NEWLINE)))
+        body = "{" + ",".join(members) + "\n    }" if members else "{}"
         self.out.write(("\n    " if not self.pods else ",\n    ") + body)
         self.out.flush()
         self.pods += 1
+
+    def _nodes_text(self, nodes) -> str:
+        if isinstance(nodes, EncodedNodes):
+            return nodes.text
+        if not isinstance(nodes, list) or not nodes:
+            return _indented(nodes, MEMBER_NEWLINE)
+        kept = self.texts.get(id(nodes))
+        if kept is not None and kept[0] is nodes:
+            return kept[1]
+        text = _indented(nodes, MEMBER_NEWLINE)
+        self.texts[id(nodes)] = (nodes, text)
+        while len(self.texts) > KEPT_TEXTS:
+            del self.texts[next(iter(self.texts))]
+        return text
 
     def end(self, tail: dict) -> None:
         close = "\n  ]" if self.pods else "]"
@@ -79,6 +127,68 @@ class JsonSink(ResultSink):
         else:
             self.out.write(close + "\n}\n")
         self.out.flush()
+
+
+def _indented(value, newline: str) -> str:
+    """json.dumps(value, indent=2, ensure_ascii=False), written with `newline`
+    (a line break and the indentation of where the value goes) for each
+    line break, character for character.
+
+    CPython's json encodes indented output in Python, one generator step per
+    token: a pod of 5,000 nodes (18 MB of text) took 0.65 s, most of the time
+    of writing it. This walk builds each container's text with one join and
+    writes the common values (str, int, bool, None, in dicts with str keys
+    and lists) itself, 2.5 times faster; anything else (floats, tuples,
+    other keys) is left to json.dumps. tests/test_stream.py compares the
+    result with json.dumps on every golden document."""
+    return _enc(value, newline)
+
+
+def _enc(o, nl: str) -> str:
+    t = type(o)
+    if t is str:
+        return _string(o)
+    if t is dict:
+        if not o:
+            return "{}"
+        inner = nl + "  "
+        parts = []
+        for k, v in o.items():
+            if type(k) is not str:
+                return _fallback(o, nl)
+            tv = type(v)
+            if tv is str:
+                parts.append(inner + _string(k) + ": " + _string(v))
+            elif tv is int:
+                parts.append(inner + _string(k) + ": " + int.__repr__(v))
+            elif v is None:
+                parts.append(inner + _string(k) + ": null")
+            elif v is True:
+                parts.append(inner + _string(k) + ": true")
+            elif v is False:
+                parts.append(inner + _string(k) + ": false")
+            else:
+                parts.append(inner + _string(k) + ": " + _enc(v, inner))
+        return "{" + ",".join(parts) + nl + "}"
+    if t is list:
+        if not o:
+            return "[]"
+        inner = nl + "  "
+        return "[" + ",".join([inner + _enc(v, inner) for v in o]) + nl + "]"
+    if t is int:
+        return int.__repr__(o)
+    if o is None:
+        return "null"
+    if o is True:
+        return "true"
+    if o is False:
+        return "false"
+    return _fallback(o, nl)
+
+
+def _fallback(o, nl: str) -> str:
+    text = json.dumps(o, indent=2, ensure_ascii=False)
+    return text.replace("\n", nl) if "\n" in text else text
 
 
 class YamlSink(ResultSink):
