@@ -344,3 +344,18 @@ def test_combined_change_when_no_single_change_to_the_pod_opens_a_node():
     assert [op["path"] for op in fix["patch"]] == ["/spec/tolerations", "/spec/nodeSelector/disk",
                                                    "/spec/containers/0/resources/requests"]
     assert_fits(objects, fix)
+
+
+def test_human_says_when_no_fix_verifies():
+    import io
+
+    from kschedx.render.human import render
+
+    objects = [node("a"), pod("web")]
+    objects[1]["spec"]["containers"][0]["resources"]["requests"]["example.com/widget"] = "1"
+    out = io.StringIO()
+    render(explain(objects), out=out, color=False)
+    text = out.getvalue()
+    assert "fixes: none found: no change kschedx tried makes the pod schedulable" in text
+    # Under the verdict: before the filter matrix.
+    assert text.index("fixes: none found") < text.index("Filter")
