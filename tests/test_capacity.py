@@ -303,3 +303,12 @@ def test_statefulset_with_volume_claim_templates_is_refused(tmp_path):
     assert r.exit_code == 0, r.output
     [t] = json.loads(r.output)["templates"]
     assert (t["workload"], t["count"]) == ("StatefulSet default/db", 3)
+
+
+def test_readme_example_output_is_what_capacity_prints():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "$ kschedx capacity fixtures/capacity/web.yaml --snapshot fixtures/capacity/cluster.yaml --tie-break name\n"
+    shown = readme.split(command, 1)[1].split("```", 1)[0]
+    r = _run(str(FIXTURES / "capacity" / "web.yaml"), "--snapshot", str(FIXTURES / "capacity" / "cluster.yaml"),
+             "--tie-break", "name")
+    assert r.output == shown
