@@ -128,17 +128,19 @@ def copy_pod(template: dict, i: int) -> dict:
 
 
 def capacity(workload, options: Options, *, tie_break: str = "random", seed: int | None = None,
-             config=None, progress=None, sampling: str = "all") -> dict:
+             config=None, progress=None, sampling: str = "all", failures: list | None = None) -> dict:
     """The CapacityResult document of the workload's pod templates.
     `sampling` as for simulate: "upstream" carries node sampling's start
-    index from each copy's cycle to the next."""
+    index from each copy's cycle to the next. `failures`, when a list, gets
+    the SchedulingResult pod (every node's verdicts) of each template's first
+    copy that does not fit (for --report)."""
     options.check()
     templates = templates_of(workload)
     doc = None
     results = []
     for t in templates:
         head, result = count_template(workload, t, options, tie_break=tie_break, seed=seed, config=config,
-                                      progress=progress, sampling=sampling)
+                                      progress=progress, sampling=sampling, failures=failures)
         doc = doc or head
         results.append(result)
     doc["templates"] = results
@@ -155,7 +157,8 @@ def exit_code(doc: dict, minimum: int) -> int:
 
 
 def count_template(workload, template: Template, options: Options, *, tie_break: str, seed: int | None,
-                   config=None, progress=None, sampling: str = "all") -> tuple[dict, dict]:
+                   config=None, progress=None, sampling: str = "all",
+                   failures: list | None = None) -> tuple[dict, dict]:
     """Place copies of one template on a fresh snapshot until one is not
     placed (or --max is reached): (document head, the template's result)."""
     from .app import new_schedulers, node_group
@@ -196,7 +199,8 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
                 instantiate_pod_claims(pod, cluster.resource_claim_templates, cluster.resource_claims)
                 added_claims.extend(k for k in cluster.resource_claims if k not in before_keys)
             pi = PodInfo(pod)
-            r = sim.step(pi, preempt=options.allow_preemption)
+            r = sim.step(pi, preempt=options.allow_preemption,
+                         settle=None if failures is None else (lambda r: r.status != "Scheduled"))
             node = r.placed_node
             if node is None:
                 failure = r
@@ -246,6 +250,10 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
         source = workload.sources.get(source_pod.uid)
         if source:
             result["source"] = dict(source)
+        if failures is not None and failure is not None:
+            from .result import pod_dict
+
+            failures.append(pod_dict(failure, "explain"))
         return head, result
     finally:
         for key in added_claims:

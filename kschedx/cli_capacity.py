@@ -10,7 +10,7 @@ CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 
 
 def make_command():
-    from .cli import _complete_pod_argument, debug_option, seed_option, snapshot_option, \
+    from .cli import _complete_pod_argument, debug_option, report_option, seed_option, snapshot_option, \
         tie_break_option, warn_unused_seed
     from .cli_cluster import cluster_options
     from .cli_config import config_options
@@ -38,9 +38,10 @@ def make_command():
     @tie_break_option
     @seed_option
     @config_options
+    @report_option
     @debug_option
     def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copies, allow_preemption,
-                 with_pending, output, tie_break, seed, scheduler_config, sampling):
+                 with_pending, output, tie_break, seed, scheduler_config, sampling, report):
         """How many more replicas of a pod fit, and what stops them?
 
         Copies of each pod template (a Pod, or the template of a Deployment,
@@ -69,11 +70,17 @@ def make_command():
                               with_pending=with_pending)
         options.check()
         workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace))
+        failures = [] if report is not None else None
         doc = cap.capacity(workload, options, tie_break=tie_break, seed=seed, config=scheduler_config,
-                           sampling=sampling)
+                           sampling=sampling, failures=failures)
         for w in doc.get("warnings") or ():
             click.echo(f"kschedx: warning: {w}", err=True)
         render(doc, output)
+        if report is not None:
+            from .cli import write_report
+            from .render.capacity import report_document
+
+            write_report(report_document(doc, failures), report)
         sys.exit(doc["exitCode"])
 
     return capacity

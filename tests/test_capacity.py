@@ -239,3 +239,49 @@ def test_human_output_names_count_limit_and_chart_without_colour():
     assert "limited by: PodTopologySpread, node(s) didn't match pod topology spread constraints, on 4 of 5 nodes" in out
     assert "0/5 nodes are available:" in out
     assert "o copies" in out and "node-c1" in out
+
+
+# -- --report FILE.html ----------------------------------------------------------------------------
+
+def test_report_shows_count_limit_utilization_and_the_copy_that_does_not_fit(tmp_path):
+    path = tmp_path / "capacity.html"
+    r = _run(str(FIXTURES / "capacity" / "web.yaml"), "--snapshot", str(FIXTURES / "capacity" / "cluster.yaml"),
+             "--tie-break", "name", "-o", "json", "--report", str(path))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)  # stdout is the document alone, as without --report
+    [t] = doc["templates"]
+    page = path.read_text(encoding="utf-8")
+    assert "default-src 'none'" in page
+    assert f"<b>{t['count']}</b> copies fit" in page
+    assert "limited by: <b>PodTopologySpread</b>" in page
+    assert 'id="util-table-0"' in page and "node-c1" in page
+    # The first copy that does not fit, with its heat map of every node.
+    assert f"{t['template']}-capacity-{t['count'] + 1}" in page
+    assert "Filters: 5 nodes by the failure kube-scheduler reports" in page
+
+
+def test_report_path_that_cannot_be_written_is_a_usage_error(tmp_path):
+    r = _run(str(FIXTURES / "capacity" / "api.yaml"), "--snapshot", str(FIXTURES / "capacity" / "cluster.yaml"),
+             "--report", str(tmp_path / "missing" / "r.html"))
+    assert r.exit_code == 2
+
+
+def test_capacity_report_loads_in_chromium(tmp_path):
+    import chromium
+
+    exe = chromium.find_chromium()
+    if exe is None:
+        pytest.skip("no Chromium on PATH (install Debian's chromium package) to load the report in a browser")
+    path = tmp_path / "capacity.html"
+    _run(str(FIXTURES / "capacity" / "web.yaml"), "--snapshot", str(FIXTURES / "capacity" / "cluster.yaml"),
+         "--tie-break", "name", "--report", str(path))
+    browser = chromium.Browser(exe)
+    try:
+        browser.load(str(path))
+        heading = browser.evaluate("document.querySelector('#capacity-0 h2').innerText")
+        assert heading.startswith("Capacity: shop/web-")
+        rows = browser.evaluate("document.querySelectorAll('#util-table-0 tbody tr').length")
+        assert rows == 5
+        assert browser.problems() == []
+    finally:
+        browser.close()

@@ -287,3 +287,14 @@ def test_readme_examples_stay_true():
     assert _fixture_kinds(root, ["fixtures/pods/too-big.yaml"], "fixtures/cluster") == [["reduce-request"]]
     assert _fixture_kinds(root, ["fixtures/preemption/urgent.yaml"], "fixtures/preemption/cluster.yaml") == [
         ["reduce-request", "add-node"]]
+
+
+def test_several_requests_cut_to_what_one_node_has_free():
+    objects = [node("a", cpu="4", memory="8Gi"), pod("busy", cpu="3", memory="6Gi", node_name="a"),
+               pod("web", cpu="2", memory="4Gi")]
+    p = the_pod(objects)
+    fix = fix_of(p, "reduce-request")
+    assert fix["patch"] == [{"op": "add", "path": "/spec/containers/0/resources/requests",
+                             "value": {"cpu": "1", "memory": "2Gi"}}]
+    assert "cpu request from 2 to 1 and the memory request from 4Gi to 2Gi" in fix["description"]
+    assert_fits(objects, fix)

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import given
 from hypothesis import strategies as st
 
 import fuzz
@@ -38,20 +37,18 @@ def _dump(docs, path: Path) -> None:
 def test_mutated_golden_fixtures_never_crash(command):
     budget = fuzz.Budget()
 
-    @fuzz.SETTINGS
-    @given(case=st.sampled_from(GOLDEN), data=st.data(), output=st.sampled_from(["json", "yaml", "wide"]))
     def prop(case, data, output):
+        budget.count()
         docs = _golden(case)
         changes = fuzz.mutate(data, docs)
-        if budget.spent():  # after drawing: hypothesis wants every example to draw alike
-            return
         with tempfile.TemporaryDirectory() as tmp:
             f = Path(tmp) / "cluster.yaml"
             _dump(docs, f)
             r = _run([command, "--snapshot", f, "-o", output, "--tie-break", "name"])
         fuzz.assert_clean(r, {0, 1, 3}, f"{case.name} {changes}")
 
-    prop()
+    budget.run(prop, f"test_mutated_golden_fixtures_never_crash[{command}]", case=st.sampled_from(GOLDEN),
+               data=st.data(), output=st.sampled_from(["json", "yaml", "wide"]))
     assert budget.runs > 0
 
 
@@ -60,22 +57,19 @@ def test_mutated_pod_files_never_crash():
     budget = fuzz.Budget(fuzz.SECONDS / 2)
     cluster = GOLDEN[0].parent / "hand-01-resources-taint.yaml"
 
-    @fuzz.SETTINGS
-    @given(case=st.sampled_from(GOLDEN), data=st.data())
     def prop(case, data):
+        budget.count()
         pods = [d for d in _golden(case) if d.get("kind") == "Pod" and not d.get("spec", {}).get("nodeName")]
         if not pods:
             return
         changes = fuzz.mutate(data, pods)
-        if budget.spent():
-            return
         with tempfile.TemporaryDirectory() as tmp:
             f = Path(tmp) / "pods.yaml"
             _dump(pods, f)
             r = _run(["explain", f, "--snapshot", cluster, "-o", "json"])
         fuzz.assert_clean(r, {0, 1, 3}, f"{case.name} {changes}")
 
-    prop()
+    budget.run(prop, "test_mutated_pod_files_never_crash", case=st.sampled_from(GOLDEN), data=st.data())
 
 
 KUBECONFIG = {
@@ -97,20 +91,17 @@ def test_mutated_kubeconfigs_never_crash(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
     budget = fuzz.Budget(fuzz.SECONDS / 2)
 
-    @fuzz.SETTINGS
-    @given(data=st.data())
     def prop(data):
+        budget.count()
         docs = [yaml.safe_load(yaml.safe_dump(KUBECONFIG))]
         changes = fuzz.mutate(data, docs, protect=())
-        if budget.spent():
-            return
         with tempfile.TemporaryDirectory() as tmp:
             f = Path(tmp) / "kubeconfig"
             _dump(docs, f)
             r = _run(["explain", "--all-pending", "--kubeconfig", f, "--request-timeout", "2s", "-o", "json"])
         fuzz.assert_clean(r, {3, 4}, f"kubeconfig {changes}")
 
-    prop()
+    budget.run(prop, "test_mutated_kubeconfigs_never_crash", data=st.data())
     assert budget.runs > 0
 
 
@@ -125,13 +116,10 @@ def test_served_objects_of_any_shape_never_crash_and_snapshot_leaves_nothing(kub
     budget = fuzz.Budget(fuzz.SECONDS / 2)
     cases = [c for c in GOLDEN if c.name.startswith(("hand-", "dra-2-1."))]
 
-    @fuzz.SETTINGS
-    @given(case=st.sampled_from(cases), data=st.data())
     def prop(case, data):
+        budget.count()
         docs = [d for d in _golden(case) if d.get("kind") != "Namespace"]
         changes = fuzz.mutate(data, docs, protect=("kind", "apiVersion", "metadata", "name", "namespace"))
-        if budget.spent():
-            return
         with tempfile.TemporaryDirectory() as tmp:
             server = KubeAPIServer(kube_tls).start()
             try:
@@ -152,7 +140,8 @@ def test_served_objects_of_any_shape_never_crash_and_snapshot_leaves_nothing(kub
             finally:
                 server.stop()
 
-    prop()
+    budget.run(prop, "test_served_objects_of_any_shape_never_crash_and_snapshot_leaves_nothing",
+               case=st.sampled_from(cases), data=st.data())
 
 
 CONFIGS = sorted([*(GOLDEN[0].parent.parent.parent / "golden-config" / "configs").glob("*.yaml"),
@@ -166,18 +155,16 @@ def test_mutated_scheduler_configs_never_crash(tmp_path):
     budget = fuzz.Budget(fuzz.SECONDS / 2)
     cluster = GOLDEN[0].parent / "hand-04-topology-spread.yaml"
 
-    @fuzz.SETTINGS
-    @given(config=st.sampled_from(CONFIGS), data=st.data())
     def prop(config, data):
+        budget.count()
         docs = [yaml.safe_load(config.read_text())]
         changes = fuzz.mutate(data, docs)
-        if budget.spent():
-            return
         with tempfile.TemporaryDirectory() as tmp:
             f = Path(tmp) / "config.yaml"
             _dump(docs, f)
             r = _run(["simulate", "--snapshot", cluster, "--config", f, "-o", "json", "--tie-break", "name"])
         fuzz.assert_clean(r, {0, 1, 3}, f"{config.name} {changes}")
 
-    prop()
+    budget.run(prop, "test_mutated_scheduler_configs_never_crash", config=st.sampled_from(CONFIGS),
+               data=st.data())
     assert budget.runs > 0

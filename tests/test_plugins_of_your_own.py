@@ -366,3 +366,39 @@ def test_allow_unknown_plugins_when_the_unknown_plugin_was_the_queue_sort(tmp_pa
     doc = json.loads(r.stdout)
     assert doc["notEvaluated"] == ["Coscheduling"] and doc["pods"][0]["status"] == "Scheduled"
     assert "no queue sort plugin is left once those are left out: PrioritySort stands in" in r.stderr
+
+
+def test_a_failing_prefilter_extension_is_the_plugins_error(monkeypatch, tmp_path, cluster):
+    """AddPod / RemovePod (run for nominated pods and preemption) are guarded too."""
+    from kschedx import app
+    from kschedx.config.load import load_config
+    from kschedx.framework.cycle_state import CycleState
+    from kschedx.framework.interface import Plugin, PluginError
+
+    class Extensions:
+        def add_pod(self, state, pod_info, to_add, node_info):
+            raise RuntimeError("no state")
+
+        def remove_pod(self, state, pod_info, to_remove, node_info):
+            return None
+
+    class Boom(Plugin):
+        name = "Boom"
+
+        def pre_filter(self, state, pod_info, nodes):
+            return None, None
+
+        def pre_filter_extensions(self):
+            return Extensions()
+
+    _Boom.register(monkeypatch, Boom)
+    snap, pod = cluster
+    cfg = load_config(config(tmp_path, "profiles:\n- plugins:\n    preFilter:\n      enabled: [{name: Boom}]\n"
+                                       "      disabled: [{name: '*'}]\n"))
+    w = app.load_workload([snap], [pod])
+    fw = app.new_schedulers(w.cluster, tie_break="name", seed=None, config=cfg).primary
+    pi, node = w.pods[0], fw.snapshot.node_infos[0]
+    fw.run_pre_filter_extension_remove_pod(CycleState(), pi, pi, node)  # None: Success
+    with pytest.raises(PluginError) as e:
+        fw.run_pre_filter_extension_add_pod(CycleState(), pi, pi, node)
+    assert str(e.value) == "plugin Boom raised RuntimeError in add_pod: no state"

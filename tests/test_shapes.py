@@ -95,6 +95,19 @@ FOUND_BY_FUZZING = [
      "field spec.selectors[0]: must be a mapping, not str 'x'"),
     ("dra-2-25.yaml", "ResourceSlice", lambda d: True, ("spec", "driver"), ["a"],
      "field spec.driver: must be a string, not a list"),
+    # Null where the API server requires a value: a device without a name was
+    # joined into a device id (TypeError), a slice without driver or pool likewise.
+    ("dra-2-2.yaml", "ResourceSlice", lambda d: d["spec"].get("devices"), ("spec", "devices", 0, "name"), None,
+     "field spec.devices[0].name: required value"),
+    ("dra-2-2.yaml", "ResourceSlice", lambda d: True, ("spec", "driver"), None,
+     "field spec.driver: required value"),
+    ("dra-2-2.yaml", "ResourceSlice", lambda d: True, ("spec", "pool", "name"), None,
+     "field spec.pool.name: required value"),
+    ("dra-2-29.yaml", "ResourceClaim", lambda d: True, ("spec", "devices", "requests", 0, "name"), None,
+     "field spec.devices.requests[0].name: required value"),
+    ("dra-2-1.yaml", "ResourceClaim", _with_results,
+     ("status", "allocation", "devices", "results", 0, "device"), None,
+     "field status.allocation.devices.results[0].device: required value"),
 ]
 
 

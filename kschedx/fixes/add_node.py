@@ -10,6 +10,7 @@ import json
 
 from ..resources import CPU, MEMORY
 from ..result import quantity_text
+from ..plugins.interpodaffinity.filtering import ERR_REASON_AFFINITY as AFFINITY_REASON
 from .jsonpatch import pointer
 
 KIND = "add-node"
@@ -46,6 +47,8 @@ def find(search) -> list:
     snap = search.snapshot
     shapes: dict[str, object] = {}
     for name in search.blockers.only(*_USAGE):
+        if AFFINITY_REASON in search.blockers.reasons(name, "InterPodAffinity"):
+            continue  # the pods its affinity needs are no nearer to a copy of the node
         ni = snap.get(name)
         if ni.unschedulable or not _fits_empty(search.pod_info, ni):
             continue

@@ -42,9 +42,15 @@ def find(search) -> list:
         rest = [taint_text(t) for t in taints if not (cordoned and t.get("key") == UNSCHEDULABLE_TAINT)]
         if rest:
             words.append(f"remove taint {', '.join(rest)} from node {name}")
-        candidates.append((len(ops), name, " and ".join(words), ops))
+        candidates.append((len(ops), name, " and ".join(words), ops, (cordoned, tuple(rest))))
     fixes = []
-    for size, name, change, ops in sorted(candidates, key=lambda c: c[0])[:MAX_CANDIDATES]:
+    seen = set()
+    for size, name, change, ops, what in sorted(candidates, key=lambda c: c[0]):
+        if what in seen:
+            continue  # the same taints on another node: one node is the smaller change
+        seen.add(what)
+        if len(seen) > MAX_CANDIDATES:
+            break
         node = apply_patch(search.snapshot.get(name).node, ops)
         fix = search.try_cluster_change(
             KIND, change, [{"action": "patch", "target": _target(name), "patch": ops}],

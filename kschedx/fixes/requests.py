@@ -149,4 +149,69 @@ def find(search) -> list:
             first = False
         if best is not None:
             fixes.append(best)
+    if not fixes:
+        fixes.extend(_several(search, nodes, current))
+    return fixes
+
+
+def _several(search, nodes, current) -> list:
+    """Nodes short of several resources at once: every request cut to what
+    one node has free (on each resource's grid), for the nodes needing the
+    smallest cut; one cycle each."""
+    from . import MAX_CANDIDATES
+
+    options = []
+    for name in nodes:
+        reasons = search.blockers.reasons(name, "NodeResourcesFit")
+        if len(reasons) < 2 or not all(r.startswith("Insufficient ") for r in reasons):
+            continue
+        ni = search.snapshot.get(name)
+        amounts = {}
+        for reason in reasons:
+            r = reason[len("Insufficient "):]
+            cur = current.get(r, 0)
+            step = _step(r, cur)
+            amount = min(cur - 1, _free(ni, r)) // step * step
+            if amount < step:
+                break
+            amounts[r] = amount
+        else:
+            cut = max((current[r] - a) / current[r] for r, a in amounts.items())
+            options.append((cut, name, amounts))
+    fixes = []
+    seen = set()
+    for cut, name, amounts in sorted(options, key=lambda o: o[0]):
+        key = tuple(sorted(amounts.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) > MAX_CANDIDATES or not search.has_budget():
+            break
+        probes = {r: _Probe(search, r, current[r]) for r in amounts}
+        if any(p.path is None for p in probes.values()):
+            continue
+        by_path: dict[tuple, dict] = {}
+        for r, probe in probes.items():
+            own = probe.own - (probe.current - amounts[r])
+            if own <= 0:
+                break
+            by_path.setdefault(probe.path, dict(probe.requests))[r] = _text(r, own)
+        else:
+            patch = []
+            for path, requests in by_path.items():
+                ops = map_ops(search.raw_pod, path[:-1])
+                if ops is None:
+                    break
+                patch += ops + [{"op": "add", "path": pointer(*path), "value": requests}]
+            else:
+                pi = search.verifier.patched_pod(patch)
+                if pi is None or any(pi.resource.as_dict().get(r, 0) != a for r, a in amounts.items()):
+                    continue
+                change = "lower the " + " and the ".join(
+                    f"{r} request from {_text(r, current[r])} to {_text(r, a)}" for r, a in amounts.items()) + (
+                    f" (what node {name} has free)")
+                fix = search.try_pod_patch(KIND, change, patch, magnitude=cut, order=ORDER)
+                if fix is not None:
+                    fixes.append(fix)
+                    break
     return fixes

@@ -207,6 +207,13 @@ def _new_out_of_tree(cls, handle, args, name: str, plan: ProfilePlan):
         bound = getattr(plugin, method, None)
         if callable(bound):
             setattr(plugin, method, _guard(bound, name, method))
+    extensions = plugin.pre_filter_extensions
+
+    def guarded_extensions():
+        ext = extensions()
+        return None if ext is None else _GuardedExtensions(ext, name)
+
+    plugin.pre_filter_extensions = _guard(guarded_extensions, name, "pre_filter_extensions")
     for method in ("score", "score_all"):
         bound = getattr(plugin, method, None)
         if callable(bound):
@@ -229,6 +236,14 @@ def _guard(bound, plugin: str, method: str, *, integer: bool = False, integers: 
         return out
 
     return call
+
+
+class _GuardedExtensions:
+    """An out-of-tree plugin's PreFilterExtensions, guarded like its methods."""
+
+    def __init__(self, ext, plugin: str):
+        self.add_pod = _guard(ext.add_pod, plugin, "add_pod")
+        self.remove_pod = _guard(ext.remove_pod, plugin, "remove_pod")
 
 
 def _is_int(x) -> bool:

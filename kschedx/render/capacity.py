@@ -20,6 +20,7 @@ from .layout import FAIL, HEADER, MUTED, PASS, STRONG, WARN, Blank, Line, Span, 
 # What a bar segment means, as a layout style (the Rich renderer colours it).
 _SEGMENT_STYLES = {KEPT: STRONG, ADDED: PASS, FREED: FAIL, FREE: MUTED}
 COPY_GLYPHS = {False: "o", True: "■"}
+COPY_BAR_WIDTH = 10  # narrower than the resource bar: the row fits 80 columns
 
 STOP_WORDS = {
     "Unschedulable": "the next copy fits on no node",
@@ -35,6 +36,15 @@ def to_jsonl(doc: dict) -> str:
     """One line per pod template: a CapacityResult holding that template."""
     head = {k: v for k, v in doc.items() if k not in ("templates", "warnings", "exitCode")}
     return "".join(json.dumps(dict(head, templates=[t]), ensure_ascii=False) + "\n" for t in doc["templates"])
+
+
+def report_document(doc: dict, failures: list[dict]) -> dict:
+    """What the HTML report (render/html.py) draws for capacity: the
+    SchedulingResult head, each template's count, limit and utilization
+    (`capacity`), and as `pods` the first copy of each template that did not
+    fit, with every node's verdicts (the heat map)."""
+    head = {k: v for k, v in doc.items() if k not in ("kind", "templates", "exitCode", "options")}
+    return dict(head, kind="SchedulingResult", mode="capacity", pods=list(failures), capacity=doc["templates"])
 
 
 def render_human(doc: dict, *, out=None, wide: bool = False, color: bool | None = None) -> None:
@@ -169,7 +179,7 @@ def chart_blocks(t: dict, *, wide: bool, rich: bool) -> list:
     legend = (f"{copy_glyph} copies   " + "  ".join(f"{glyphs[k]} {LEGEND_WORDS[k]}" for k in (KEPT, ADDED, FREED, FREE)))
     table = Table(["node group" if grouped else "node", "copies", resource, ""], align=["left", "left", "left", "left"])
     for label, copies, usage in rows:
-        bar = [Span(copy_glyph * _copy_cells(copies, most, width), PASS), Span(f" {copies}")]
+        bar = [Span(copy_glyph * _copy_cells(copies, most, COPY_BAR_WIDTH), PASS), Span(f" {copies}")]
         res = [Span(glyphs[k] * n, _SEGMENT_STYLES[k]) for k, n in usage.segments(width)]
         res.append(Span(f" {usage.percent()}"))
         amounts = (f"{units.amount(resource, usage.before)} -> {units.amount(resource, usage.after)} of "

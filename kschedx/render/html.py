@@ -245,7 +245,7 @@ def _usage_cell(resource: str, before: int, after: int, alloc: int) -> str:
             f'<span class="pct">{b:.0f}% → {a:.0f}%</span></td>')
 
 
-def _utilization(doc: dict) -> str:
+def _utilization(doc: dict, table_id: str = "util-table", section_id: str = "utilization") -> str:
     rows = []
     for u in doc.get("utilization") or ():
         before, after, alloc = u["before"], u["after"], u["allocatable"]
@@ -256,11 +256,12 @@ def _utilization(doc: dict) -> str:
                     f'<td class="num" data-sort="{after["pods"]}">{before["pods"]} → {after["pods"]}</td></tr>')
     if not rows:
         return ""
-    return ('<section id="utilization"><h2>Utilization: requested / allocatable, before → after</h2>'
-            '<div class="controls"><input type="search" class="filter" data-table="util-table" '
+    return (f'<section id="{section_id}"><h2>Utilization: requested / allocatable, '
+            'before → after</h2>'
+            f'<div class="controls"><input type="search" class="filter" data-table="{table_id}" '
             'placeholder="filter nodes" aria-label="filter nodes"> <label><input type="checkbox" class="changed" '
-            'data-table="util-table"> changed nodes only</label></div>'
-            '<table class="sortable util" id="util-table"><thead><tr><th scope="col" data-type="text">node</th>'
+            f'data-table="{table_id}"> changed nodes only</label></div>'
+            f'<table class="sortable util" id="{table_id}"><thead><tr><th scope="col" data-type="text">node</th>'
             '<th scope="col" data-type="num">cpu (upper bar before, lower after)</th>'
             '<th scope="col" data-type="num">memory</th><th scope="col" data-type="num">pods</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></section>')
@@ -288,6 +289,24 @@ def _placements(doc: dict) -> str:
             f'<tbody>{"".join(rows)}</tbody></table></section>')
 
 
+def _capacity(t: dict, i: int) -> str:
+    """kschedx capacity: one pod template's count, limit and utilization (its
+    first copy that does not fit is in the Pods section, with its heat map)."""
+    limit = t.get("limitedBy")
+    per_node = ", ".join(f"{n} on {node}" for node, n in (t.get("perNode") or {}).items()) or "none"
+    parts = [f'<p class="summary"><b>{e(t["count"])}</b> cop{"y fits" if t["count"] == 1 else "ies fit"} · '
+             f'stopped: {e(t["stop"])}</p><p class="meta">per node: {e(per_node)}</p>']
+    if limit:
+        what = limit.get("resource") or limit["reason"]
+        parts.append(f'<p>limited by: <b>{e(limit["plugin"])}</b>, {e(what)}, on {e(limit["nodes"])} of '
+                     f'{e(limit["totalNodes"])} nodes</p>')
+    if t.get("message"):
+        parts.append(f'<pre class="message">{e(t["message"])}</pre>')
+    parts.append(_utilization({"utilization": t.get("utilization")}, f"util-table-{i}", f"utilization-{i}"))
+    workload = f" ({t['workload']})" if t.get("workload") else ""
+    return f'<section id="capacity-{i}"><h2>Capacity: {e(t["template"])}{e(workload)}</h2>{"".join(parts)}</section>'
+
+
 # -- the page -------------------------------------------------------------------------
 def to_html(doc: dict) -> str:
     mode = doc.get("mode", "explain")
@@ -312,6 +331,8 @@ def to_html(doc: dict) -> str:
     if mode == "simulate":
         body.append(_placements(doc))
         body.append(_utilization(doc))
+    elif mode == "capacity":
+        body.extend(_capacity(t, i) for i, t in enumerate(doc.get("capacity") or ()))
     # Failing pods' node lists first, while the budget lasts.
     keep, budget = set(), NODE_ROWS_BUDGET
     for i in sorted(range(len(pods)), key=lambda i: (not pod_fails(pods[i]), i)):

@@ -266,9 +266,9 @@ class Report:
         self.outcome(pod)
         if pod["status"] in ("Gated", "Error", "NoProfile"):
             return  # no node was considered
+        self.fixes(pod)  # under the verdict: what to do comes before why
         if self.node is not None:
             self.node_story(pod, self.node)
-            self.fixes(pod)
             return
         self.pre_filter(pod)
         self.filters(pod)
@@ -276,7 +276,6 @@ class Report:
         if pod.get("sampling") and pod["status"] == "Scheduled":
             self.add(_line((sampling_text(pod, None if self.wide else GROUP_NAMES, self.sym), WARN), indent=2))
         self.preemption(pod)
-        self.fixes(pod)
 
     def fixes(self, pod: dict) -> None:
         """explain --fix: the verified changes, smallest first, each with its patch."""
@@ -290,7 +289,7 @@ class Report:
                             f"({plural(search.get('candidates', 0), 'candidate')} checked)", WARN), indent=2))
             return
         self.add(_line(("fixes", STRONG), (f" (each checked by running the scheduling cycle again with it; "
-                                           f"smallest change first; {search.get('candidates', 0)} checked):",
+                                           f"smallest change first; {plural(search.get('candidates', 0), 'candidate')} checked):",
                                            MUTED), indent=2))
         for i, fix in enumerate(fixes, 1):
             self.add(_line(f"{i}. ", (f"[{fix['kind']}] ", STRONG), fix["description"], indent=2))

@@ -13,17 +13,22 @@ from ..errors import InputError
 
 
 from .shapes import DOCUMENTS, SHAPES
-from .shapes.checks import QUANTITY
+from .shapes.checks import QUANTITY, REQUIRED, Check
+
+# The API server's "Required value": a field that must be present and not null.
+_REQUIRED_CHECK = Check((object,), "a value", value_check=lambda v: "required value" if v is None else None)
 
 
 class _Tree:
     """The paths of a shape merged into one tree, so that a walk visits each
     present field once and skips absent subtrees at once (pods are many)."""
 
-    __slots__ = ("checks", "keys", "items", "values", "types", "no_bool", "leaf")
+    __slots__ = ("checks", "keys", "items", "values", "types", "no_bool", "leaf", "required")
 
     def __init__(self):
         self.checks = []
+        # Keys that must be present and not null when this mapping is.
+        self.required: tuple = ()
         self.keys: dict[str, _Tree] = {}
         self.items: _Tree | None = None
         self.values: _Tree | None = None
@@ -41,7 +46,7 @@ def _finish(tree: _Tree) -> None:
         tree.no_bool = check.no_bool
     elif not checks:
         tree.types = (object,)
-    tree.leaf = not tree.keys and tree.items is None and tree.values is None
+    tree.leaf = not tree.keys and tree.items is None and tree.values is None and not tree.required
     for sub in (*tree.keys.values(), tree.items, tree.values):
         if sub is not None:
             _finish(sub)
@@ -49,9 +54,11 @@ def _finish(tree: _Tree) -> None:
 
 def _compile(shape) -> _Tree:
     root = _Tree()
-    for path, check in shape:
+    for path, check, *flags in shape:
         node = root
+        parent = None
         for part in path.replace("[]", ".[]").replace("{}", ".{}").split("."):
+            parent = node
             if not part:
                 continue
             if part == "[]":
@@ -63,6 +70,8 @@ def _compile(shape) -> _Tree:
             else:
                 node = node.keys.setdefault(part, _Tree())
         node.checks.append(check)
+        if REQUIRED in flags:
+            parent.required = (*parent.required, path.rsplit(".", 1)[-1])
     _finish(root)
     return root
 
@@ -83,6 +92,10 @@ def _valid(value, tree: _Tree) -> bool:
 def _valid_fields(value, tree: _Tree) -> bool:
     """The checks below `value` (its own are done)."""
     keys = tree.keys
+    if tree.required and isinstance(value, dict):
+        for key in tree.required:
+            if value.get(key) is None:
+                return False
     if keys and isinstance(value, dict):
         # Only the fields present: objects hold few of the fields the shape
         # knows about. Leaves are checked here, without a call.
@@ -123,6 +136,8 @@ def _walk(value, tree: _Tree, where: str):
     if tree.keys and isinstance(value, dict):
         for key, sub in tree.keys.items():
             v = value.get(key)
+            if v is None and key in tree.required:
+                return None, f"{where}.{key}" if where else key, _REQUIRED_CHECK
             if v is not None:
                 bad = _walk(v, sub, f"{where}.{key}" if where else key)
                 if bad:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .checks import ANY, BOOL, INT, LIST, MAP, QUANTITY, STR, TIME
+from .checks import ANY, BOOL, INT, LIST, MAP, QUANTITY, REQUIRED, STR, TIME
 from .common import METADATA, NODE_SELECTOR, TAINTS, resource_list, string_list, under
 
 _SELECTORS = [("", LIST), ("[]", MAP), ("[].cel", MAP), ("[].cel.expression", STR)]
@@ -29,7 +29,7 @@ CLAIM_SPEC = [
     (".devices", MAP),
     (".devices.requests", LIST),
     (".devices.requests[]", MAP),
-    (".devices.requests[].name", STR),
+    (".devices.requests[].name", STR, REQUIRED),
     (".devices.requests[].exactly", MAP),
     *under(".devices.requests[].exactly", _REQUEST_BODY),
     (".devices.requests[].firstAvailable", LIST),
@@ -52,10 +52,10 @@ RESOURCE_CLAIM = [
     ("status.allocation.devices", MAP),
     ("status.allocation.devices.results", LIST),
     ("status.allocation.devices.results[]", MAP),
-    ("status.allocation.devices.results[].request", STR),
-    ("status.allocation.devices.results[].driver", STR),
-    ("status.allocation.devices.results[].pool", STR),
-    ("status.allocation.devices.results[].device", STR),
+    ("status.allocation.devices.results[].request", STR, REQUIRED),
+    ("status.allocation.devices.results[].driver", STR, REQUIRED),
+    ("status.allocation.devices.results[].pool", STR, REQUIRED),
+    ("status.allocation.devices.results[].device", STR, REQUIRED),
     ("status.allocation.devices.results[].adminAccess", BOOL),
     ("status.allocation.devices.results[].shareID", STR),
     *under("status.allocation.devices.results[].tolerations", _TOLERATIONS),
@@ -73,9 +73,9 @@ RESOURCE_CLAIM = [
     ("status.reservedFor[].uid", STR),
     ("status.devices", LIST),
     ("status.devices[]", MAP),
-    ("status.devices[].driver", STR),
-    ("status.devices[].pool", STR),
-    ("status.devices[].device", STR),
+    ("status.devices[].driver", STR, REQUIRED),
+    ("status.devices[].pool", STR, REQUIRED),
+    ("status.devices[].device", STR, REQUIRED),
 ]
 
 RESOURCE_CLAIM_TEMPLATE = [
@@ -90,7 +90,7 @@ _COUNTERS = [("", MAP), ("{}", MAP), ("{}.value", QUANTITY)]
 
 _DEVICE = [
     ("", MAP),
-    (".name", STR),
+    (".name", STR, REQUIRED),
     (".attributes", MAP),
     (".attributes{}", MAP),
     (".attributes{}.int", INT),
@@ -117,10 +117,10 @@ _DEVICE = [
 
 RESOURCE_SLICE = [
     *METADATA,
-    ("spec", MAP),
-    ("spec.driver", STR),
-    ("spec.pool", MAP),
-    ("spec.pool.name", STR),
+    ("spec", MAP, REQUIRED),
+    ("spec.driver", STR, REQUIRED),
+    ("spec.pool", MAP, REQUIRED),
+    ("spec.pool.name", STR, REQUIRED),
     ("spec.pool.generation", INT),
     ("spec.pool.resourceSliceCount", INT),
     ("spec.nodeName", STR),
@@ -131,7 +131,7 @@ RESOURCE_SLICE = [
     *under("spec.devices[]", _DEVICE),
     ("spec.sharedCounters", LIST),
     ("spec.sharedCounters[]", MAP),
-    ("spec.sharedCounters[].name", STR),
+    ("spec.sharedCounters[].name", STR, REQUIRED),
     *under("spec.sharedCounters[].counters", _COUNTERS),
 ]
 
