@@ -294,3 +294,32 @@ def test_node_story_and_html_report_say_it(tmp_path):
     unscored = next(n["name"] for n in up["nodes"] if n["feasible"] and n.get("scores") is None)
     r = runner.invoke(main, base + ["--sampling", "upstream", "--node", unscored])
     assert "not scored: kube-scheduler's search (node sampling)" in r.output
+
+
+def test_prefilter_result_narrows_the_search(tmp_path):
+    """A PreFilterResult (NodeAffinity on metadata.name) makes the search run
+    over its nodes only: k from their number, the start index taken modulo
+    it, the next one modulo all nodes."""
+    objects, nodes, pods = make_cluster(11, 300, 3)
+    rng = random.Random(11)
+    chosen = sorted(rng.sample([nd["name"] for nd in nodes], 150))
+    # One term per name: a field selector's In takes one value only.
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]} for name in chosen]}}}
+    for o in objects:
+        if o["kind"] == "Pod":
+            o["spec"]["affinity"] = affinity
+    workload, config = write(tmp_path, objects, CONFIG.format(global_pct=0, profile_pct=""))
+    doc = app.simulate(workload, tie_break="name", config=config, sampling="upstream")
+    order = [nd for nd in ref_tree_order(nodes) if nd["name"] in set(chosen)]
+    start = 0
+    for pod, got in zip(pods, doc["pods"]):
+        found, processed = ref_cycle(order, pod, start % 150, 100)
+        s = got["sampling"]
+        assert (s["nodes"], s["numFeasibleNodesToFind"], s["startIndex"], s["processedNodes"]) == \
+            (150, 100, start, processed)
+        best = ref_pick(found, pod)
+        assert got["placedNode"] == best["name"]
+        best["used_cpu"] += pod["cpu"]
+        best["used_memory"] += pod["memory"]
+        start = (start + processed) % 300
