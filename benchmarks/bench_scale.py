@@ -40,6 +40,104 @@ def one_pod_file(snapshot: str) -> str:
     return str(path)
 
 
+class TreeMemory:
+    """Peak memory of a process and its descendants (explain --jobs workers),
+    sampled: the sum of their PSS (proportional set size), so that pages the
+    forked workers share with their parent count once, not once per process.
+    Peak RSS (from wait4) is the largest single process."""
+
+    def __init__(self, pid: int, interval: float = 0.2):
+        import threading
+
+        self.pid = pid
+        self.interval = interval
+        self.peak_pss = 0
+        self.processes = 1
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def _tree(self) -> list[int]:
+        pids, todo = [], [self.pid]
+        while todo:
+            pid = todo.pop()
+            pids.append(pid)
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+            except OSError:
+                pass
+        return pids
+
+    def _run(self) -> None:
+        while not self._done.wait(self.interval):
+            total = 0
+            pids = self._tree()
+            for pid in pids:
+                try:
+                    with open(f"/proc/{pid}/smaps_rollup") as f:
+                        for line in f:
+                            if line.startswith("Pss:"):
+                                total += int(line.split()[1]) * 1024
+                                break
+                except OSError:
+                    pass
+            self.processes = max(self.processes, len(pids))
+            self.peak_pss = max(self.peak_pss, total)
+
+
+def json_is_valid(path: Path) -> bool:
+    """Whether the file is one valid JSON document, checked without holding
+    it (a `--detail full` document of 5,000 nodes is several GB): a document
+    written by kschedx's -o json puts each pod between lines "    {" and
+    "    }" (strings never hold a raw newline), so the head, each pod and the
+    tail are parsed one at a time, and their joins checked."""
+    import mmap
+
+    if path.stat().st_size == 0:
+        return False
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        start = m.find(b'\n  "pods": [')
+        if start < 0:
+            return _loads(m[:])
+        head = m[:start] + b'\n  "pods": []\n}'  # the head keys, closed
+        if not _loads(head):
+            return False
+        pos = start + len(b'\n  "pods": [')
+        if m[pos:pos + 1] == b"]":  # no pods
+            return _loads(b"{" + m[pos + 1:].lstrip(b",")) if m[pos + 1:pos + 2] == b"," else \
+                m[pos + 1:].strip() == b"}"
+        while True:
+            if m[pos:pos + 6] != b"\n    {":
+                return False
+            end = m.find(b"\n    }", pos)
+            if end < 0 or not _loads(m[pos:end + 6]):
+                return False
+            pos = end + 6
+            if m[pos:pos + 1] == b",":
+                pos += 1
+                continue
+            rest = m[pos:]
+            if not rest.startswith(b"\n  ]"):
+                return False
+            rest = rest[4:]
+            return rest.strip() == b"}" or (rest.startswith(b",") and _loads(b"{" + rest[1:]))
+
+
+def _loads(data: bytes) -> bool:
+    try:
+        json.loads(data)
+        return True
+    except ValueError:
+        return False
+
+
 def run(label: str, argv: list[str], limit: int, out_name: str, check_json: bool) -> dict:
     out_path = OUT / out_name
     cmd = ["prlimit", f"--as={limit}", "--", sys.executable, "-m", "kschedx", *argv]
@@ -48,22 +146,24 @@ def run(label: str, argv: list[str], limit: int, out_name: str, check_json: bool
         # Run from out/: the kschedx imported is the installed one, or the
         # one PYTHONPATH names (to compare two checkouts).
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=OUT)
+        sampler = TreeMemory(proc.pid)
+        sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        sampler.stop()
     wall = time.perf_counter() - t0
     code = os.waitstatus_to_exitcode(status)
     rss_mib = usage.ru_maxrss / 1024
     cpu = usage.ru_utime + usage.ru_stime
     valid = ""
     if check_json:
-        try:
-            json.loads(out_path.read_bytes())
-            valid = "valid JSON"
-        except ValueError:
-            valid = "INVALID JSON"
-    print(f"{label:<58} {wall:7.2f} s wall  {cpu:7.2f} s CPU  {rss_mib:6.0f} MiB  exit {code}  {valid}",
+        valid = "valid JSON" if json_is_valid(out_path) else "INVALID JSON"
+    tree = f"  (process tree: {sampler.peak_pss / 2**20:.0f} MiB PSS, {sampler.processes} processes)" \
+        if sampler.processes > 1 else ""
+    print(f"{label:<58} {wall:7.2f} s wall  {cpu:7.2f} s CPU  {rss_mib:6.0f} MiB  exit {code}  {valid}{tree}",
           flush=True)
     print(f"    {shlex.join(argv)}", flush=True)
-    return {"label": label, "wall": wall, "cpu": cpu, "rss_mib": rss_mib, "exit": code}
+    return {"label": label, "wall": wall, "cpu": cpu, "rss_mib": rss_mib, "exit": code,
+            "tree_pss_mib": sampler.peak_pss / 2**20}
 
 
 def main(argv=None) -> int:
@@ -81,6 +181,9 @@ def main(argv=None) -> int:
         ("simulate --detail placements -o json (5k/50k/200)",
          ["simulate", "--snapshot", snap, "--detail", "placements", "-o", "json", "--tie-break", "name"],
          "simulate-placements.json", True),
+        ("simulate --detail full -o json (5k/50k/200)",
+         ["simulate", "--snapshot", snap, "-o", "json", "--tie-break", "name"],
+         "simulate-full.json", True),
         ("explain -o json, 200 pending (5k/50k/200)",
          ["explain", "--snapshot", snap, "-o", "json", "--tie-break", "name"], "explain-all.json", True),
         ("explain human, 200 pending (5k/50k/200)",

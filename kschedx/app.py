@@ -338,7 +338,7 @@ def explain(workload: Workload, *, tie_break: str = "random", seed: int | None =
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
                  seed: int | None = None, config=None, sampling: str = "all", fix: bool = False,
-                 nodes=None) -> int:
+                 nodes=None, reuse: bool = True, jobs: int = 1) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
@@ -347,27 +347,154 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     other pods were asked about. `fix`: each Unschedulable pod's result
     gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
     the workload must be loaded with keep_raw). `nodes`: a NodeChoice
-    (--nodes), which node records each pod's document keeps (None: all)."""
+    (--nodes), which node records each pod's document keeps (None: all).
+    `reuse`: a pod identical to an earlier one for scheduling takes its
+    result (kschedx/reuse.py); `jobs`: worker processes
+    (kschedx/workers.py). Neither changes the output."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
     pods = scheds.queue_order(workload.pods)
     sink.begin(_head(scheds, "explain", nodes))
     tally = Tally()
-    for pi in pods:
-        scheds.sampling.next_start_node_index = 0
-        r = scheds.schedule(pi)
-        if fix and r.status == "Unschedulable":
-            # The fix search reads every node's verdicts, whatever --nodes writes.
-            p = _pod_document(r, "explain", workload)
-            _add_fixes(p, scheds.framework_for(pi), pi, workload)
-            _choose_nodes(p, r, nodes)
-        else:
-            p = _pod_document(r, "explain", workload, nodes)
-        del r
+    if scheds.extenders is not None:
+        # An extender is a service of its own: it sees every pod, in order, once.
+        reuse, jobs = False, 1
+    for p in _explained(_PodExplainer(scheds, workload, reuse, fix, nodes), pods, jobs):
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
     sink.end(_tail(scheds, workload))
     return tally.exit_code
+
+
+class _PodExplainer:
+    """explain's work for one pod: its cycle, or an identical pod's result."""
+
+    def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False, nodes=None):
+        from .reuse import ResultReuse
+
+        self.scheds = scheds
+        self.workload = workload
+        self.fix = fix
+        self.nodes = nodes
+        # --nodes failing|top=N keeps the selected node: a document whose
+        # node was drawn at random is then its draw's own.
+        self.draw_shapes_nodes = nodes is not None and not nodes.is_all
+        self.reuse = ResultReuse(scheds, workload) if reuse else None
+
+    def key(self, pi: PodInfo) -> str | None:
+        return self.reuse.key(pi) if self.reuse is not None else None
+
+    def shared(self, key: str | None) -> bool:
+        return key is not None and key in self.reuse.templates
+
+    def cycle(self, pi: PodInfo) -> tuple[dict, int, bool]:
+        """(document, random draws made, whether the selected node was drawn
+        among topNodes)."""
+        scheds = self.scheds
+        rng = scheds.rng
+        before = rng.draws
+        scheds.sampling.next_start_node_index = 0
+        r = scheds.schedule(pi)
+        drawn = r.tie_drawn
+        if self.fix and r.status == "Unschedulable":
+            # The fix search reads every node's verdicts, whatever --nodes writes.
+            doc = _pod_document(r, "explain", self.workload)
+            _add_fixes(doc, scheds.framework_for(pi), pi, self.workload)
+            _choose_nodes(doc, r, self.nodes)
+        else:
+            doc = _pod_document(r, "explain", self.workload, self.nodes)
+        del r
+        return doc, rng.draws - before, drawn
+
+    def transferable(self, draws: int, drawn: bool) -> bool:
+        """Whether a document computed elsewhere (an earlier pod's, a
+        worker's) holds for this run once its tie-break draw is made again:
+        it drew nothing else, and its node list does not follow the draw."""
+        return draws == (1 if drawn else 0) and not (drawn and self.draw_shapes_nodes)
+
+    def explain(self, pi: PodInfo, key: str | None) -> dict:
+        if key is not None:
+            hit = self.reuse.document(key, pi)
+            if hit is not None:
+                return hit[0]
+        doc, draws, drawn = self.cycle(pi)
+        self.keep(key, pi, doc, draws, drawn)
+        return doc
+
+    def keep(self, key, pi, doc, draws, drawn) -> None:
+        if key is not None and self.transferable(draws, drawn):
+            self.reuse.remember(key, pi, drawn, doc, draws)
+
+
+def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int):
+    """Each pod's document, in order."""
+    if jobs <= 1 or len(pods) <= 2:
+        for pi in pods:
+            yield explainer.explain(pi, explainer.key(pi))
+        return
+    # The first pod here: the caches it fills (pod index, parsed terms) are
+    # then the workers' too.
+    yield explainer.explain(pods[0], explainer.key(pods[0]))
+    yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1))
+
+
+def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: int):
+    """Pods 1... computed by worker processes, written in order. A pod whose
+    scheduling key an earlier pod has is not sent: it takes that pod's
+    result here. The run's random draws are made here, in pod order: a
+    worker's result whose only draw was the final tie-break gets the draw
+    made again; a cycle that drew otherwise (preemption with --tie-break
+    random) or failed is computed again here, as --jobs 1 computes it."""
+    from collections import deque
+
+    from .workers import WorkerPool
+
+    rng = explainer.scheds.rng
+
+    def task(i):
+        return explainer.cycle(pods[i])
+
+    window: deque = deque()  # (index, key, worker or None: computed here)
+    in_flight: dict[str, int] = {}  # key -> pods of that key sent to workers, not yet read
+    sent = 0
+    next_i = 1
+    with WorkerPool(task, jobs) as pool:
+        while next_i < len(pods) or window:
+            while next_i < len(pods) and sent < 2 * jobs and len(window) < 256:
+                pi = pods[next_i]
+                key = explainer.key(pi)
+                w = None
+                if not (explainer.shared(key) or in_flight.get(key)):
+                    w = pool.submit(next_i)
+                    if w is not None:
+                        sent += 1
+                        if key is not None:
+                            in_flight[key] = in_flight.get(key, 0) + 1
+                window.append((next_i, key, w))
+                next_i += 1
+            i, key, w = window.popleft()
+            pi = pods[i]
+            if w is None:
+                yield explainer.explain(pi, key)
+                continue
+            sent -= 1
+            ok, out = pool.result(w)
+            if key is not None:
+                in_flight[key] -= 1
+                if not in_flight[key]:
+                    del in_flight[key]
+            if ok and explainer.transferable(out[1], out[2]):
+                doc, draws, drawn = out
+                del out
+                if drawn:
+                    doc["selectedNode"] = rng.choice(doc["topNodes"])
+                explainer.keep(key, pi, doc, draws, drawn)
+            else:
+                del out
+                doc, draws, drawn = explainer.cycle(pi)
+                explainer.keep(key, pi, doc, draws, drawn)
+            yield doc
+            del doc
 
 
 def _choose_nodes(p: dict, r, nodes) -> None:

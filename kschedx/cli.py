@@ -376,6 +376,14 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 
 
 # -- commands -------------------------------------------------------------------
+def default_jobs() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 fix_option = click.option(
     "--fix",
     "fix",
@@ -391,10 +399,13 @@ fix_option = click.option(
 @nodes_option
 @fix_option
 @report_option
+@click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Worker processes evaluating pods (default: the number of CPUs); the output is the same.")
+@click.option("--no-reuse", is_flag=True, default=False,
+              help="Run every pod's cycle, even for pods identical to an earlier one (the output is the same).")
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,
-            all_pending,
-            scheduler_config, sampling):
+            all_pending, scheduler_config, sampling, jobs, no_reuse):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -420,7 +431,8 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
     check_node_choice(nodes, workload.cluster, where)
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
                               seed=seed, config=scheduler_config, sampling=sampling, fix=fix,
-                              nodes=nodes.keeping(node)))
+                              nodes=nodes.keeping(node), reuse=not no_reuse,
+                              jobs=jobs if jobs is not None else default_jobs()))
 
 
 @main.command()

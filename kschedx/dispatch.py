@@ -14,6 +14,23 @@ from .framework.sampling import SamplingState
 from .snapshot import PodInfo, build_snapshot
 
 NO_PROFILE = "NoProfile"
+
+
+class CountingRandom(random.Random):
+    """The run's random source, counting its draws: a cycle whose only draw
+    is the final tie-break (PodResult.tie_drawn) can be shared by an identical
+    pod or computed in a worker process, the draw itself made again in run
+    order (kschedx/reuse.py, kschedx/workers.py)."""
+
+    draws = 0
+
+    def choice(self, seq):
+        self.draws += 1
+        return super().choice(seq)
+
+    def randrange(self, *args, **kwargs):
+        self.draws += 1
+        return super().randrange(*args, **kwargs)
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 
@@ -42,7 +59,7 @@ class Schedulers:
         gc.freeze()
         self.config = config
         self.nominator = Nominator()
-        rng = random.Random(seed)
+        rng = self.rng = CountingRandom(seed)
         plans = config.profiles if config is not None else [None]
         self.extenders = None  # framework/extenders.Extenders: shared by every profile, as upstream's
         if config is not None and config.extenders and not config.skip_extenders:

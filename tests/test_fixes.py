@@ -298,3 +298,49 @@ def test_several_requests_cut_to_what_one_node_has_free():
                              "value": {"cpu": "1", "memory": "2Gi"}}]
     assert "cpu request from 2 to 1 and the memory request from 4Gi to 2Gi" in fix["description"]
     assert_fits(objects, fix)
+
+
+def _with_port(obj, port=8080):
+    obj["spec"]["containers"][0]["ports"] = [{"containerPort": port, "hostPort": port}]
+    return obj
+
+
+def test_pods_holding_a_host_port_deleted():
+    objects = [node("a"), _with_port(pod("holder", node_name="a")), _with_port(pod("web"))]
+    p = the_pod(objects)
+    fix = fix_of(p, "remove-pods")
+    assert [c["target"]["name"] for c in fix["changes"]] == ["holder"]
+    assert_fits(objects, fix)
+
+
+def test_pods_whose_anti_affinity_rejects_the_pod_deleted():
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone"}]}}
+    objects = [node("a", labels={"zone": "z1"}), node("b", labels={"zone": "z1"}),
+               pod("loner", node_name="b", affinity=anti), pod("web", labels={"app": "web"})]
+    p = the_pod(objects)
+    fix = fix_of(p, "remove-pods")
+    # loner runs on b but its zone-wide anti-affinity keeps web off a too.
+    assert [c["target"]["name"] for c in fix["changes"]] == ["loner"]
+    assert_fits(objects, fix)
+
+
+def test_daemonset_pods_are_never_proposed():
+    ds = _with_port(pod("exporter", node_name="a"))
+    ds["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "exporter",
+                                          "uid": "u1", "controller": True}]
+    p = the_pod([node("a"), ds, _with_port(pod("web"))])
+    assert "remove-pods" not in kinds(p)
+
+
+def test_combined_change_when_no_single_change_to_the_pod_opens_a_node():
+    objects = [node("a", cpu="4", taints=[GPU_TAINT], labels={"disk": "hdd"}),
+               pod("busy", cpu="3", node_name="a"), pod("web", cpu="2", nodeSelector={"disk": "ssd"})]
+    p = the_pod(objects)
+    assert not any(f["side"] == "pod" and f["kind"] != "combined" for f in p["fixes"])
+    fix = fix_of(p, "combined")
+    assert fix["description"].startswith("tolerate taint dedicated=gpu:NoSchedule; drop nodeSelector disk=ssd; "
+                                          "lower the cpu request from 2 to 1 (for node a)")
+    assert [op["path"] for op in fix["patch"]] == ["/spec/tolerations", "/spec/nodeSelector/disk",
+                                                   "/spec/containers/0/resources/requests"]
+    assert_fits(objects, fix)

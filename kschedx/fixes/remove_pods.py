@@ -1,11 +1,15 @@
-"""remove-pods: the fewest pods to delete from one node to make room, when
-preemption cannot (the pods there are not of lower priority, or the pod
-may not preempt). Offered for nodes the pod misses only for resources in
-use; pods of DaemonSets and static pods are left alone (they come back)."""
+"""remove-pods: the fewest pods to delete to make room on one node, when
+preemption cannot (the pods there are not of lower priority, or the pod may
+not preempt). Offered for nodes the pod misses only because of what runs
+there: resources in use, host ports taken, existing pods' required
+anti-affinity. Pods of DaemonSets and static pods are never proposed (they
+come back); a node that needs one of them removed is left out."""
 
 from __future__ import annotations
 
+from ..plugins.interpodaffinity.filtering import ERR_REASON_EXISTING_ANTI_AFFINITY
 from ..resources import PODS
+from ..snapshot import HostPortInfo
 
 KIND = "remove-pods"
 ORDER = 3
@@ -18,24 +22,59 @@ def _owned_by_daemon(pi) -> bool:
     return any(o.get("kind") == "DaemonSet" for o in meta.get("ownerReferences") or ())
 
 
-def victims_for(pi, ni) -> list | None:
-    """Pods of the node whose removal frees what the pod lacks, fewest first
-    (largest share of the shortage first); None when no removal can."""
+def _port_holders(pi, ni) -> list:
+    """Pods of the node holding a host port the pod wants."""
+    out = []
+    for other in ni.pods:
+        ports = HostPortInfo()
+        for ip, proto, port in other.host_ports:
+            ports.add(ip, proto, port)
+        if any(ports.check_conflict(ip, proto, port) for ip, proto, port in pi.host_ports):
+            out.append(other)
+    return out
+
+
+def _anti_affinity_holders(search, name: str, by_key: dict) -> list | None:
+    """The existing pods whose required anti-affinity rejects the pod on the
+    node (None when the result lists only some of them). `by_key`: the
+    snapshot's pods with required anti-affinity by namespace/name, filled
+    on first use."""
+    details = search.blockers.detail(name, "InterPodAffinity") or {}
+    listed = details.get("existingPods") or []
+    if details.get("matchingPods", 0) != len(listed):
+        return None
+    if not by_key:
+        for ni in search.snapshot.have_pods_with_required_anti_affinity():
+            for p in ni.pods_with_required_anti_affinity:
+                by_key[p.key] = p
+    holders = [by_key.get(p["pod"]) for p in listed]
+    return None if None in holders else holders
+
+
+def victims_for(pi, ni, forced=()) -> list | None:
+    """`forced` and then the node's pods whose removal frees what the pod
+    lacks, fewest first (largest share of the shortage first); None when no
+    removal can."""
+    if any(_owned_by_daemon(p) for p in forced):
+        return None
+    chosen = list(forced)
+    freed = [p for p in chosen if p.node_name == ni.name]
     need = pi.resource.as_dict()
-    alloc, used = ni.allocatable.as_dict(), ni.requested.as_dict()
+    alloc, used = ni.allocatable.as_dict(), dict(ni.requested.as_dict())
+    for p in freed:
+        for k, v in p.resource.as_dict().items():
+            used[k] = used.get(k, 0) - v
     short = {}
     for k, v in need.items():
         if v and used.get(k, 0) + v > alloc.get(k, 0):
             if v > alloc.get(k, 0):
                 return None
             short[k] = used.get(k, 0) + v - alloc.get(k, 0)
-    pods_short = len(ni.pods) + 1 - ni.allocatable.allowed_pod_number
+    pods_short = len(ni.pods) - len(freed) + 1 - ni.allocatable.allowed_pod_number
     if pods_short > 0:
         short[PODS] = pods_short
-    if not short:
-        return None
-    chosen = []
-    movable = [p for p in ni.pods if not _owned_by_daemon(p)]
+    taken = {p.uid for p in chosen}
+    movable = [p for p in ni.pods if not _owned_by_daemon(p) and p.uid not in taken]
     while short:
         def share(p):
             have = p.resource.as_dict()
@@ -51,7 +90,7 @@ def victims_for(pi, ni) -> list | None:
             short[k] -= 1 if k == PODS else have.get(k, 0)
             if short[k] <= 0:
                 del short[k]
-    return chosen
+    return chosen or None
 
 
 def find(search) -> list:
@@ -61,14 +100,29 @@ def find(search) -> list:
     if pre.get("nominatedNode"):
         return []  # preemption already makes room
     candidates = []
-    for name in search.blockers.only("NodeResourcesFit"):
-        victims = victims_for(search.pod_info, search.snapshot.get(name))
+    by_key: dict = {}
+    for name in search.blockers.only("NodeResourcesFit", "NodePorts", "InterPodAffinity"):
+        ni = search.snapshot.get(name)
+        failing = search.blockers.by_node[name]
+        forced = []
+        if "NodePorts" in failing:
+            forced += _port_holders(search.pod_info, ni)
+        if "InterPodAffinity" in failing:
+            if set(failing["InterPodAffinity"]) != {ERR_REASON_EXISTING_ANTI_AFFINITY}:
+                continue  # the pod's own terms: not a matter of other pods being there
+            holders = _anti_affinity_holders(search, name, by_key)
+            if holders is None:
+                continue
+            forced += [p for p in holders if p.uid not in {f.uid for f in forced}]
+        victims = victims_for(search.pod_info, ni, forced)
         if victims:
             candidates.append((len(victims), name, victims))
+        if len(candidates) >= 20 * MAX_CANDIDATES:
+            break
     candidates.sort(key=lambda c: c[0])
     fixes = []
     for size, name, victims in candidates[:MAX_CANDIDATES]:
-        change = (f"delete {size} pod(s) from node {name}: {', '.join(v.key for v in victims)} "
+        change = (f"delete {size} pod(s) to make room on node {name}: {', '.join(v.key for v in victims)} "
                   f"(priority {', '.join(str(v.priority) for v in victims)})")
         changes = [{"action": "delete", "target": pod_target(v), "patch": []} for v in victims]
         fix = search.try_cluster_change(KIND, change, changes,

@@ -397,6 +397,8 @@ class PodResult:
         self.cycle_state: CycleState | None = None  # for Reserve after the cycle
         self.cleared_nominations: list[PodInfo] = []
         self.extenders = None  # ExtenderRecords (framework/extenders.py) once an extender was considered
+        # selected_node was drawn at random among top_nodes (the cycle's last draw).
+        self.tie_drawn = False
 
     @property
     def nodes(self) -> list[NodeResult]:

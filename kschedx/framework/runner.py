@@ -49,6 +49,9 @@ class Nominator:
         self.by_node.setdefault(node, []).append(pi)
         self._node_of[pi.uid] = node
 
+    def is_nominated(self, pi: PodInfo) -> bool:
+        return pi.uid in self._node_of
+
     def remove(self, pi: PodInfo) -> None:
         node = self._node_of.pop(pi.uid, None)
         if node is None:
@@ -600,6 +603,7 @@ class Framework:
             result.selected_node = top[0]
         else:
             result.selected_node = self.rng.choice(top)
+            result.tie_drawn = True
         result.status = "Scheduled"
         return totals
 

@@ -51,12 +51,20 @@ def _dumper():
     return _DUMPER
 
 
+# Pods that take an earlier identical pod's result (kschedx/reuse.py) share
+# its `nodes` list, the bulk of a pod's text on a large cluster: the sink
+# keeps the last one's text (and the list, so that its identity holds), and
+# encodes it once for all the pods of a group (queue order keeps them together).
+KEPT_TEXTS = 1
+
+
 class JsonSink(ResultSink):
     """One JSON document, indented as to_json indents it, written as it grows."""
 
     def __init__(self, out):
         self.out = out
         self.pods = 0
+        self.texts: dict[int, tuple] = {}  # id(nodes list) -> (the list, its text at member depth)
 
     def begin(self, head: dict) -> None:
         text = json.dumps(head, indent=2, ensure_ascii=False)
@@ -65,11 +73,29 @@ class JsonSink(ResultSink):
         self.out.flush()
 
     def pod(self, pod: dict) -> None:
-        body = json.dumps(pod, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+        # What json.dumps(pod, indent=2) gives, member by member, the shared
+        # `nodes` text taken from the kept ones.
+        members = []
+        for key, value in pod.items():
+            members.append(f"\n  {json.dumps(key, ensure_ascii=False)}: "
+                           + (self._nodes_text(value) if key == "nodes" else _indented(value, "\n  ")))
+        body = ("{" + ",".join(members) + "\n}" if members else "{}").replace("\n", "\n    ")
         # JSON strings never hold a raw newline: every "\n" above is indentation.
         self.out.write(("\n    " if not self.pods else ",\n    ") + body)
         self.out.flush()
         self.pods += 1
+
+    def _nodes_text(self, nodes) -> str:
+        if not isinstance(nodes, list) or not nodes:
+            return _indented(nodes, "\n  ")
+        kept = self.texts.get(id(nodes))
+        if kept is not None and kept[0] is nodes:
+            return kept[1]
+        text = _indented(nodes, "\n  ")
+        self.texts[id(nodes)] = (nodes, text)
+        while len(self.texts) > KEPT_TEXTS:
+            del self.texts[next(iter(self.texts))]
+        return text
 
     def end(self, tail: dict) -> None:
         close = "\n  ]" if self.pods else "]"
@@ -79,6 +105,12 @@ class JsonSink(ResultSink):
         else:
             self.out.write(close + "\n}\n")
         self.out.flush()
+
+
+def _indented(value, newline: str) -> str:
+    """json.dumps(value, indent=2) as a member of an object: `newline` for each line break."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return text.replace("\n", newline) if "\n" in text else text
 
 
 class YamlSink(ResultSink):

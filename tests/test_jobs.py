@@ -1,0 +1,156 @@
+"""explain --jobs N: pods spread over worker processes forked after loading
+give, in order, exactly the document of --jobs 1 (every golden case, whole
+document, both tie-breaks); a worker's error surfaces as without workers;
+Ctrl-C and a closed pipe leave no traceback and no process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from kschedx import app, workers
+from kschedx.cli import main
+from kschedx.framework.runner import Framework
+from kschedx.sink import DocumentSink
+from golden_compare import GOLDEN, case_names
+from test_reuse import groups_cluster, load, with_twins
+
+
+def explain_text(workload, **kwargs) -> str:
+    sink = DocumentSink()
+    code = app.explain_into(sink, workload, **kwargs)
+    return json.dumps([code, sink.doc], default=repr, ensure_ascii=False)
+
+
+@pytest.fixture
+def forks(monkeypatch):
+    """How many worker processes were started."""
+    started = []
+    fork = workers._Worker.fork.__func__
+
+    def counted(cls, task, others):
+        started.append(1)
+        return fork(cls, task, others)
+
+    monkeypatch.setattr(workers._Worker, "fork", classmethod(counted))
+    return started
+
+
+@pytest.mark.parametrize("tie_break,seed", [("name", None), ("random", 11)])
+@pytest.mark.parametrize("name", case_names())
+def test_golden_documents_are_the_same_with_workers(name, tie_break, seed):
+    path = [str(GOLDEN / "cases" / f"{name}.yaml")]
+    one = explain_text(app.load_workload(path), tie_break=tie_break, seed=seed, jobs=1)
+    assert explain_text(app.load_workload(path), tie_break=tie_break, seed=seed, jobs=2) == one
+    assert explain_text(app.load_workload(path), tie_break=tie_break, seed=seed, jobs=2, reuse=False) == one
+    # With twins: workers and the pods that share an earlier pod's result.
+    twins = with_twins(name)
+    one = explain_text(twins(), tie_break=tie_break, seed=seed, jobs=1, reuse=False)
+    assert explain_text(twins(), tie_break=tie_break, seed=seed, jobs=2) == one
+
+
+def test_workers_do_run(forks):
+    objs = groups_cluster(groups=6, replicas=2, interleaved=True)
+    one = explain_text(load(objs), tie_break="random", seed=3, jobs=1)
+    assert not forks
+    assert explain_text(load(objs), tie_break="random", seed=3, jobs=3) == one
+    assert len(forks) == 3
+
+
+def test_a_worker_that_dies_leaves_its_pods_to_the_run(monkeypatch):
+    objs = groups_cluster(groups=6, replicas=1)
+    one = explain_text(load(objs), tie_break="random", seed=2, jobs=1)
+    parent = os.getpid()
+    schedule = Framework.schedule
+
+    def dying(self, pi):
+        if os.getpid() != parent and pi.name == "grp3-0":
+            os._exit(9)  # killed mid-cycle (out of memory, say)
+        return schedule(self, pi)
+
+    monkeypatch.setattr(Framework, "schedule", dying)
+    assert explain_text(load(objs), tie_break="random", seed=2, jobs=2) == one
+
+
+def _cli(tmp_path, *args):
+    path = tmp_path / "c.json"
+    if not path.exists():
+        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": groups_cluster()}))
+    return CliRunner().invoke(main, ["explain", "--snapshot", str(path), *args])
+
+
+def test_an_internal_error_in_a_worker_is_the_one_of_jobs_1(tmp_path, monkeypatch):
+    schedule = Framework.schedule
+
+    def broken(self, pi):
+        if pi.name == "grp4-0":
+            raise ZeroDivisionError("plugin bug")
+        return schedule(self, pi)
+
+    monkeypatch.setattr(Framework, "schedule", broken)
+    one, two = (_cli(tmp_path, "-o", "json", "--seed", "1", "--jobs", j) for j in ("1", "2"))
+    assert one.exit_code == two.exit_code == 70
+    assert one.stderr == two.stderr
+    assert "internal error: ZeroDivisionError: plugin bug" in two.stderr
+    assert one.stdout == two.stdout  # the pods before it were written, alike
+
+
+def test_cli_jobs_gives_the_same_output(tmp_path):
+    outs = [_cli(tmp_path, "-o", out, "--seed", "9", "--jobs", j) for out in ("json", "human") for j in ("1", "2")]
+    assert all(r.exit_code == 0 for r in outs), [r.stderr for r in outs]
+    assert outs[0].stdout == outs[1].stdout and outs[2].stdout == outs[3].stdout
+
+
+def test_interrupted_run_with_workers_is_one_line_and_exit_130(tmp_path, monkeypatch, forks):
+    from kschedx.render import machine
+
+    pod = machine.JsonSink.pod
+    written = []
+
+    def interrupted(self, p):
+        if written:
+            raise KeyboardInterrupt
+        written.append(p["pod"])
+        return pod(self, p)
+
+    monkeypatch.setattr(machine.JsonSink, "pod", interrupted)
+    r = _cli(tmp_path, "-o", "json", "--jobs", "2")
+    assert r.exit_code == 130
+    assert r.stderr.strip() == "kschedx: interrupted"
+    assert forks  # and they are gone:
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_closed_pipe_with_workers_is_quiet(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": groups_cluster(groups=8)}))
+    cmd = [sys.executable, "-m", "kschedx", "explain", "--snapshot", str(path), "-o", "json", "--jobs", "2"]
+    full = subprocess.run(cmd, capture_output=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(100)
+    proc.stdout.close()  # the reader leaves (`| head -c 100`)
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=120) == full.returncode
+    assert stderr == full.stderr == b""
+
+
+def test_sigint_with_workers_leaves_no_traceback(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": groups_cluster(groups=12)}))
+    cmd = [sys.executable, "-m", "kschedx", "explain", "--snapshot", str(path), "-o", "json", "--jobs", "2",
+           "--no-reuse"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc.stdout.read(200)  # running: workers started
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C goes to the whole process group
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode in (130, 0)  # 0: it had finished already
+    assert b"Traceback" not in err
+    if proc.returncode == 130:
+        assert err.strip() == b"kschedx: interrupted"
