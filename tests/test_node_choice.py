@@ -161,3 +161,40 @@ def test_fixes_read_every_node_whatever_is_written():
     lean = json.loads(_cli(*args, "--nodes", "top=1").stdout)["pods"][0]
     assert full["fixes"] and lean["fixes"] == full["fixes"]
     assert lean["nodes"] == [] and len(full["nodes"]) == 5
+
+
+ALL_PODS = [f"fixtures/pods/{n}" for n in ("web.yaml", "too-big.yaml", "gpu-training.yaml", "canary.yaml",
+                                           "ingress.yaml", "orders-db.yaml")]
+
+
+@pytest.mark.parametrize("choice", ["failing", "top=1", "worker-a1,gpu-b1"])
+@pytest.mark.parametrize("command", ["explain", "simulate"])
+def test_every_output_format_works_with_part_of_the_nodes(command, choice, tmp_path):
+    """Human, wide, the machine and CI formats and the HTML report: each
+    writes a document of some nodes, with the exit code of all of them."""
+    base = [command, *ALL_PODS, "--snapshot", CLUSTER, "--tie-break", "name"]
+    for output in ("human", "wide", "json", "yaml", "jsonl", "junit", "github", "tap"):
+        every = _cli(*base, "-o", output)
+        part = _cli(*base, "-o", output, "--nodes", choice, "--report", str(tmp_path / f"{output}.html"))
+        assert part.exit_code == every.exit_code == 1, (output, part.output)
+        assert "Traceback" not in part.output and "internal error" not in part.stderr
+        assert (tmp_path / f"{output}.html").read_text().rstrip().endswith("</html>")
+        if output in ("junit", "github", "tap"):
+            # They never show node records: the same report.
+            assert part.stdout == every.stdout
+    html = (tmp_path / "human.html").read_text()
+    if command == "explain":
+        assert f"shown below (--nodes {choice})" in html and "Filter failures on every node" in html
+
+
+def test_human_output_counts_every_node_and_shows_the_summary():
+    out = _cli("explain", PODS[0], PODS[1], "--snapshot", CLUSTER, "--tie-break", "name",
+               "--nodes", "top=1").stdout
+    assert "5 nodes · feasible: 0 · shown below: 0 (--nodes top=1)" in out
+    assert "5 nodes · feasible: 3 · shown below: 1 (--nodes top=1)" in out
+    # too-big fits nowhere: every node's failures, counted.
+    assert "5  NodeResourcesFit   ✗ Insufficient cpu" in out
+    assert "scores shown for 1 node (--nodes top=1)" in out and "nodes scored" not in out
+    # With every node the report is what it always was: no summary block.
+    every = _cli("explain", PODS[0], "--snapshot", CLUSTER, "--tie-break", "name").stdout
+    assert "shown below" not in every and "nodes scored: 3 of 5" in every

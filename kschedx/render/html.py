@@ -197,8 +197,30 @@ def _why_winner(pod: dict, scored: list[dict]) -> str:
             f'({e(gains)})</p>')
 
 
+# -- --nodes: part of the nodes shown ------------------------------------------------
+def _filter_summary(pod: dict, node_detail: str | None) -> str:
+    """When --nodes left nodes out: how many are shown, and every node's
+    Filter failures counted (filterSummary)."""
+    counts = pod.get("nodeCounts")
+    shown = len(pod.get("nodes") or ())
+    if counts is None or shown >= counts.get("nodes", 0):
+        return ""
+    choice = f" (--nodes {e(node_detail)})" if node_detail else ""
+    html = (f'<p class="muted">{counts["nodes"]} nodes · {counts.get("feasible", 0)} feasible · '
+            f'{shown} shown below{choice}</p>')
+    summary = pod.get("filterSummary") or {}
+    if summary:
+        rows = "".join(f'<tr><td class="num">{n}</td><th scope="row">{e(plugin)}</th><td>{e(reason)}</td></tr>'
+                       for plugin, reasons in summary.items() for reason, n in reasons.items())
+        html += ('<h3>Filter failures on every node</h3><table class="summary"><thead><tr><th scope="col">nodes'
+                 '</th><th scope="col">plugin</th><th scope="col">reason</th></tr></thead>'
+                 f'<tbody>{rows}</tbody></table>')
+    return html
+
+
 # -- one pod ------------------------------------------------------------------------
-def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True) -> tuple[str, dict | None]:
+def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
+                 node_detail: str | None = None) -> tuple[str, dict | None]:
     cls, text = verdict(pod)
     requests = ", ".join(f"{k} {v}" for k, v in (pod.get("requests") or {}).items()) or "nothing"
     parts = [f'<p class="meta">priority {e(pod.get("priority", 0))} · requests {e(requests)}']
@@ -219,10 +241,12 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True) ->
         from .layout import UNICODE, sampling_text
 
         parts.append(f'<p class="muted">{e(sampling_text(pod, 8, UNICODE))}</p>')
+    summary = _filter_summary(pod, node_detail)
+    parts.append(summary)
     heat, data = _heat_map(index, pod, keep_nodes)
     parts.append(heat)
     parts.append(_score_bars(pod))
-    if not pod.get("nodes") and pod["status"] != "Gated":
+    if not pod.get("nodes") and pod["status"] != "Gated" and not summary:
         parts.append('<p class="muted">per-node verdicts not kept (--detail placements)</p>')
     html = (f'<details class="pod {cls}" id="pod-{index}"{" open" if open_ else ""}>'
             f'<summary><span class="name">{e(pod["pod"])}</span> <span class="verdict {cls}">{e(text)}</span>'
@@ -343,7 +367,7 @@ def to_html(doc: dict) -> str:
     sections, data = [], []
     for i, p in enumerate(pods):
         html, pod_data = _pod_section(i, p, open_=len(pods) <= OPEN_POD_SECTIONS or pod_fails(p),
-                                      keep_nodes=i in keep)
+                                      keep_nodes=i in keep, node_detail=doc.get("nodeDetail"))
         sections.append(html)
         data.append(pod_data)
     body.append(f'<section id="pods"><h2>Pods</h2>{"".join(sections) or "<p>no pods</p>"}</section>')

@@ -352,8 +352,38 @@ class Report:
                            + (f": {_names(names, limit, sym)}" if names else ""), indent=2))
 
     # -- filters ----------------------------------------------------------------
+    def shown_part(self, pod: dict) -> bool:
+        """Whether --nodes left some of the pod's nodes out of its document."""
+        counts = pod.get("nodeCounts")
+        return counts is not None and len(pod.get("nodes") or ()) < counts.get("nodes", 0)
+
+    def filter_summary(self, pod: dict) -> None:
+        """--nodes failing/top=N/NAME: what every node said, counted
+        (filterSummary), then which of them the tables below show."""
+        sym = self.sym
+        counts = pod.get("nodeCounts") or {}
+        nodes = pod.get("nodes") or []
+        total = counts.get("nodes", 0)
+        detail = self.doc.get("nodeDetail")
+        self.add(Blank())
+        self.add(_line(f"{plural(total, 'node')} {sym.dot} feasible: {counts.get('feasible', 0)} {sym.dot} "
+                       f"shown below: {len(nodes)}" + (f" (--nodes {detail})" if detail else ""), indent=2))
+        summary = pod.get("filterSummary") or {}
+        if not summary:
+            return
+        table = Table(["nodes", "failing Filter", "reason"], align=["right", "left", "left"])
+        for plugin, reasons in summary.items():
+            for reason, n in reasons.items():
+                table.rows.append([_cell(str(n)), _cell(plugin), _cell((f"{sym.fail} {reason}", FAIL))])
+        self.add(table)
+        self.add(_line((f"every Filter failure on every node (a node fails one or more); "
+                        f"-o json: filterSummary", MUTED), indent=2))
+
     def filters(self, pod: dict) -> None:
         nodes = pod.get("nodes") or []
+        part = self.shown_part(pod)
+        if part:
+            self.filter_summary(pod)
         if not nodes:
             return
         sym = self.sym
@@ -378,11 +408,12 @@ class Report:
         else:
             self.matrix(pod, nodes, failing if not self.wide else [p for p in plugins if p not in skipped])
         if passing and not self.wide:
+            every = "every node shown" if part else "every node"
             if failing:
-                self.add(_line((f"({plural(len(passing), 'more plugin')}: {sym.ok} on every node: "
+                self.add(_line((f"({plural(len(passing), 'more plugin')}: {sym.ok} on {every}: "
                                 f"{', '.join(passing)})", MUTED), indent=2))
             else:
-                self.add(_line((f"{sym.ok} every node passes all {plural(len(passing), 'Filter plugin')}: "
+                self.add(_line((f"{sym.ok} {every} passes all {plural(len(passing), 'Filter plugin')}: "
                                 f"{', '.join(passing)}", PASS), indent=2))
         if skipped:
             self.add(_line((f"skipped for this pod (PreFilter returned Skip, nothing to check): {', '.join(skipped)}",
@@ -543,16 +574,19 @@ class Report:
                             f"({_names(top, limit, sym)}); tie-break {tie_break} chose {selected}", WARN),
                            ((" (at random, as kube-scheduler: --tie-break name or --seed N choose the same "
                              "node every run)") if tie_break == "random" else "", MUTED), indent=2))
-            coverage = self.coverage(nodes, scored)
+            coverage = self.coverage(nodes, scored, pod)
         else:
-            coverage = f"ties: none {sym.dot} " + self.coverage(nodes, scored)
+            coverage = f"ties: none {sym.dot} " + self.coverage(nodes, scored, pod)
         self.add(_line(coverage, indent=2))
         if len(top) == 1 and len(scored) > 1 and selected == scored[0]["name"]:
             self.add(_line(self.margin(scored[0], scored[1]), indent=2))
         for note in pod.get("notes") or ():
             self.add(_line(("note: " + note, MUTED), indent=2))
 
-    def coverage(self, nodes: list[dict], scored: list[dict]) -> str:
+    def coverage(self, nodes: list[dict], scored: list[dict], pod: dict | None = None) -> str:
+        if pod is not None and self.shown_part(pod):
+            # The shown nodes are a choice (--nodes): counting them says nothing.
+            return f"scores shown for {plural(len(scored), 'node')} (--nodes {self.doc.get('nodeDetail') or ''})"
         out = f"nodes scored: {len(scored)} of {len(nodes)}"
         lost = [n for n in nodes if n.get("scores") is None]
         if not lost:
