@@ -202,6 +202,9 @@ def main(argv=None) -> int:
          "simulate-full.json", True),
         ("explain -o json, 200 pending (5k/50k/200)",
          ["explain", "--snapshot", snap, "-o", "json", "--tie-break", "name"], "explain-all.json", True),
+        ("explain -o json --nodes failing, 200 pending (5k/50k/200)",
+         ["explain", "--snapshot", snap, "-o", "json", "--tie-break", "name", "--nodes", "failing"],
+         "explain-failing.json", True),
         ("explain human, 200 pending (5k/50k/200)",
          ["explain", "--snapshot", snap, "--tie-break", "name"], "explain-all.txt", False),
     ]

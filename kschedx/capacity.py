@@ -85,6 +85,13 @@ def templates_of(workload) -> list[Template]:
             raise InputError(f"DaemonSet {pi.namespace}/{owner.get('name')} runs one pod per eligible node: "
                              "capacity counts replicas (give a Pod, Deployment, ReplicaSet, StatefulSet or Job)",
                              obj=f"Pod/{pi.key}")
+        if owner is not None and owner.get("kind") == "StatefulSet" and pi.uid in workload.asked:
+            sts = cluster.stateful_sets.get(f"{pi.namespace}/{owner.get('name')}") or {}
+            if (sts.get("spec") or {}).get("volumeClaimTemplates"):
+                raise InputError("has volumeClaimTemplates: each replica would need PersistentVolumeClaims of "
+                                 "its own, which capacity does not create; count a copy of its pod template "
+                                 "without them, or use simulate with the replicas you plan",
+                                 obj=f"StatefulSet/{pi.namespace}/{owner.get('name')}")
         if owner is not None and owner.get("kind") in _REPLICA_OWNERS and pi.uid in workload.asked:
             key = (owner.get("kind"), pi.namespace, owner.get("name"))
             if key in seen:

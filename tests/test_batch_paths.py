@@ -33,7 +33,8 @@ def test_the_default_profile_has_batch_paths():
     workload = app.load_workload([str(GOLDEN / "cases" / f"{case_names()[0]}.yaml")])
     fw = app.new_framework(workload.cluster, tie_break="name", seed=None)
     with_batch = {pl.name for pl in fw.profile.plugins if any(callable(getattr(pl, m, None)) for m in BATCH_METHODS)}
-    assert {"NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "ImageLocality"} <= with_batch
+    assert {"NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "ImageLocality",
+            "PodTopologySpread", "InterPodAffinity"} <= with_batch
 
 
 @pytest.mark.parametrize("name", case_names())

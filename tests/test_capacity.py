@@ -285,3 +285,30 @@ def test_capacity_report_loads_in_chromium(tmp_path):
         assert browser.problems() == []
     finally:
         browser.close()
+
+
+def test_statefulset_with_volume_claim_templates_is_refused(tmp_path):
+    cluster = _write(tmp_path, [node("a")])
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "default"},
+           "spec": {"replicas": 1, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                    "template": {"metadata": {"labels": {"app": "db"}},
+                                 "spec": {"containers": [{"name": "c", "image": "x"}]}},
+                    "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}
+    pods = _write(tmp_path, [sts], "sts.yaml")
+    assert "StatefulSet/default/db" in _one_line_error(_run(pods, "--snapshot", cluster), 3)
+    del sts["spec"]["volumeClaimTemplates"]
+    pods = _write(tmp_path, [sts], "sts.yaml")
+    r = _run(pods, "--snapshot", cluster, "-o", "json", "--max", "3")
+    assert r.exit_code == 0, r.output
+    [t] = json.loads(r.output)["templates"]
+    assert (t["workload"], t["count"]) == ("StatefulSet default/db", 3)
+
+
+def test_readme_example_output_is_what_capacity_prints():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "$ kschedx capacity fixtures/capacity/web.yaml --snapshot fixtures/capacity/cluster.yaml --tie-break name\n"
+    shown = readme.split(command, 1)[1].split("```", 1)[0]
+    r = _run(str(FIXTURES / "capacity" / "web.yaml"), "--snapshot", str(FIXTURES / "capacity" / "cluster.yaml"),
+             "--tie-break", "name")
+    assert r.output == shown

@@ -605,3 +605,25 @@ def test_bind_skip_extenders_binds_through_the_api(kube_api, tmp_path, extender)
     assert r.exit_code == 0, r.stderr
     assert extender.requests == [] and len(_api_bindings(kube_api)) == 1
     assert "--skip-extenders" in r.stdout
+
+
+def test_reply_with_a_node_it_was_not_sent(tmp_path, extender):
+    def handle(args):
+        ghost = json.loads(json.dumps(args["Nodes"]["items"][0]))
+        ghost["metadata"]["name"] = "ghost"
+        return {"Nodes": {"items": [ghost]}}
+    extender.on("filter", handle)
+    [p] = explain(tmp_path, config({"urlPrefix": extender.url, "filterVerb": "filter"}))["pods"]
+    assert p["status"] == "Error"
+    assert p["message"] == (f'extender "{extender.url}" returned a node "ghost" which is not found in the input '
+                            "node list")
+
+
+def test_simulate_asks_the_extender_for_every_pod(tmp_path, extender):
+    extender.on("filter", lambda args: {"NodeNames": args["NodeNames"][-1:]})
+    pods = [pod(tmp_path, f"p{i}", cpu="1") for i in range(3)]
+    w = app.load_workload([cluster(tmp_path, busy_cpu="")], pods)
+    doc = app.simulate(w, tie_break="name", config=parse_config(
+        config({"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True}), "sched.yaml"))
+    assert [p["placedNode"] for p in doc["pods"]] == ["n3", "n3", "n3"]
+    assert extender.verbs() == ["filter"] * 3

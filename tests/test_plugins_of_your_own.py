@@ -178,6 +178,8 @@ def test_registered_plugin_filters_and_scores_through_the_config(example_plugin,
               for name, n in nodes.items() if n["feasible"]}
     assert {name: (s["raw"], s["normalized"], s["weight"], s["weighted"]) for name, s in scores.items()} == {
         "n1": (30, 50, 5, 250), "n2": (60, 100, 5, 500), "n4": (0, 0, 5, 0)}
+    # Its explanation (score_details) is the score's details.
+    assert nodes["n1"]["scores"][-1]["details"] == {"label": "tier", "value": "30"}
     # Its weighted score is in each node's total like an in-tree plugin's.
     for name, n in nodes.items():
         if n["feasible"]:

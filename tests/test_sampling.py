@@ -230,3 +230,20 @@ def test_best_of_some_window_examples():
     assert best_of_some_window([9, 1, 1, 1, 8, 1, 1, 1], 3) == [0, 1, 2, 3, 4, 5, 6, 7]
     # A low node between higher ones never wins a window of 3.
     assert 2 not in best_of_some_window([5, 6, 1, 6, 5, 4], 3)
+
+
+def test_scheduler_sampling_state_from_a_configuration():
+    from kschedx.config.load import parse_config
+    from kschedx.dispatch import sampling_state
+
+    head = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    assert sampling_state("all").global_percentage == 0
+    cfg = parse_config(head + "percentageOfNodesToScore: 35\nextenders:\n- urlPrefix: http://127.0.0.1:1/x\n"
+                              "  filterVerb: filter\n", "sched.yaml")
+    s = sampling_state("upstream", cfg)
+    assert (s.mode, s.global_percentage, s.has_extender_filters, s.has_extender_prioritizers) == \
+        ("upstream", 35, True, False)
+    cfg = parse_config(head + "extenders:\n- urlPrefix: http://127.0.0.1:1/x\n  prioritizeVerb: prioritize\n"
+                              "  weight: 2\n", "sched.yaml")
+    s = sampling_state("all", cfg)
+    assert (s.has_extender_filters, s.has_extender_prioritizers) == (False, True)

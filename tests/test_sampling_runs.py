@@ -323,3 +323,35 @@ def test_prefilter_result_narrows_the_search(tmp_path):
         best["used_cpu"] += pod["cpu"]
         best["used_memory"] += pod["memory"]
         start = (start + processed) % 300
+
+
+def test_extenders_filter_the_nodes_the_search_kept(tmp_path):
+    """findNodesThatPassExtenders runs on the feasible nodes the search kept
+    (upstream mode): the extender sees exactly them. In all mode it sees every
+    feasible node, and a node it rejects is nobody's pick."""
+    from extender_server import ExtenderServer
+
+    objects, nodes, pods = make_cluster(12, 160, 1)
+    order = ref_tree_order(nodes)
+    found, _ = ref_cycle(order, pods[0], 0, 100)
+    rejected = ref_pick(found, pods[0])["name"]  # the node the search would pick
+    server = ExtenderServer().start()
+    try:
+        server.on("filter", lambda args: {"NodeNames": [n for n in args["NodeNames"] if n != rejected],
+                                          "FailedNodes": {rejected: "no licence"}})
+        text = CONFIG.format(global_pct=0, profile_pct="") + yaml.safe_dump(
+            {"extenders": [{"urlPrefix": server.url, "filterVerb": "filter", "nodeCacheCapable": True}]})
+        workload, config = write(tmp_path, objects, text)
+        up = app.explain(workload, tie_break="name", config=config, sampling="upstream")["pods"][0]
+        [(_, args, _)] = server.requests
+        assert sorted(args["NodeNames"]) == sorted(nd["name"] for nd in found)
+        assert up["selectedNode"] != rejected
+        assert up["selectedNode"] == ref_pick([nd for nd in found if nd["name"] != rejected], pods[0])["name"]
+        server.requests.clear()
+        doc = app.explain(workload, tie_break="name", config=config)["pods"][0]
+        [(_, args, _)] = server.requests
+        assert len(args["NodeNames"]) == doc["sampling"]["feasibleNodes"]
+        assert rejected not in doc["sampling"]["upstreamCouldPick"]
+        assert rejected not in doc["sampling"]["startWindowBest"]
+    finally:
+        server.stop()

@@ -192,7 +192,13 @@ class Extenders:
                                         "which is not found in the input node list")
                 kept.append(ni)
         elif reply["Nodes"] is not None:
-            kept = [_node_info_from_reply(ext, item) for item in reply["Nodes"]]
+            kept = [_node_info_from_reply(ext, item, by_name) for item in reply["Nodes"]]
+            for ni in kept:
+                if ni.name not in by_name:
+                    # Upstream takes it and may place the pod on a node that is
+                    # not there; kschedx reports it as the nodeCacheCapable path does.
+                    raise ExtenderError(f"extender {_go_quote(ext.name)} returned a node {_go_quote(ni.name)} "
+                                        "which is not found in the input node list")
         return kept, reply["FailedNodes"], reply["FailedAndUnresolvableNodes"]
 
     def filter_nominated(self, result, pod, nominated, node_status: dict) -> bool:
@@ -330,7 +336,7 @@ def _go_quote(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def _node_info_from_reply(ext, item: dict):
+def _node_info_from_reply(ext, item: dict, sent: dict):
     """A node of the reply as a NodeInfo of its own (NewNodeInfo + SetNode):
     no pods, no image states."""
     from ..errors import InputError
@@ -339,6 +345,10 @@ def _node_info_from_reply(ext, item: dict):
     from ..sources.shape import check_shape
 
     name = (item.get("metadata") or {}).get("name") if isinstance(item.get("metadata"), dict) else None
+    ni = sent.get(name) if isinstance(name, str) else None
+    if ni is not None and ni.node == item:
+        # The node sent, unchanged (the usual reply): its shape is known good.
+        return NodeInfo(ni.node)
     try:
         check_shape({**item, "kind": "Node", "apiVersion": "v1"}, f"extender {ext.name}", f"Node/{name or ''}")
     except InputError as e:

@@ -188,7 +188,7 @@ def load_plugin_class(spec: PluginSpec):
 
 # Methods of an out-of-tree plugin whose exceptions become the plugin's error.
 _GUARDED = ("pre_enqueue", "less", "pre_filter", "filter", "filter_all", "post_filter", "pre_score", "normalize_score",
-            "normalize_all", "reserve", "unreserve", "bind", "score_details")
+            "normalize_all", "reserve", "unreserve", "bind")
 
 
 def _new_out_of_tree(cls, handle, args, name: str, plan: ProfilePlan):
@@ -207,6 +207,16 @@ def _new_out_of_tree(cls, handle, args, name: str, plan: ProfilePlan):
         bound = getattr(plugin, method, None)
         if callable(bound):
             setattr(plugin, method, _guard(bound, name, method))
+    details = plugin.score_details
+
+    def guarded_details(*args):
+        # An explanation only: one that fails is left out, the verdict stands.
+        try:
+            return details(*args)
+        except Exception:
+            return None
+
+    plugin.score_details = guarded_details
     extensions = plugin.pre_filter_extensions
 
     def guarded_extensions():

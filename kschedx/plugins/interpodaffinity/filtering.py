@@ -278,6 +278,26 @@ def filter_node(state: PreFilterState, node_info) -> Status | None:
     return None
 
 
+def filter_nodes(state: PreFilterState, nodes) -> list | None:
+    """filter_node on every node. Without required affinity terms a node
+    passes without details unless an anti-affinity count concerns it, so
+    only those nodes are looked at in full."""
+    if state.required_affinity:
+        return [filter_node(state, ni) for ni in nodes]
+    anti = state.anti_affinity_counts
+    existing = state.existing_anti_affinity_counts
+    if not anti and not existing:
+        return None
+    out = []
+    for ni in nodes:
+        if (anti and not satisfy_pod_anti_affinity(state, ni)) or \
+                (existing and not satisfy_existing_pods_anti_affinity(state, ni)):
+            out.append(filter_node(state, ni))
+        else:
+            out.append(None)
+    return out
+
+
 # -- explanations ------------------------------------------------------------------------
 def pod_ref(pi, node_name: str, topology_value: str | None = None) -> dict:
     d = {"pod": pi.key, "node": node_name}

@@ -79,6 +79,9 @@ class InterPodAffinity(Plugin):
         s = _read(state, filtering.PRE_FILTER_STATE_KEY)
         return filtering.filter_node(s, node_info)
 
+    def filter_all(self, state, pod_info, nodes):
+        return filtering.filter_nodes(_read(state, filtering.PRE_FILTER_STATE_KEY), nodes)
+
     # -- PreScore / Score ---------------------------------------------------------------
     def pre_score(self, state, pod_info, nodes):
         affinity = pod_info.spec.get("affinity") or {}

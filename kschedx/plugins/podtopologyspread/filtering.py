@@ -149,6 +149,26 @@ def filter_node(s: PreFilterState, pod_info, node_info) -> Status | None:
     return Status(Code.SUCCESS, details={"constraints": evaluated})
 
 
+def filter_nodes(s: PreFilterState, pod_info, nodes) -> list | None:
+    """filter_node on every node. A node's verdict depends only on its values
+    of the constraints' topology keys, so nodes sharing them (a zone's nodes)
+    share one verdict, computed once."""
+    if not s.constraints:
+        return None
+    keys = [c.topology_key for c in s.constraints]
+    seen: dict[tuple, Status | None] = {}
+    out = []
+    for ni in nodes:
+        labels = ni.labels
+        key = tuple(labels.get(k) for k in keys)
+        try:
+            st = seen[key]
+        except KeyError:
+            st = seen[key] = filter_node(s, pod_info, ni)
+        out.append(st)
+    return out
+
+
 def _constraint_details(s, i, c, tp_val, match_num, self_match, min_match) -> dict:
     d = c.describe()
     domains = s.tp_value_to_match_num[i]

@@ -62,6 +62,9 @@ class PodTopologySpread(Plugin):
     def filter(self, state, pod_info, node_info):
         return filtering.filter_node(_read(state, filtering.PRE_FILTER_STATE_KEY), pod_info, node_info)
 
+    def filter_all(self, state, pod_info, nodes):
+        return filtering.filter_nodes(_read(state, filtering.PRE_FILTER_STATE_KEY), pod_info, nodes)
+
     # -- PreScore / Score ------------------------------------------------------------------------
     def pre_score(self, state, pod_info, filtered_nodes):
         all_nodes = self.handle.snapshot.node_infos
@@ -82,14 +85,19 @@ class PodTopologySpread(Plugin):
             return Status(Code.SKIP)
         s.namespace = pod_info.namespace
         s.memos = [{} for _ in s.constraints]
-        index_of(self.handle.snapshot)
+        snapshot = self.handle.snapshot
+        index = index_of(snapshot)
         scoring.init_pre_score_state(s, filtered_nodes, require_all)
-        scoring.count_all_nodes(s, pod_info, all_nodes, require_all)
+        scoring.count_all_nodes(s, pod_info, all_nodes, require_all, index,
+                                snapshot.by_name if all_nodes is snapshot.node_infos else None)
         state.write(scoring.PRE_SCORE_STATE_KEY, s)
         return None
 
     def score(self, state, pod_info, node_info) -> int:
         return scoring.score_node(_read(state, scoring.PRE_SCORE_STATE_KEY), node_info)
+
+    def score_all(self, state, pod_info, nodes) -> list[int]:
+        return scoring.score_nodes(_read(state, scoring.PRE_SCORE_STATE_KEY), nodes)
 
     def normalize_score(self, state, pod_info, scores):
         scoring.normalize(_read(state, scoring.PRE_SCORE_STATE_KEY), scores)

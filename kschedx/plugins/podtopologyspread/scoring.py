@@ -14,7 +14,7 @@ from ...framework.interface import MAX_NODE_SCORE
 from ...podaffinity import HOSTNAME_KEY
 from ..helper.normalize_score import go_div
 from ..nodeaffinity import required_node_affinity
-from .common import count_pods_match_selector, node_has_all_keys
+from .common import _BY_NODE, count_pods_match_selector, node_has_all_keys
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 INVALID_SCORE = -1
@@ -84,7 +84,14 @@ def init_pre_score_state(s: PreScoreState, filtered_nodes, require_all_topologie
         s.topology_normalizing_weight.append(topology_normalizing_weight(size))
 
 
-def count_all_nodes(s: PreScoreState, pod_info, all_nodes, require_all_topologies: bool) -> None:
+def count_all_nodes(s: PreScoreState, pod_info, all_nodes, require_all_topologies: bool, index=None,
+                    by_name=None) -> None:
+    """Matching pods per domain of each (non-hostname) constraint, over every
+    node. With the snapshot's pod index (`index`, and `by_name` its nodes
+    by name), only nodes holding matching pods are visited: the others add 0."""
+    if index is not None and by_name is not None and len(by_name) == len(all_nodes):
+        _count_indexed_nodes(s, pod_info, require_all_topologies, index, by_name)
+        return
     required = required_node_affinity(pod_info)
     namespace = pod_info.namespace
     constraints = s.constraints
@@ -104,6 +111,28 @@ def count_all_nodes(s: PreScoreState, pod_info, all_nodes, require_all_topologie
             if value not in counts:
                 continue
             counts[value] += count_pods_match_selector(ni, c.selector, namespace, memos[i])
+
+
+def _count_indexed_nodes(s: PreScoreState, pod_info, require_all_topologies: bool, index, by_name) -> None:
+    required = None
+    namespace = pod_info.namespace
+    constraints = s.constraints
+    for i, c in enumerate(constraints):
+        counts = s.topology_value_to_pod_counts[i]
+        if not counts or c.selector.is_empty():
+            continue  # hostname constraints (counted at Score), or nothing to count
+        for name, n in index.count_by_node(namespace, c.selector, s.memos[i]).items():
+            ni = by_name[name]
+            labels = ni.labels
+            if require_all_topologies and not node_has_all_keys(labels, constraints):
+                continue
+            if required is None:
+                required = required_node_affinity(pod_info)
+            if not c.match_node_inclusion_policies(pod_info, ni, required):
+                continue
+            value = labels.get(c.topology_key, "")
+            if value in counts:
+                counts[value] += n
 
 
 def _constraint_count(s: PreScoreState, i: int, c, node_info, tp_val: str) -> int:
@@ -127,6 +156,49 @@ def score_node(s: PreScoreState, node_info) -> int:
             cnt = _constraint_count(s, i, c, node_info, tp_val)
             score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i])
     return go_round(score)
+
+
+def score_nodes(s: PreScoreState, nodes) -> list[int]:
+    """score_node on every node, with the same float arithmetic in the same
+    order (the per-constraint terms are added one by one)."""
+    ignored = s.ignored_nodes
+    per_constraint = []
+    for i, c in enumerate(s.constraints):
+        by_host = c.topology_key == HOSTNAME_KEY
+        # Hostname domains: the pod index's count per node (for the
+        # snapshot's own nodes), the same count _constraint_count takes.
+        host_counts = None
+        if by_host and nodes and nodes[0].pod_index is not None:
+            host_counts = {} if c.selector.is_empty() else _by_node_counts(nodes[0].pod_index, c, s, i)
+        per_constraint.append((i, c, c.topology_key, by_host, float(c.max_skew - 1),
+                               s.topology_normalizing_weight[i], s.topology_value_to_pod_counts[i], host_counts))
+    out = []
+    for ni in nodes:
+        if ni.name in ignored:
+            out.append(0)
+            continue
+        labels = ni.labels
+        score = 0.0
+        for i, c, key, by_host, skew_term, weight, domain_counts, host_counts in per_constraint:
+            tp_val = labels.get(key)
+            if tp_val is not None:
+                if not by_host:
+                    cnt = domain_counts[tp_val]
+                elif host_counts is not None and ni.pod_index is not None:
+                    cnt = host_counts.get(ni.name, 0)
+                else:
+                    cnt = _constraint_count(s, i, c, ni, tp_val)
+                score += float(cnt) * weight + skew_term
+        out.append(go_round(score))
+    return out
+
+
+def _by_node_counts(index, c, s: PreScoreState, i: int) -> dict[str, int]:
+    memo = s.memos[i]
+    by_node = memo.get(_BY_NODE)
+    if by_node is None:
+        by_node = memo[_BY_NODE] = index.count_by_node(s.namespace, c.selector, memo)
+    return by_node
 
 
 def normalize(s: PreScoreState, scores) -> None:

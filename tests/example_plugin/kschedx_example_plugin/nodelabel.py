@@ -49,6 +49,11 @@ class NodeLabelPreference(Plugin):
         except ValueError:
             return 0
 
+    def score_details(self, state, pod_info, node_info):
+        if not self.score_label:
+            return None
+        return {"label": self.score_label, "value": node_info.labels.get(self.score_label)}
+
     def normalize_score(self, state, pod_info, scores):
         highest = max((s.score for s in scores), default=0)
         if highest:
