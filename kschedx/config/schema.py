@@ -150,7 +150,8 @@ PLUGIN_ARGS = {
 _INT_RANGES = {INT32: (-(2 ** 31), 2 ** 31 - 1), INT64: (-(2 ** 63), 2 ** 63 - 1)}
 
 
-def _json_kind(value) -> str:
+def json_kind(value) -> str:
+    """What Go's encoding/json calls a decoded value in its type errors."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, (int, float)):
@@ -233,7 +234,7 @@ class StrictDecoder:
     def _mismatch(self, value, go_type: str, struct: str, go_path: str, number: bool = False) -> None:
         if self.type_error is not None:
             return
-        what = f"number {value}" if number else _json_kind(value)
+        what = f"number {value}" if number else json_kind(value)
         where = f"Go struct field {struct}.{go_path}" if struct else "Go value"
         self.type_error = f"json: cannot unmarshal {what} into {where} of type {go_type}"
 

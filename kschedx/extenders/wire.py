@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+from ..config.schema import json_kind
+
 MAX_EXTENDER_PRIORITY = 10
 
 
@@ -78,20 +80,8 @@ def _go_quote_char(ch: str) -> str:
     return f"'{ch}'"
 
 
-def _json_type(value) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 def _mismatch(value, where: str, go_type: str) -> DecodeError:
-    jt = _json_type(value)
+    jt = json_kind(value)
     if jt == "number":
         jt = f"number {json.dumps(value)}" if isinstance(value, float) else "number"
     return DecodeError(f"json: cannot unmarshal {jt} into {where} of type {go_type}")
