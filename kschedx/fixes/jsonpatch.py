@@ -48,10 +48,10 @@ def _index(token: str, length: int, *, allow_end: bool, path: str) -> int:
     return i
 
 
-def _parent(doc, tokens: list[str], path: str):
-    """The container holding the last token's target."""
+def _walk(doc, tokens: list[str], path: str):
+    """The value reached by following `tokens` from `doc`."""
     node = doc
-    for t in tokens[:-1]:
+    for t in tokens:
         if isinstance(node, dict):
             if t not in node:
                 raise PatchError(f"{path}: {t!r} does not exist")
@@ -61,21 +61,16 @@ def _parent(doc, tokens: list[str], path: str):
         else:
             raise PatchError(f"{path}: cannot descend into a {type(node).__name__}")
     return node
+
+
+def _parent(doc, tokens: list[str], path: str):
+    """The container holding the last token's target."""
+    return _walk(doc, tokens[:-1], path)
 
 
 def resolve(doc, path: str):
     """The value a JSON Pointer names."""
-    node = doc
-    for t in parse_pointer(path):
-        if isinstance(node, dict):
-            if t not in node:
-                raise PatchError(f"{path}: {t!r} does not exist")
-            node = node[t]
-        elif isinstance(node, list):
-            node = node[_index(t, len(node), allow_end=False, path=path)]
-        else:
-            raise PatchError(f"{path}: cannot descend into a {type(node).__name__}")
-    return node
+    return _walk(doc, parse_pointer(path), path)
 
 
 def _add(doc, path: str, value):
