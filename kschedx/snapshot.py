@@ -283,6 +283,8 @@ class NodeInfo:
         "pvc_ref_counts",
         "generation",
         "pod_index",
+        "columns",
+        "row",
     )
 
     def __init__(self, node: dict | None = None):
@@ -298,6 +300,10 @@ class NodeInfo:
         self.generation = next(_generation)
         # The snapshot's PodIndex (pod_index.py) once built; None on clones.
         self.pod_index = None
+        # The snapshot's NodeColumns (node_columns.py) once built, and this
+        # node's row there; None and -1 on clones and nodes added later.
+        self.columns = None
+        self.row = -1
         self.node = None
         self.name = ""
         self.labels = {}
@@ -316,6 +322,8 @@ class NodeInfo:
         self.unschedulable = bool(spec.get("unschedulable"))
         self.allocatable = Resource.from_milli_list(to_milli_list((node.get("status") or {}).get("allocatable")))
         self.generation = next(_generation)
+        if self.columns is not None:
+            self.columns.refresh(self)
 
     def add_pod(self, pi: PodInfo) -> None:
         self.pods.append(pi)
@@ -364,6 +372,8 @@ class NodeInfo:
             else:
                 self.pvc_ref_counts.pop(key, None)
         self.generation = next(_generation)
+        if self.columns is not None:
+            self.columns.refresh(self)
 
     def clone(self) -> "NodeInfo":
         """Snapshot(): a copy whose aggregates can change without touching this one."""
@@ -384,6 +394,8 @@ class NodeInfo:
         c.pvc_ref_counts = dict(self.pvc_ref_counts)
         c.generation = self.generation
         c.pod_index = None
+        c.columns = None
+        c.row = -1
         return c
 
     def __repr__(self):
@@ -413,6 +425,7 @@ class Snapshot:
         self.assigned_pod_node: dict[str, str] = {}  # uid -> node name
         self._used_pvcs: dict[str, int] | None = None
         self.pod_index = None  # pod_index.index_of() builds it when first asked
+        self.node_columns = None  # node_columns.columns_for() builds it when first asked
 
     # -- listers -------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:
