@@ -105,13 +105,19 @@ class ResultReuse:
             return
         shared = {k: v for k, v in doc.items() if k not in OWN_KEYS}
         rest = {k: v for k, v in shared.items() if k not in ("pod", "uid")}
-        text = json.dumps(rest, default=repr, ensure_ascii=False)
+        text = json.dumps(rest, default=_text_or_repr, ensure_ascii=False)
         if pi.name in text or pi.uid in text:
             return
         self.templates[key] = Template(shared, drawn)
         self.templates.move_to_end(key)
         while len(self.templates) > KEPT:
             self.templates.popitem(last=False)
+
+
+def _text_or_repr(o) -> str:
+    # `nodes` already written as JSON (render.machine.EncodedNodes): its text.
+    text = getattr(o, "text", None)
+    return text if type(text) is str else repr(o)
 
 
 def _plugin_names(fw) -> list[str]:
