@@ -359,7 +359,8 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
         # An extender is a service of its own: it sees every pod, in order, once.
         reuse, jobs = False, 1
     explainer = _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None))
-    for p in _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None)):
+    for p in _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None),
+                        getattr(sink, "body_renderer", None)):
         tally.add(p)
         sink.pod(p)
         del p  # the sink has it written: only the next pod is kept
@@ -423,14 +424,22 @@ class _PodExplainer:
         self.keep(key, pi, doc, draws, drawn)
         return doc
 
-    def keep(self, key, pi, doc, draws, drawn) -> None:
+    def keep(self, key, pi, doc, draws, drawn, own=None) -> None:
         if key is not None and self.transferable(draws, drawn):
-            self.reuse.remember(key, pi, drawn, doc, draws)
+            self.reuse.remember(key, pi, drawn, doc, draws, own)
+
+    def names_own_pod(self, doc: dict, pi: PodInfo) -> bool | None:
+        """reuse.names_own_pod, where reuse may need it (None: never asked)."""
+        if self.reuse is None:
+            return None
+        from .reuse import names_own_pod
+
+        return names_own_pod(doc, pi)
 
 
-def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None):
+def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None, renderer=None):
     """Each pod's document, in order. `encoder`: the sink's nodes_encoder,
-    applied by the workers."""
+    `renderer`: its body_renderer, applied by the workers."""
     if jobs <= 1 or len(pods) <= 2:
         for pi in pods:
             yield explainer.explain(pi, explainer.key(pi))
@@ -438,10 +447,10 @@ def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder
     # The first pod here: the caches it fills (pod index, parsed terms) are
     # then the workers' too.
     yield explainer.explain(pods[0], explainer.key(pods[0]))
-    yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1), encoder)
+    yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1), encoder, renderer)
 
 
-def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None):
+def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None, renderer=None):
     """Pods 1... computed by worker processes, written in order. A pod whose
     scheduling key an earlier pod has is not sent: it takes that pod's
     result here. The run's random draws are made here, in pod order: a
@@ -459,7 +468,14 @@ def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: i
         if encoder is not None and isinstance(doc.get("nodes"), list) and doc["nodes"]:
             # Writing a pod's nodes costs more than computing them: done here too.
             doc["nodes"] = encoder(doc["nodes"])
-        return doc, draws, drawn
+        # Whether the result may be shared (a search of its whole text), and
+        # drawing it for people: here too, while the parent writes.
+        own = explainer.names_own_pod(doc, pods[i])
+        if renderer is not None and not drawn:
+            # (A drawn selected node is drawn again in the parent: its body
+            # is drawn there, from the whole document.)
+            doc = renderer(doc)
+        return doc, draws, drawn, own
 
     window: deque = deque()  # (index, key, worker or None: computed here)
     in_flight: dict[str, int] = {}  # key -> pods of that key sent to workers, not yet read
@@ -491,11 +507,11 @@ def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: i
                 if not in_flight[key]:
                     del in_flight[key]
             if ok and explainer.transferable(out[1], out[2]):
-                doc, draws, drawn = out
+                doc, draws, drawn, own = out
                 del out
                 if drawn:
                     doc["selectedNode"] = rng.choice(doc["topNodes"])
-                explainer.keep(key, pi, doc, draws, drawn)
+                explainer.keep(key, pi, doc, draws, drawn, own)
             else:
                 del out
                 doc, draws, drawn = explainer.cycle(pi)

@@ -15,6 +15,10 @@ from .storage.validation import check_pod_volumes, check_storage_object
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 
+# Pods with equal specs share one admitted spec (Admission.pod); False
+# admits every pod on its own (tests compare the two).
+SHARE_SPECS = True
+
 # kind -> attribute of ClusterState holding {key: object}
 _INDEXED_KINDS = {
     "Namespace": "namespaces",
@@ -210,7 +214,7 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
                 raise _duplicate(obj, origin, class_origins.get((kind, name)))
             target[name] = obj
             class_origins[(kind, name)] = origin
-    admission = Admission(state.priority_classes, state.runtime_classes)
+    admission = Admission(state.priority_classes, state.runtime_classes, share_specs=SHARE_SPECS)
 
     for obj, origin in objects:
         kind = obj["kind"]
@@ -220,8 +224,10 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
                     admission.priority_class(obj, origin)
             continue
         if kind == "Pod":
-            with _malformed(obj, origin):
+            try:
                 admission.metadata(obj, origin)
+            except _MALFORMED as exc:
+                raise _malformed_error(obj, origin, exc) from None
             pods.append((obj, origin))
             key = ("Pod", obj_key(obj))
         elif kind == "Node":
@@ -268,9 +274,11 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
         status = pod.get("status")
         if isinstance(status, dict) and status.get("phase") in TERMINAL_PHASES:
             continue
-        with _malformed(pod, origin):
-            admission.pod(pod, origin)
+        try:
+            admission.pod(pod, origin, metadata_done=True)
             check_pod_volumes(pod, origin)
+        except _MALFORMED as exc:
+            raise _malformed_error(pod, origin, exc) from None
         state.pods.append(pod)
     synthesize_namespaces(state)
     return state
@@ -291,10 +299,17 @@ def synthesize_namespaces(state: ClusterState) -> None:
         }
 
 
+# Errors that mean a field of the wrong shape (a string where a list belongs...).
+_MALFORMED = (AttributeError, TypeError, KeyError, IndexError)
+
+
+def _malformed_error(obj: dict, origin, exc: BaseException) -> InputError:
+    """Such a field is bad input like any other: report the object, never a traceback."""
+    return InputError(f"malformed object: a field has the wrong type ({exc})", source=origin, obj=object_ref(obj))
+
+
 class _malformed:
-    """A field of the wrong shape (a string where a list belongs...) is bad
-    input like any other: report the object, never a traceback.
-    (A class rather than @contextmanager: it runs twice per pod.)"""
+    """The same around a block (pods, which are many, use try/except: cheaper)."""
 
     __slots__ = ("obj", "origin")
 
@@ -306,10 +321,8 @@ class _malformed:
         return None
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None and issubclass(exc_type, (AttributeError, TypeError, KeyError, IndexError)) \
-                and not issubclass(exc_type, InputError):
-            raise InputError(f"malformed object: a field has the wrong type ({exc})", source=self.origin,
-                             obj=object_ref(self.obj)) from None
+        if exc_type is not None and issubclass(exc_type, _MALFORMED) and not issubclass(exc_type, InputError):
+            raise _malformed_error(self.obj, self.origin, exc) from None
         return False
 
 

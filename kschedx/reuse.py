@@ -97,27 +97,31 @@ class ResultReuse:
             p["askedByName"] = True
         return add_source(p, self.workload.sources), t.drawn
 
-    def remember(self, key: str | None, pi, drawn: bool, doc: dict, draws: int) -> None:
+    def remember(self, key: str | None, pi, drawn: bool, doc: dict, draws: int, own: bool | None = None) -> None:
         """Keep `doc` for later pods of `key` when the cycle can be shared:
         its only random draw (`draws` in all) was the final tie-break, and it
-        does not name its pod."""
+        does not name its pod (`own`: names_own_pod, when known already)."""
         if key is None or draws != (1 if drawn else 0):
             return
-        shared = {k: v for k, v in doc.items() if k not in OWN_KEYS}
-        rest = {k: v for k, v in shared.items() if k not in ("pod", "uid")}
-        text = json.dumps(rest, default=_text_or_repr, ensure_ascii=False)
-        if pi.name in text or pi.uid in text:
+        if names_own_pod(doc, pi) if own is None else own:
             return
+        shared = {k: v for k, v in doc.items() if k not in OWN_KEYS}
         self.templates[key] = Template(shared, drawn)
         self.templates.move_to_end(key)
         while len(self.templates) > KEPT:
             self.templates.popitem(last=False)
 
 
-def _text_or_repr(o) -> str:
-    # `nodes` already written as JSON (render.machine.EncodedNodes): its text.
-    text = getattr(o, "text", None)
-    return text if type(text) is str else repr(o)
+def names_own_pod(doc: dict, pi) -> bool:
+    """Whether a pod's document names the pod (its name or uid) anywhere but
+    in the fields that are its own. `nodes` may be encoded ahead already
+    (render/machine.py EncodedNodes): then its text is searched."""
+    rest = {k: v for k, v in doc.items() if k not in OWN_KEYS and k not in ("pod", "uid", "nodes")}
+    texts = [json.dumps(rest, default=repr, ensure_ascii=False)]
+    nodes = doc.get("nodes")
+    encoded = getattr(nodes, "text", None)
+    texts.append(encoded if isinstance(encoded, str) else json.dumps(nodes, default=repr, ensure_ascii=False))
+    return any(pi.name in text or pi.uid in text for text in texts)
 
 
 def _plugin_names(fw) -> list[str]:

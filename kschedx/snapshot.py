@@ -28,6 +28,10 @@ from .resources import (
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 
 _generation = itertools.count(1)
+
+# Pods whose specs hold the same objects share what PodInfo derives from
+# them (SpecFacts); False computes it for every pod (tests compare the two).
+SHARE_SPEC_FACTS = True
 _UNPARSED = object()
 
 
@@ -88,7 +92,7 @@ class PodInfo:
         "_cache",
     )
 
-    def __init__(self, pod: dict):
+    def __init__(self, pod: dict, facts: "SpecFacts | None" = None):
         meta = pod["metadata"]
         spec = pod["spec"]
         self.pod = pod
@@ -101,6 +105,16 @@ class PodInfo:
         self.node_name = spec.get("nodeName") or ""
         self._start_time = self._creation_time = _UNPARSED
         self._cache = {}
+        self.signature = label_signature_of(self.namespace, self.labels, meta.get("deletionTimestamp") is not None)
+        if facts is not None:
+            self.resource = facts.resource
+            self.non0_cpu = facts.non0_cpu
+            self.non0_mem = facts.non0_mem
+            self.host_ports = facts.host_ports
+            self.pvc_names = facts.pvc_names
+            self.has_affinity = facts.has_affinity
+            self.has_required_anti_affinity = facts.has_required_anti_affinity
+            return
 
         requests = pod_requests(pod)
         self.resource = Resource()
@@ -127,7 +141,6 @@ class PodInfo:
         self.has_required_anti_affinity = bool(
             (affinity.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         )
-        self.signature = label_signature_of(self.namespace, self.labels, meta.get("deletionTimestamp") is not None)
 
     @property
     def spec(self) -> dict:
@@ -157,6 +170,39 @@ class PodInfo:
 
     def __repr__(self):
         return f"PodInfo({self.key})"
+
+
+class SpecFacts:
+    """What PodInfo derives from a pod's spec alone, for pods whose specs
+    hold the very same objects (the replicas admission let share one spec,
+    see Admission.pod): computed for the first, taken by the others. The
+    values are shared, so nothing may change them in place (nothing does:
+    a changed pod gets a new PodInfo)."""
+
+    __slots__ = ("spec", "resource", "non0_cpu", "non0_mem", "host_ports", "pvc_names", "has_affinity",
+                 "has_required_anti_affinity")
+
+    def __init__(self, pi: PodInfo):
+        # The spec whose values the key names: holding it keeps their ids unique.
+        self.spec = pi.spec
+        self.resource = pi.resource
+        self.non0_cpu = pi.non0_cpu
+        self.non0_mem = pi.non0_mem
+        self.host_ports = pi.host_ports
+        self.pvc_names = pi.pvc_names
+        self.has_affinity = pi.has_affinity
+        self.has_required_anti_affinity = pi.has_required_anti_affinity
+
+
+def spec_facts_key(pod: dict):
+    """The identities of the spec's fields but nodeName, or None when the
+    pod's status has a say in its requests (in-place resizes: container
+    statuses with resources)."""
+    status = pod.get("status")
+    if status and (status.get("containerStatuses") or status.get("initContainerStatuses")):
+        return None
+    spec = pod["spec"]
+    return tuple(spec), tuple([id(v) for k, v in spec.items() if k != "nodeName"])
 
 
 def _host_ports(container: dict):
@@ -237,6 +283,8 @@ class NodeInfo:
         "pvc_ref_counts",
         "generation",
         "pod_index",
+        "columns",
+        "row",
     )
 
     def __init__(self, node: dict | None = None):
@@ -252,6 +300,10 @@ class NodeInfo:
         self.generation = next(_generation)
         # The snapshot's PodIndex (pod_index.py) once built; None on clones.
         self.pod_index = None
+        # The snapshot's NodeColumns (node_columns.py) once built, and this
+        # node's row there; None and -1 on clones and nodes added later.
+        self.columns = None
+        self.row = -1
         self.node = None
         self.name = ""
         self.labels = {}
@@ -270,6 +322,8 @@ class NodeInfo:
         self.unschedulable = bool(spec.get("unschedulable"))
         self.allocatable = Resource.from_milli_list(to_milli_list((node.get("status") or {}).get("allocatable")))
         self.generation = next(_generation)
+        if self.columns is not None:
+            self.columns.refresh(self)
 
     def add_pod(self, pi: PodInfo) -> None:
         self.pods.append(pi)
@@ -318,6 +372,8 @@ class NodeInfo:
             else:
                 self.pvc_ref_counts.pop(key, None)
         self.generation = next(_generation)
+        if self.columns is not None:
+            self.columns.refresh(self)
 
     def clone(self) -> "NodeInfo":
         """Snapshot(): a copy whose aggregates can change without touching this one."""
@@ -338,6 +394,8 @@ class NodeInfo:
         c.pvc_ref_counts = dict(self.pvc_ref_counts)
         c.generation = self.generation
         c.pod_index = None
+        c.columns = None
+        c.row = -1
         return c
 
     def __repr__(self):
@@ -367,6 +425,7 @@ class Snapshot:
         self.assigned_pod_node: dict[str, str] = {}  # uid -> node name
         self._used_pvcs: dict[str, int] | None = None
         self.pod_index = None  # pod_index.index_of() builds it when first asked
+        self.node_columns = None  # node_columns.columns_for() builds it when first asked
 
     # -- listers -------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:
@@ -427,12 +486,17 @@ def build_snapshot(cluster: ClusterState) -> Snapshot:
 
     snap = Snapshot(cluster, node_infos)
     missing: dict[str, int] = {}
+    shared: dict[tuple, SpecFacts] = {}
     for pod in cluster.bound_pods():
         node = by_name.get(pod["spec"]["nodeName"])
         if node is None:
             missing[pod["spec"]["nodeName"]] = missing.get(pod["spec"]["nodeName"], 0) + 1
             continue
-        pi = PodInfo(pod)
+        key = spec_facts_key(pod) if SHARE_SPEC_FACTS else None
+        facts = shared.get(key) if key is not None else None
+        pi = PodInfo(pod, facts)
+        if key is not None and facts is None:
+            shared[key] = SpecFacts(pi)
         node.add_pod(pi)
         snap.pod_infos[pi.uid] = pi
         snap.assigned_pod_node[pi.uid] = node.name

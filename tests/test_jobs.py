@@ -18,6 +18,8 @@ from click.testing import CliRunner
 from kschedx import app, workers
 from kschedx.cli import main
 from kschedx.framework.runner import Framework
+from kschedx.render.human import HumanSink
+from kschedx.render.layout import Report
 from kschedx.render.machine import JsonSink, to_json
 from kschedx.sink import DocumentSink
 from golden_compare import GOLDEN, case_names
@@ -63,6 +65,50 @@ def test_golden_documents_are_the_same_with_workers(name, tie_break, seed):
         texts.append(out.getvalue())
     assert texts[0] == texts[1]
     assert texts[0] == to_json(json.loads(texts[0]))
+    # Human output: the workers draw each pod's body.
+    assert human_text(twins(), tie_break=tie_break, seed=seed, jobs=2) == \
+        human_text(twins(), tie_break=tie_break, seed=seed, jobs=1, reuse=False)
+
+
+def human_text(workload, **kwargs) -> str:
+    out = io.StringIO()
+    code = app.explain_into(HumanSink(out=out, color=False), workload, **kwargs)
+    return f"{code}\n{out.getvalue()}"
+
+
+def test_workers_draw_the_body_for_people_and_reused_pods_share_it(monkeypatch):
+    # 70 nodes: enough for the body to be kept for the next pods of a group.
+    objs = groups_cluster(groups=6, replicas=3, nodes=70, interleaved=False)
+    bodies = []
+    body = Report.body
+
+    def counted(self, pod):
+        bodies.append((os.getpid(), pod["pod"]))
+        return body(self, pod)
+
+    monkeypatch.setattr(Report, "body", counted)
+    one = human_text(load(objs), tie_break="name", jobs=1, reuse=False)
+    assert len(bodies) == 18
+    bodies.clear()
+    assert human_text(load(objs), tie_break="name", jobs=1) == one
+    assert len(bodies) == 6  # once a group: the other replicas' bodies are that one's
+    bodies.clear()
+    received = []
+    pod = HumanSink.pod
+
+    def seen(self, p):
+        received.append(type(p.get("nodes")).__name__)
+        return pod(self, p)
+
+    monkeypatch.setattr(HumanSink, "pod", seen)
+    assert human_text(load(objs), tie_break="name", jobs=2) == one
+    assert "RenderedBody" in received
+    # The bodies the workers drew are not drawn again here.
+    here = [name for pid, name in bodies if pid == os.getpid()]
+    assert here == [here[0]] and here[0].endswith("/grp0-0"), here  # the first pod only: computed here
+    # With a random tie-break, a drawn node is drawn again here, its body too.
+    assert human_text(load(objs), tie_break="random", seed=5, jobs=2) == \
+        human_text(load(objs), tie_break="random", seed=5, jobs=1, reuse=False)
 
 
 def test_workers_encode_the_nodes_for_json(monkeypatch):

@@ -271,6 +271,24 @@ def test_a_result_that_names_its_pod_is_not_kept():
     assert reuse.document(key, w.pods[1]) is not None
 
 
+def test_a_result_whose_encoded_nodes_name_its_pod_is_not_kept():
+    # explain --jobs workers encode `nodes` for -o json: the text is searched.
+    from kschedx.render.machine import encode_nodes
+
+    objs = groups_cluster(groups=1, replicas=2)
+    w = load(objs)
+    scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+    reuse = ResultReuse(scheds, w)
+    first = w.pods[0]
+    key = reuse.key(first)
+    doc = app.explain(w, tie_break="name")["pods"][0]
+    named = [dict(n, notes=[f"{first.uid} was here"]) for n in doc["nodes"]]
+    reuse.remember(key, first, False, dict(doc, nodes=encode_nodes(named)), 0)
+    assert reuse.document(key, w.pods[1]) is None
+    reuse.remember(key, first, False, dict(doc, nodes=encode_nodes(doc["nodes"])), 0)
+    assert reuse.document(key, w.pods[1]) is not None
+
+
 def test_preemption_drawing_at_random_is_not_shared(monkeypatch):
     # Two identical preemptors: with --tie-break random preemption draws its
     # candidates' offset, so each pod runs its own cycle (same document as

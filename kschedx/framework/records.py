@@ -10,6 +10,8 @@ all nodes (FilterTable, ScoreTable), and a NodeResult builds its own
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
+from operator import add, mul
 
 from ..gc_policy import pauses_collector
 from ..snapshot import NodeInfo, PodInfo
@@ -141,11 +143,13 @@ class ScoreTable:
         self.normalized.append(normalized)
 
     def totals(self) -> list[int]:
-        totals = [0] * len(self.nodes)
+        totals = None
         for weight, col in zip(self.weights, self.normalized):
-            if col is not None:
-                totals = [t + s * weight for t, s in zip(totals, col)]
-        return totals
+            if col is None:
+                continue
+            weighted = col if weight == 1 else map(mul, col, repeat(weight))
+            totals = list(weighted) if totals is None else list(map(add, totals, weighted))
+        return totals if totals is not None else [0] * len(self.nodes)
 
     def scores(self, k: int) -> list[PluginScore]:
         return [PluginScore(*row) for row in self.rows(k)]

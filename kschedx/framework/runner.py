@@ -639,8 +639,8 @@ class Framework:
                         f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {st.message()}'
                     )
                 normalized = [s.score for s in scores]
-            invalid = next((s for s in normalized if s > MAX_NODE_SCORE or s < MIN_NODE_SCORE), None)
-            if invalid is not None:
+            if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
+                invalid = next(s for s in normalized if s > MAX_NODE_SCORE or s < MIN_NODE_SCORE)
                 raise PluginError(
                     f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
                     f"score {invalid}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"

@@ -12,7 +12,7 @@ import re
 import sys
 
 from ..sink import ResultSink
-from .layout import ASCII, HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, Report, Table, symbols_for
+from .layout import ASCII, HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, RenderedBody, Report, Table, symbols_for
 
 STYLES = {
     PASS: "green",
@@ -60,6 +60,16 @@ class HumanSink(ResultSink):
     def pod(self, pod: dict) -> None:
         self.report.next_pod(pod)
         self._flush()
+
+    def body_renderer(self, pod: dict) -> dict:
+        """The pod's document with its body drawn (everything under its
+        header line, which stays the parent's: a shared result gets another
+        name). Run by explain --jobs workers, after begin()."""
+        report = Report(self.report.doc, wide=self.wide, node=self.node, sym=self.sym)
+        report.body(pod)
+        out = dict(pod)
+        out["nodes"] = RenderedBody(report.blocks)
+        return out
 
     def end(self, tail: dict) -> None:
         self.report.end()

@@ -209,6 +209,33 @@ def details_lines(plugin: str, details) -> list[str]:
 
 
 # -- the report ---------------------------------------------------------------
+# A pod's own fields, which only its header line shows.
+_HEADER_ONLY = frozenset({"pod", "uid", "source", "nodes"})
+
+
+def _body_key(pod: dict) -> str | None:
+    """What a pod's body is drawn from besides its `nodes` list (compared by
+    identity): every other field but the header's own. None when the body
+    is not worth keeping (a small node list is quick to draw again)."""
+    nodes = pod.get("nodes")
+    if not isinstance(nodes, list) or len(nodes) < 64:
+        return None
+    import json
+
+    return json.dumps({k: v for k, v in pod.items() if k not in _HEADER_ONLY}, default=repr)
+
+
+class RenderedBody:
+    """A pod's body blocks drawn ahead, where the pod was computed (an
+    `explain --jobs` worker: HumanSink.body_renderer); it stands in for the
+    pod's `nodes`, the bulk of what a worker would send otherwise."""
+
+    __slots__ = ("blocks",)
+
+    def __init__(self, blocks: list):
+        self.blocks = blocks
+
+
 class Report:
     """Builds the blocks for one document, or piece by piece for a stream:
     begin(), then next_pod() for each pod (take_blocks() hands over what is
@@ -222,6 +249,8 @@ class Report:
         self.blocks: list = []
         self.pods = 0
         self.counts: dict[str, int] = {}
+        # The last pod's body blocks: (its key, its nodes list, the blocks). See pod().
+        self._last_body: tuple | None = None
 
     def build(self) -> list:
         """Every block of the report, in reading order."""
@@ -263,6 +292,25 @@ class Report:
     # -- one pod ----------------------------------------------------------------
     def pod(self, pod: dict) -> None:
         self.header(pod)
+        if isinstance(pod.get("nodes"), RenderedBody):
+            self.blocks.extend(pod["nodes"].blocks)
+            return
+        # Pods that take an identical earlier pod's result (kschedx/reuse.py)
+        # share its `nodes` list and differ only in the fields the header
+        # shows: their body (5,000 nodes grouped and ranked) is the same
+        # blocks, built once. Blocks are never changed once built.
+        key = _body_key(pod)
+        last = self._last_body
+        if key is not None and last is not None and last[0] == key and last[1] is pod["nodes"]:
+            self.blocks.extend(last[2])
+            return
+        start = len(self.blocks)
+        self.body(pod)
+        if key is not None:
+            self._last_body = (key, pod["nodes"], self.blocks[start:])
+
+    def body(self, pod: dict) -> None:
+        """Everything under a pod's header line."""
         self.outcome(pod)
         if pod["status"] in ("Gated", "Error", "NoProfile"):
             return  # no node was considered

@@ -10,10 +10,11 @@ special cases, exactly like upstream.
 from __future__ import annotations
 
 import hashlib
+import marshal
 
 from ..errors import InputError
 from ..quantity import QuantityError, parse_quantity
-from .shape import check_shape
+from .shape import check_pod_shape_but_spec, check_shape, pod_shape_but_spec_valid
 from .validation import validate_pod_spec
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -76,9 +77,14 @@ class Admission:
     admission its RuntimeClasses, so both are given up front.
     """
 
-    def __init__(self, priority_classes: dict[str, dict], runtime_classes: dict[str, dict]):
+    def __init__(self, priority_classes: dict[str, dict], runtime_classes: dict[str, dict], *,
+                 share_specs: bool = False):
         self.priority_classes = priority_classes
         self.runtime_classes = runtime_classes
+        # share_specs: pods whose specs are equal as written share one
+        # admitted spec (see pod()); only for a whole cluster read at once,
+        # where nothing changes a pod's spec in place afterwards.
+        self._specs: dict | None = {} if share_specs else None
         defaults = [pc for pc in priority_classes.values() if pc.get("globalDefault")]
         # Upstream picks the lowest-valued class when several claim to be the
         # global default (an API race it tolerates rather than rejects).
@@ -102,12 +108,34 @@ class Admission:
         return meta
 
     # -- Pod -----------------------------------------------------------------
-    def pod(self, pod: dict, origin) -> None:
-        self.metadata(pod, origin)
-        ref = object_ref(pod)
+    def pod(self, pod: dict, origin, *, metadata_done: bool = False) -> None:
+        if not metadata_done:
+            self.metadata(pod, origin)
         spec = pod.get("spec")
         if not isinstance(spec, dict):
-            raise InputError("pod has no spec", source=origin, obj=ref, field="spec")
+            raise InputError("pod has no spec", source=origin, obj=object_ref(pod), field="spec")
+        key = None
+        if self._specs is not None:
+            key = _spec_key(spec, pod)
+            admitted = self._specs.get(key) if key is not None else None
+            if admitted is not None:
+                # A spec equal to an earlier pod's as written is admitted as
+                # that one was (admission reads nothing else of the pod that
+                # the key leaves out), and its checks passed there.
+                if not pod_shape_but_spec_valid(pod):
+                    check_pod_shape_but_spec(pod, origin, object_ref(pod))
+                node_name = spec.get("nodeName")
+                spec.clear()
+                spec.update(admitted)
+                if node_name is not None:
+                    spec["nodeName"] = node_name
+                return
+        self._admit_pod(pod, spec, origin)
+        if key is not None and len(self._specs) < _SHARED_SPECS_LIMIT:
+            self._specs[key] = spec.copy()
+
+    def _admit_pod(self, pod: dict, spec: dict, origin) -> None:
+        ref = object_ref(pod)
         check_shape(pod, origin, ref)  # first: a mapping where a list belongs is a type error, not "no containers"
         if not isinstance(spec.get("containers"), list) or not spec["containers"]:
             raise InputError("pod has no containers", source=origin, obj=ref, field="spec.containers")
@@ -282,6 +310,35 @@ class Admission:
         self.metadata(pc, origin)
         if not isinstance(pc.get("value", 0), int):
             raise InputError("must be an integer", source=origin, obj=object_ref(pc), field="value")
+
+
+# Distinct specs remembered by one Admission (a workload's replicas share one).
+_SHARED_SPECS_LIMIT = 100_000
+
+
+def _spec_key(spec: dict, pod: dict):
+    """What the admitted spec depends on, or None when it cannot be told.
+
+    The spec as written (marshal tells 1 from 1.0, True and "1", and keeps
+    key order, so equal keys mean equal specs), without the value of
+    nodeName (a string: pods of one controller differ there); plus the
+    labels where matchLabelKeys / mismatchLabelKeys copy label values into
+    the spec. Types marshal cannot write (YAML timestamps) get no key.
+    """
+    node_name = spec.get("nodeName")
+    if node_name is not None:
+        if not isinstance(node_name, str):
+            return None
+        spec = spec.copy()
+        spec["nodeName"] = ""
+    try:
+        key = marshal.dumps(spec)
+        if b"LabelKeys" in key:
+            labels = pod["metadata"].get("labels")
+            return key, marshal.dumps(labels)
+    except ValueError:
+        return None
+    return key
 
 
 def _merge_label_keys(selector: dict, keys, operator: str, labels: dict) -> None:

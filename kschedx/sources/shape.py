@@ -169,6 +169,32 @@ def check_shape(obj: dict, origin, ref: str) -> None:
     _check(obj, _TREES.get(obj.get("kind"), _METADATA), origin, ref)
 
 
+def _without(tree: _Tree, key: str) -> _Tree:
+    """`tree` without one of its top-level fields (and that field's checks)."""
+    out = _Tree()
+    out.checks, out.types, out.no_bool = tree.checks, tree.types, tree.no_bool
+    out.keys = {k: sub for k, sub in tree.keys.items() if k != key}
+    out.required = tuple(k for k in tree.required if k != key)
+    out.items, out.values = tree.items, tree.values
+    out.leaf = not out.keys and out.items is None and out.values is None and not out.required
+    return out
+
+
+_POD_WITHOUT_SPEC = _without(_TREES["Pod"], "spec")
+
+
+def pod_shape_but_spec_valid(pod: dict) -> bool:
+    return _valid(pod, _POD_WITHOUT_SPEC)
+
+
+def check_pod_shape_but_spec(pod: dict, origin, ref: str) -> None:
+    """check_shape for a pod whose spec equals one already checked: the
+    rest of it (metadata, status). The first wrong field is the same as
+    check_shape's, which walks fields in shape order and finds none in
+    such a spec."""
+    _check(pod, _POD_WITHOUT_SPEC, origin, ref)
+
+
 def check_document(doc, name: str, origin) -> None:
     """The same for a whole document that is not an API object (a
     kubeconfig): the error names the file and the field path."""

@@ -26,7 +26,8 @@ def default_normalize_values(max_priority: int, reverse: bool, values: list[int]
     max_count = max(0, max(values, default=0))
     if max_count == 0:
         return [max_priority] * len(values) if reverse else list(values)
-    out = [go_div(max_priority * v, max_count) for v in values]
+    # Go's truncating division is Python's floor division for v >= 0.
+    out = [max_priority * v // max_count if v >= 0 else go_div(max_priority * v, max_count) for v in values]
     return [max_priority - v for v in out] if reverse else out
 
 

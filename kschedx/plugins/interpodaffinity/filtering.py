@@ -150,9 +150,9 @@ def existing_anti_affinity_counts(state: PreFilterState, nodes, index=None) -> N
     hot = None
     if index is not None:
         hot = index.nodes_with_terms(lambda terms: any([matches(t) for t in terms.required_anti_affinity]))
+    if hot is not None:
+        nodes = [ni for ni in nodes if ni.name in hot or ni.pod_index is not index]
     for ni in nodes:
-        if hot is not None and ni.name not in hot and ni.pod_index is index:
-            continue
         labels = ni.labels
         for ep in ni.pods_with_required_anti_affinity:
             for t in affinity_terms(ep).required_anti_affinity:
@@ -189,9 +189,9 @@ def incoming_affinity_counts(state: PreFilterState, nodes, index=None) -> None:
     hot = None
     if index is not None:
         hot = index.nodes_with_signatures(lambda sig: bool(match(sig)[0] or match(sig)[1]))
+    if hot is not None:
+        nodes = [ni for ni in nodes if ni.name in hot or ni.pod_index is not index]
     for ni in nodes:
-        if hot is not None and ni.name not in hot and ni.pod_index is index:
-            continue
         sig_counts = node_signature_counts(ni)
         if not sig_counts:
             continue
@@ -288,13 +288,25 @@ def filter_nodes(state: PreFilterState, nodes) -> list | None:
     existing = state.existing_anti_affinity_counts
     if not anti and not existing:
         return None
-    out = []
-    for ni in nodes:
-        if (anti and not satisfy_pod_anti_affinity(state, ni)) or \
-                (existing and not satisfy_existing_pods_anti_affinity(state, ni)):
-            out.append(filter_node(state, ni))
-        else:
-            out.append(None)
+    # A node fails an anti-affinity check when its value of some key has a
+    # positive count (counted pairs never have a None value).
+    bad: dict[str, set] = {}
+    if anti:
+        keys = {t.topology_key for t in state.required_anti_affinity}
+        for (k, v), n in anti.items():
+            if n > 0 and k in keys:
+                bad.setdefault(k, set()).add(v)
+    for (k, v), n in existing.items():
+        if n > 0:
+            bad.setdefault(k, set()).add(v)
+    flagged = set()
+    for k, values in bad.items():
+        flagged.update(i for i, ni in enumerate(nodes) if ni.labels.get(k) in values)
+    if not flagged:
+        return None
+    out = [None] * len(nodes)
+    for i in flagged:
+        out[i] = filter_node(state, nodes[i])
     return out
 
 

@@ -114,9 +114,15 @@ class InterPodAffinity(Plugin):
     def score(self, state, pod_info, node_info) -> int:
         return scoring.score_node(_read(state, scoring.PRE_SCORE_STATE_KEY), node_info)
 
+    def score_all(self, state, pod_info, nodes) -> list[int]:
+        return scoring.score_nodes(_read(state, scoring.PRE_SCORE_STATE_KEY), nodes)
+
     def normalize_score(self, state, pod_info, scores):
         scoring.normalize(_read(state, scoring.PRE_SCORE_STATE_KEY), scores)
         return None
+
+    def normalize_all(self, state, pod_info, nodes, scores) -> list[int]:
+        return scoring.normalize_all(_read(state, scoring.PRE_SCORE_STATE_KEY), scores)
 
     def score_details(self, state, pod_info, node_info):
         s = state.read(scoring.PRE_SCORE_STATE_KEY)

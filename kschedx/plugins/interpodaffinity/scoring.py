@@ -9,6 +9,8 @@ range min..max onto 0..100 with float64 arithmetic, like upstream.
 
 from __future__ import annotations
 
+from operator import add
+
 from ...framework.interface import MAX_NODE_SCORE
 from ...podaffinity import SignaturePod, affinity_terms, node_signature_counts, pods_with_signature
 
@@ -90,6 +92,9 @@ def compute_pre_score(plugin, state: PreScoreState, pod_info, preferred_affinity
         if has_constraints:
             sig_hot = index.nodes_with_signatures(lambda sig: bool(incoming(sig)))
         terms_hot = index.nodes_with_terms(lambda terms: bool(existing(terms)))
+        # The index's nodes outside both sets are skipped below anyway.
+        hot = terms_hot if sig_hot is None else sig_hot | terms_hot
+        nodes = [ni for ni in nodes if ni.name in hot or ni.pod_index is not index]
     any_node = False
     for ni in nodes:
         labels = ni.labels
@@ -188,6 +193,30 @@ def score_node(state: PreScoreState, node_info) -> int:
         if v is not None:
             score += values.get(v, 0)
     return score
+
+
+def score_nodes(state: PreScoreState, nodes) -> list[int]:
+    """score_node on every node, one topology key at a time."""
+    out = None
+    for key, values in state.topology_score.items():
+        get = values.get
+        # A node without the key looks up None: no domain has that value.
+        col = [get(ni.labels.get(key), 0) for ni in nodes]
+        out = col if out is None else list(map(add, out, col))
+    return out if out is not None else [0] * len(nodes)
+
+
+def normalize_all(state: PreScoreState, scores: list[int]) -> list[int]:
+    """normalize over plain scores, as a new list."""
+    if not state.topology_score or not scores:
+        return list(scores)
+    min_count = min(scores)
+    diff = max(scores) - min_count
+    if diff <= 0:
+        return [0] * len(scores)
+    max_score = float(MAX_NODE_SCORE)
+    fdiff = float(diff)
+    return [int(max_score * (float(s - min_count) / fdiff)) for s in scores]
 
 
 def normalize(state: PreScoreState, scores) -> None:

@@ -10,6 +10,7 @@ from ...framework.interface import MAX_NODE_SCORE, Plugin
 from ...framework.status import Code, Status
 from ...resources import CPU, MEMORY
 from ...config.pluginargs import checked_plugin_args
+from ...node_columns import columns_for
 from .resource_allocation import pod_request_list, vectors
 
 _KEY = "PreScoreNodeResourcesBalancedAllocation"
@@ -36,6 +37,24 @@ def balanced_resource_scorer(requested, allocatable) -> int:
             s = s + (f - mean) * (f - mean)
         std = math.sqrt(s / float(len(fractions)))
     return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+def _column_scores(cols, rows, pod_cpu: int, pod_mem: int) -> list[int]:
+    """score_all's unrolled scorer over the columns' rows (all when None)."""
+    max_score = float(MAX_NODE_SCORE)
+    out = []
+    for ac, am, uc, um in zip(*cols.take(rows, "alloc_cpu", "alloc_mem", "req_cpu", "req_mem")):
+        std = 0.0
+        if ac and am:
+            cpu = float(uc + pod_cpu) / float(ac)
+            if cpu > 1:
+                cpu = 1.0
+            mem = float(um + pod_mem) / float(am)
+            if mem > 1:
+                mem = 1.0
+            std = abs((cpu - mem) / 2)
+        out.append(int((1 - std) * max_score))
+    return out
 
 
 class NodeResourcesBalancedAllocation(Plugin):
@@ -67,6 +86,12 @@ class NodeResourcesBalancedAllocation(Plugin):
         if reqs is None or [name for name, _ in self.resources] != [CPU, MEMORY]:
             return [self.score(state, pod_info, ni) for ni in nodes]
         pod_cpu, pod_mem = reqs
+        at = columns_for(self.handle, nodes)
+        if at is not None:
+            cols, rows = at
+            scores = cols.values(("NodeResourcesBalancedAllocation", pod_cpu, pod_mem),
+                                 lambda some: _column_scores(cols, some, pod_cpu, pod_mem))
+            return [scores[r] for r in rows]
         max_score = float(MAX_NODE_SCORE)
         out = []
         for ni in nodes:

@@ -4,10 +4,13 @@ or RequestedToCapacityRatio) over the configured resources and weights."""
 
 from __future__ import annotations
 
+from itertools import compress
+
 from ...framework.interface import MAX_NODE_SCORE, Plugin
 from ...framework.status import Code, Status
 from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE, default_plugin_args, fit_init_error
 from ...resources import CPU, MEMORY, Resource, is_extended_resource_name, pod_requests
+from ...node_columns import columns_for
 from .resource_allocation import pod_request_list, vectors
 
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
@@ -111,6 +114,19 @@ class NodeResourcesFit(Plugin):
         req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info)
         cpu, memory, storage = req.milli_cpu, req.memory, req.ephemeral_storage
         quick = not req.scalar
+        at = columns_for(self.handle, nodes) if quick else None
+        if at is not None:
+            cols, rows = at
+            doubtful = cols.values(("NodeResourcesFit/doubtful", cpu, memory, storage),
+                                   lambda some: _doubtful(cols, some, cpu, memory, storage))
+            out = None
+            for i in compress(range(len(rows)), [doubtful[r] for r in rows]):
+                st = self._status(fits_request(req, nodes[i], self.ignored, self.ignored_groups))
+                if st is not None:
+                    if out is None:
+                        out = [None] * len(nodes)
+                    out[i] = st
+            return out
         out = None
         for i, ni in enumerate(nodes):
             # A quick test that fits_request finds nothing insufficient;
@@ -153,6 +169,12 @@ class NodeResourcesFit(Plugin):
         if [name for name, _ in self.resources] != [CPU, MEMORY]:
             return [self.score(state, pod_info, ni) for ni in nodes]
         pod_cpu, pod_mem = reqs
+        at = columns_for(self.handle, nodes)
+        if at is not None:
+            cols, rows = at
+            key = ("NodeResourcesFit/score", self.strategy, self.resources, self.shape, pod_cpu, pod_mem)
+            scores = cols.values(key, lambda some: self._column_scores(cols, some, pod_cpu, pod_mem))
+            return [scores[r] for r in rows]
         if self.strategy == "RequestedToCapacityRatio":
             return self._rtcr_score_all(reqs, nodes)
         (_, cpu_weight), (_, mem_weight) = self.resources
@@ -190,15 +212,74 @@ class NodeResourcesFit(Plugin):
             out.append(score // weight_sum if weight_sum else 0)
         return out
 
-    def _rtcr_score_all(self, reqs, nodes) -> list[int]:
-        """requested_to_capacity_ratio_scorer over cpu and memory, unrolled,
-        with the shape looked up per whole percent (utilization is an
-        integer 0-100 once over-capacity maps to 100)."""
+    def _column_scores(self, cols, rows, pod_cpu: int, pod_mem: int) -> list[int]:
+        """The unrolled scorers below over the columns' rows (all when None)."""
+        alloc_cpu, alloc_mem, used_cpu, used_mem = cols.take(rows, "alloc_cpu", "alloc_mem", "nz_cpu", "nz_mem")
+        (_, cpu_weight), (_, mem_weight) = self.resources
+        out = []
+        if self.strategy == "LeastAllocated":
+            both = cpu_weight + mem_weight
+            for ac, am, uc, um in zip(alloc_cpu, alloc_mem, used_cpu, used_mem):
+                if ac and am:
+                    rc = uc + pod_cpu
+                    rm = um + pod_mem
+                    out.append(((0 if rc > ac else (ac - rc) * MAX_NODE_SCORE // ac) * cpu_weight
+                                + (0 if rm > am else (am - rm) * MAX_NODE_SCORE // am) * mem_weight) // both)
+                    continue
+                score = weight_sum = 0
+                if ac:
+                    score += least_requested_score(uc + pod_cpu, ac) * cpu_weight
+                    weight_sum += cpu_weight
+                if am:
+                    score += least_requested_score(um + pod_mem, am) * mem_weight
+                    weight_sum += mem_weight
+                out.append(score // weight_sum if weight_sum else 0)
+            return out
+        if self.strategy == "MostAllocated":
+            for ac, am, uc, um in zip(alloc_cpu, alloc_mem, used_cpu, used_mem):
+                score = weight_sum = 0
+                if ac:
+                    r = uc + pod_cpu
+                    score += (ac if r > ac else r) * MAX_NODE_SCORE // ac * cpu_weight
+                    weight_sum += cpu_weight
+                if am:
+                    r = um + pod_mem
+                    score += (am if r > am else r) * MAX_NODE_SCORE // am * mem_weight
+                    weight_sum += mem_weight
+                out.append(score // weight_sum if weight_sum else 0)
+            return out
+        table = self._rtcr_lookup()
+        full = table[_MAX_UTILIZATION]
+        for ac, am, uc, um in zip(alloc_cpu, alloc_mem, used_cpu, used_mem):
+            score = weight_sum = 0
+            if ac:
+                r = uc + pod_cpu
+                sc = full if r > ac else table[r * _MAX_UTILIZATION // ac]
+                if sc > 0:
+                    score += sc * cpu_weight
+                    weight_sum += cpu_weight
+            if am:
+                r = um + pod_mem
+                sc = full if r > am else table[r * _MAX_UTILIZATION // am]
+                if sc > 0:
+                    score += sc * mem_weight
+                    weight_sum += mem_weight
+            out.append(_round_half_away(score, weight_sum) if weight_sum else 0)
+        return out
+
+    def _rtcr_lookup(self) -> list[int]:
         table = self._rtcr_table
         if table is None:
             raw = broken_linear_function([(u, sc * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE))
                                           for u, sc in self.shape])
             table = self._rtcr_table = [raw(p) for p in range(_MAX_UTILIZATION + 1)]
+        return table
+
+    def _rtcr_score_all(self, reqs, nodes) -> list[int]:
+        """requested_to_capacity_ratio_scorer over cpu and memory, unrolled,
+        with the shape looked up per whole percent (utilization is an
+        integer 0-100 once over-capacity maps to 100)."""
+        table = self._rtcr_lookup()
         full = table[_MAX_UTILIZATION]
         (_, cpu_weight), (_, mem_weight) = self.resources
         pod_cpu, pod_mem = reqs
@@ -236,6 +317,15 @@ class NodeResourcesFit(Plugin):
         if self.shape is not None:
             details["shape"] = [{"utilization": u, "score": sc} for u, sc in self.shape]
         return details
+
+
+def _doubtful(cols, rows, cpu: int, memory: int, storage: int) -> list[bool]:
+    """filter_all's quick test over the columns' rows (all when None): True
+    where it cannot tell that fits_request finds nothing insufficient."""
+    cols_ = cols.take(rows, "num_pods", "allowed_pods", "alloc_cpu", "req_cpu", "alloc_mem", "req_mem", "alloc_eph",
+                      "req_eph")
+    return [not (n < allowed and cpu <= ac - rc and memory <= am - rm and storage <= ae - re)
+            for n, allowed, ac, rc, am, rm, ae, re in zip(*cols_)]
 
 
 def build_scorer(strategy: str, resources, shape=None):

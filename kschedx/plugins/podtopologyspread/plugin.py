@@ -103,6 +103,9 @@ class PodTopologySpread(Plugin):
         scoring.normalize(_read(state, scoring.PRE_SCORE_STATE_KEY), scores)
         return None
 
+    def normalize_all(self, state, pod_info, nodes, scores) -> list[int]:
+        return scoring.normalize_all(_read(state, scoring.PRE_SCORE_STATE_KEY), nodes, scores)
+
     def score_details(self, state, pod_info, node_info):
         s = state.read(scoring.PRE_SCORE_STATE_KEY)
         if s is None:

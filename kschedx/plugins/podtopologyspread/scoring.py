@@ -222,6 +222,30 @@ def normalize(s: PreScoreState, scores) -> None:
         ns.score = go_div(MAX_NODE_SCORE * (max_score + min_score - ns.score), max_score)
 
 
+def normalize_all(s: PreScoreState, nodes, scores: list[int]) -> list[int]:
+    """normalize over plain scores, as a new list."""
+    ignored = s.ignored_nodes
+    if ignored:
+        valid = [sc for ni, sc in zip(nodes, scores) if ni.name not in ignored]
+        marked = [INVALID_SCORE if ni.name in ignored else sc for ni, sc in zip(nodes, scores)]
+    else:
+        valid = marked = scores
+    # normalize's running minimum and maximum start at MaxInt64 and 0.
+    min_score = min(min(valid, default=2**63 - 1), 2**63 - 1)
+    max_score = max(max(valid, default=0), 0)
+    if max_score == 0:
+        return [0 if sc == INVALID_SCORE else MAX_NODE_SCORE for sc in marked]
+    top = MAX_NODE_SCORE * (max_score + min_score)
+    out = []
+    for sc in marked:
+        if sc == INVALID_SCORE:
+            out.append(0)
+            continue
+        n = top - MAX_NODE_SCORE * sc
+        out.append(n // max_score if n >= 0 else go_div(n, max_score))
+    return out
+
+
 def score_details(s: PreScoreState, node_info) -> dict:
     if node_info.name in s.ignored_nodes:
         return {"ignored": True, "note": "the node lacks a topology key of the constraints: scored 0"}

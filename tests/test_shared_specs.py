@@ -1,0 +1,200 @@
+"""Pods whose specs are equal as written share one admitted spec
+(Admission.pod) and what PodInfo derives from it (snapshot.SpecFacts).
+Nothing may leak between them: every golden case with twins of its pods
+gives the same pods, the same PodInfos and the same documents with and
+without sharing; what admission reads beyond the spec (labels for
+matchLabelKeys, the run's classes) and what PodInfo reads beyond it
+(in-place resizes in the status) stays each pod's own; bad input in a
+later twin is reported for that pod and field, exactly as without sharing."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from kschedx import app, cluster as cluster_module, snapshot as snapshot_module
+from kschedx.cluster import build_cluster
+from kschedx.errors import InputError
+from kschedx.sink import DocumentSink
+from kschedx.snapshot import build_snapshot
+from kschedx.sources.fixtures import Origin, read_objects
+from builders import HIGH, LOW, ONE_POD, affinity_term, container, label_selector, make_pod, match_labels
+from builders import preemption_node, preemption_pod, priority_class, spread_constraint
+from golden_compare import GOLDEN, case_names
+
+HOST = "kubernetes.io/hostname"
+
+
+@pytest.fixture(params=[True, False], ids=["shared", "unshared"])
+def sharing(request, monkeypatch):
+    monkeypatch.setattr(cluster_module, "SHARE_SPECS", request.param)
+    monkeypatch.setattr(snapshot_module, "SHARE_SPEC_FACTS", request.param)
+    return request.param
+
+
+def _set_sharing(monkeypatch, on: bool) -> None:
+    monkeypatch.setattr(cluster_module, "SHARE_SPECS", on)
+    monkeypatch.setattr(snapshot_module, "SHARE_SPEC_FACTS", on)
+
+
+def _twin(obj: dict, suffix: str, labels: bool = False) -> dict:
+    twin = copy.deepcopy(obj)
+    meta = twin.setdefault("metadata", {})
+    meta["name"] = f"{meta.get('name')}-{suffix}"
+    if meta.get("uid"):
+        meta["uid"] = f"{meta['uid']}-{suffix}"
+    if labels and isinstance(meta.get("labels"), dict):
+        meta["labels"] = {k: f"{v}-{suffix}" if isinstance(v, str) else v for k, v in meta["labels"].items()}
+    return twin
+
+
+def _with_twins(name: str) -> list:
+    """The golden case with, after each pod, a twin (other name and uid) and
+    a twin whose label values differ too."""
+    objs = []
+    for obj, origin in read_objects([str(GOLDEN / "cases" / f"{name}.yaml")]):
+        objs.append((obj, origin))
+        if obj.get("kind") == "Pod":
+            objs.append((_twin(obj, "twin"), origin))
+            objs.append((_twin(obj, "other", labels=True), origin))
+    return objs
+
+
+def _facts(snap) -> list:
+    return [(pi.key, pi.node_name, pi.resource.as_dict(), pi.non0_cpu, pi.non0_mem, pi.host_ports, pi.pvc_names,
+             pi.has_affinity, pi.has_required_anti_affinity, pi.priority, pi.signature)
+            for pi in snap.pod_infos.values()]
+
+
+def _outcome(name: str) -> str:
+    """The admitted pods, the snapshot's PodInfos and the explain document
+    (or the error), as text: key order counts."""
+    try:
+        cluster = build_cluster(_with_twins(name))
+    except InputError as exc:
+        return f"error: {exc}"
+    pods = json.dumps(cluster.pods, default=repr)
+    facts = json.dumps(_facts(build_snapshot(cluster)), default=repr)
+    try:
+        workload = app.load_workload((), cluster_objects=_with_twins(name))
+    except InputError as exc:
+        return f"{pods}\n{facts}\nerror: {exc}"
+    sink = DocumentSink()
+    app.explain_into(sink, workload, tie_break="name", seed=None)
+    return f"{pods}\n{facts}\n{json.dumps(sink.doc, default=repr)}"
+
+
+@pytest.mark.parametrize("name", case_names())
+def test_golden_cases_with_twins_are_the_same_with_and_without_sharing(name, monkeypatch):
+    _set_sharing(monkeypatch, False)
+    alone = _outcome(name)
+    _set_sharing(monkeypatch, True)
+    assert _outcome(name) == alone
+
+
+def _pod(name, labels=None, node=None, **spec):
+    return make_pod(name, "ns", uid=None, labels=labels, node=node, **spec)
+
+
+def _by_name(cluster) -> dict:
+    return {p["metadata"]["name"]: p for p in cluster.pods}
+
+
+def test_twins_share_nested_objects_but_not_the_spec_itself():
+    c = build_cluster([(p, Origin("t.yaml", i)) for i, p in enumerate(
+        [_pod("a", node="n1"), _pod("b", node="n2"), _pod("c")])])
+    a, b, c = (_by_name(c)[n]["spec"] for n in "abc")
+    assert a is not b and a["containers"] is b["containers"]  # shared
+    assert (a["nodeName"], b["nodeName"], "nodeName" in c) == ("n1", "n2", False)
+    assert list(a) == list(b)  # the same key order as admitting each
+    assert c["containers"] is not a["containers"]  # no nodeName: another spec as written
+
+
+def test_match_label_keys_take_each_pods_own_labels(sharing):
+    term = affinity_term(match_labels(tier="web"), HOST, matchLabelKeys=["app"], mismatchLabelKeys=["team"])
+    spread = spread_constraint(1, HOST, "DoNotSchedule", match_labels(tier="web"), match_label_keys=["app"])
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    pods = [_pod(n, labels={"tier": "web", "app": app_, "team": n}, affinity=copy.deepcopy(affinity),
+                 topologySpreadConstraints=[copy.deepcopy(spread)]) for n, app_ in (("a", "x"), ("b", "y"), ("c", "x"))]
+    by_name = _by_name(build_cluster([(p, Origin("t.yaml", i)) for i, p in enumerate(pods)]))
+    for name, app_ in (("a", "x"), ("b", "y"), ("c", "x")):
+        spec = by_name[name]["spec"]
+        term = spec["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+        assert term["labelSelector"]["matchExpressions"] == [
+            {"key": "app", "operator": "In", "values": [app_]}, {"key": "team", "operator": "NotIn", "values": [name]}]
+        constraint = spec["topologySpreadConstraints"][0]
+        assert constraint["labelSelector"]["matchExpressions"] == [{"key": "app", "operator": "In", "values": [app_]}]
+
+
+def test_priority_comes_from_each_pods_class(sharing):
+    objs = [priority_class("high", 1000), priority_class("base", 10, global_default=True),
+            _pod("a", priorityClassName="high"), _pod("b"), _pod("c", priorityClassName="high"), _pod("d")]
+    by_name = _by_name(build_cluster([(o, Origin("t.yaml", i)) for i, o in enumerate(objs)]))
+    assert [by_name[n]["spec"]["priority"] for n in "abcd"] == [1000, 10, 1000, 10]
+    assert [by_name[n]["spec"]["priorityClassName"] for n in "abcd"] == ["high", "base", "high", "base"]
+
+
+def test_an_in_place_resize_counts_for_its_own_pod_only(sharing):
+    cpu = {"cpu": "100m", "memory": "64Mi"}
+    resized = {"phase": "Running", "containerStatuses": [
+        {"name": "c", "resources": {"requests": {"cpu": "700m", "memory": "64Mi"}}}]}
+    pods = [_pod("a", node="n1", containers=[container("c", requests=cpu)]),
+            _pod("b", node="n1", containers=[container("c", requests=cpu)], status=resized),
+            _pod("c", node="n1", containers=[container("c", requests=cpu)])]
+    objs = [preemption_node("n1"), *pods]
+    snap = build_snapshot(build_cluster([(o, Origin("t.yaml", i)) for i, o in enumerate(objs)]))
+    cpus = {pi.name: pi.resource.milli_cpu for pi in snap.pod_infos.values()}
+    assert cpus == {"a": 100, "b": 700, "c": 100}
+
+
+def test_simulate_and_preemption_leave_the_twins_of_a_changed_pod_alone(sharing):
+    # Four twins: two bound low-priority victims-to-be, two pending. The
+    # urgent pod preempts on n1; the pending twins are placed one by one.
+    req = {"cpu": "1"}
+    objs = [preemption_node("n1", {"cpu": "2", "memory": "4Gi"}), preemption_node("n2", {"cpu": "1", "memory": "4Gi"}),
+            preemption_pod("v1", node="n1", req=req, priority=LOW), preemption_pod("v2", node="n1", req=req, priority=LOW),
+            preemption_pod("urgent", req={"cpu": "2"}, priority=HIGH),
+            preemption_pod("w1", req=req, priority=LOW), preemption_pod("w2", req=req, priority=LOW)]
+    workload = app.load_workload((), cluster_objects=[(o, Origin("t.yaml", i)) for i, o in enumerate(objs)])
+    before = json.dumps(workload.cluster.pods)
+    doc = app.simulate(workload, tie_break="name")
+    placed = {p["pod"]: p.get("placedNode") for p in doc["pods"]}
+    assert placed == {"ns/urgent": "n1", "ns/w1": "n2", "ns/w2": None} or placed == {
+        "default/urgent": "n1", "default/w1": "n2", "default/w2": None}
+    # The snapshot's pods are what simulate placed; the cluster's pods as read stay as they were.
+    assert json.dumps(workload.cluster.pods) == before
+    for p in workload.cluster.pods:
+        name = p["metadata"]["name"]
+        assert p["spec"].get("nodeName") == {"v1": "n1", "v2": "n1"}.get(name)
+
+
+BAD_TWINS = {
+    "label value": (lambda p: p["metadata"]["labels"].update(app=5), "metadata.labels[app]"),
+    "status field": (lambda p: p.setdefault("status", {}).update(startTime=[1]), "status.startTime"),
+    "node name": (lambda p: p["spec"].update(nodeName=7), "spec.nodeName"),
+    "no name": (lambda p: p["metadata"].pop("name"), "metadata.name"),
+    "metadata and status": (lambda p: (p["metadata"].update(namespace=3), p.update(status={"phase": 1})),
+                            "metadata.namespace"),
+}
+
+
+@pytest.mark.parametrize("bad", sorted(BAD_TWINS))
+def test_bad_input_in_a_later_twin_names_that_pod_and_field(bad, monkeypatch):
+    change, field = BAD_TWINS[bad]
+
+    def error() -> str:
+        pods = [_pod(n, labels={"app": "web"}, node="n1", containers=[container("c", requests={"cpu": "1"})])
+                for n in ("first", "second", "third")]
+        change(pods[1])
+        with pytest.raises(InputError) as ei:
+            build_cluster([(p, Origin("t.yaml", i + 1)) for i, p in enumerate(pods)])
+        return str(ei.value)
+
+    _set_sharing(monkeypatch, False)
+    alone = error()
+    _set_sharing(monkeypatch, True)
+    assert error() == alone
+    assert field in alone and ("/second:" in alone or bad == "no name")
+    assert "t.yaml" in alone
