@@ -32,7 +32,7 @@ class PodIndex:
         # id(PodAffinityTerms) -> (terms, {node name: pods with those terms})
         self.terms_nodes: dict[int, tuple] = {}
 
-    def update(self, pi, node_name: str, delta: int) -> None:
+    def update(self, pi, node_name: str, delta: int, terms_memo: dict | None = None) -> None:
         sig = pi.signature
         nodes = self.sig_nodes.get(sig)
         if nodes is None:
@@ -52,7 +52,7 @@ class PodIndex:
         if pi.has_affinity:
             from .podaffinity import affinity_terms
 
-            terms = affinity_terms(pi)
+            terms = affinity_terms(pi, terms_memo)
             entry = self.terms_nodes.get(id(terms))
             if entry is None:
                 entry = self.terms_nodes[id(terms)] = (terms, {})
@@ -105,9 +105,10 @@ def index_of(snapshot) -> PodIndex | None:
     idx = snapshot.pod_index
     if idx is None:
         idx = snapshot.pod_index = PodIndex()
+        terms_memo: dict = {}
         for ni in snapshot.node_infos:
             ni.pod_index = idx
             name = ni.name
             for p in ni.pods:
-                idx.update(p, name, 1)
+                idx.update(p, name, 1, terms_memo)
     return idx

@@ -173,8 +173,20 @@ def _shared_terms(pod_info) -> PodAffinityTerms:
     return terms
 
 
-def affinity_terms(pod_info) -> PodAffinityTerms:
-    return pod_info.cached("PodAffinityTerms", _shared_terms)
+def affinity_terms(pod_info, memo: dict | None = None) -> PodAffinityTerms:
+    """The pod's parsed terms. `memo`, for a loop over many pods during which
+    no pod changes: pods whose spec holds the very same affinity object
+    (replicas sharing one admitted spec) in one namespace take the first
+    one's terms without a look at their content."""
+    if memo is None:
+        return pod_info.cached("PodAffinityTerms", _shared_terms)
+    key = (id(pod_info.spec.get("affinity")), pod_info.namespace)
+    hit = memo.get(key)
+    if hit is None:
+        # The affinity object is kept with its terms, so that its id is not reused.
+        hit = memo[key] = (pod_info.spec.get("affinity"), pod_info.cached("PodAffinityTerms", _shared_terms))
+        return hit[1]
+    return pod_info.cached("PodAffinityTerms", lambda _pi: hit[1])
 
 
 def pod_matches_all_terms(terms, pod_info) -> bool:

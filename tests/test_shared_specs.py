@@ -198,3 +198,23 @@ def test_bad_input_in_a_later_twin_names_that_pod_and_field(bad, monkeypatch):
     assert error() == alone
     assert field in alone and ("/second:" in alone or bad == "no name")
     assert "t.yaml" in alone
+
+
+def test_the_pod_index_gives_twins_in_other_namespaces_their_own_terms(sharing):
+    from kschedx.pod_index import index_of
+    from kschedx.podaffinity import affinity_terms
+
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        affinity_term(match_labels(app="web"), HOST)]}}
+    pods = [make_pod(f"{ns}-{i}", ns, uid=None, labels={"app": "web"}, node="n1", affinity=copy.deepcopy(anti))
+            for ns in ("blue", "green") for i in range(3)]
+    snap = build_snapshot(build_cluster([(o, Origin("t.yaml", i)) for i, o in
+                                         enumerate([preemption_node("n1"), *pods])]))
+    index = index_of(snap)
+    by_ns: dict = {}
+    for pi in snap.pod_infos.values():
+        terms = affinity_terms(pi)
+        assert [t.namespaces for t in terms.required_anti_affinity] == [frozenset({pi.namespace})]
+        by_ns.setdefault(pi.namespace, set()).add(id(terms))
+    assert all(len(ids) == 1 for ids in by_ns.values())  # one parsed object per namespace
+    assert sorted(nodes["n1"] for _, nodes in index.terms_nodes.values()) == [3, 3]

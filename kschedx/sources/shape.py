@@ -110,9 +110,17 @@ def _valid_fields(value, tree: _Tree) -> bool:
                 return False
     items = tree.items
     if items is not None and isinstance(value, list):
-        for v in value:
-            if not _valid(v, items):
-                return False
+        types = items.types
+        if types is not None and not items.no_bool:
+            # Lists of mappings (ownerReferences, containers...): _valid inlined.
+            leaf = items.leaf
+            for v in value:
+                if not isinstance(v, types) or not (leaf or _valid_fields(v, items)):
+                    return False
+        else:
+            for v in value:
+                if not _valid(v, items):
+                    return False
     values = tree.values
     if values is not None and isinstance(value, dict):
         if values.leaf and values.types is not None and not values.no_bool:
@@ -184,7 +192,7 @@ _POD_WITHOUT_SPEC = _without(_TREES["Pod"], "spec")
 
 
 def pod_shape_but_spec_valid(pod: dict) -> bool:
-    return _valid(pod, _POD_WITHOUT_SPEC)
+    return isinstance(pod, dict) and _valid_fields(pod, _POD_WITHOUT_SPEC)
 
 
 def check_pod_shape_but_spec(pod: dict, origin, ref: str) -> None:
