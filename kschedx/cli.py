@@ -354,6 +354,7 @@ class StdoutSink(ResultSink):
         self.inner = inner
         self.closed = False
         self.nodes_encoder = getattr(inner, "nodes_encoder", None)
+        self.node_records_encoder = getattr(inner, "node_records_encoder", None)
 
     def begin(self, head: dict) -> None:
         self._call(self.inner.begin, head)
