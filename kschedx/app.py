@@ -358,7 +358,7 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     if scheds.extenders is not None:
         # An extender is a service of its own: it sees every pod, in order, once.
         reuse, jobs = False, 1
-    explainer = _PodExplainer(scheds, workload, reuse, fix, nodes)
+    explainer = _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None))
     for p in _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None),
                         getattr(sink, "body_renderer", None)):
         tally.add(p)
@@ -371,10 +371,11 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
 class _PodExplainer:
     """explain's work for one pod: its cycle, or an identical pod's result."""
 
-    def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False, nodes=None):
+    def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False, nodes=None, encoder=None):
         from .reuse import ResultReuse
 
         self.scheds = scheds
+        self.encoder = encoder  # the sink's node_records_encoder
         self.workload = workload
         self.fix = fix
         self.nodes = nodes
@@ -404,7 +405,7 @@ class _PodExplainer:
             _add_fixes(doc, scheds.framework_for(pi), pi, self.workload)
             _choose_nodes(doc, r, self.nodes)
         else:
-            doc = _pod_document(r, "explain", self.workload, self.nodes)
+            doc = _pod_document(r, "explain", self.workload, self.nodes, self.encoder)
         del r
         return doc, rng.draws - before, drawn
 
@@ -592,6 +593,7 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     held: dict[str, dict] = {}  # uid -> document of a placed pod a later pod could still preempt
     waiting: list[tuple[str, dict, int]] = []  # (uid, pod document, priority) not yet handed to the sink
     tally = Tally()
+    encoder = getattr(sink, "node_records_encoder", None)
     summary = {"pods": 0, "placed": 0, "placedByPreemption": 0, "unschedulable": 0, "gated": 0, "errors": 0,
                "preemptions": 0, "victims": 0}
     if config is not None:
@@ -635,7 +637,7 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
                     queue[j] = without_nomination(queue[j])
         if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
             r.drop_nodes()
-        p = _pod_document(r, "simulate", workload, nodes)
+        p = _pod_document(r, "simulate", workload, nodes, encoder)
         del r
         if p["placedNode"]:
             held[pi.uid] = p
@@ -669,8 +671,8 @@ def _count(summary: dict, tally: Tally, p: dict) -> None:
 
 
 @pauses_collector
-def _pod_document(r, mode: str, workload: Workload, nodes=None) -> dict:
-    p = pod_dict(r, mode, nodes)
+def _pod_document(r, mode: str, workload: Workload, nodes=None, encoder=None) -> dict:
+    p = pod_dict(r, mode, nodes, encoder)
     p["profile"] = getattr(r, "profile", PROFILE_NAME)
     if p["status"] == "NoProfile" and r.pod_info.uid in workload.asked:
         p["askedByName"] = True

@@ -87,9 +87,10 @@ def requests_dict(pi) -> dict:
     return {name: quantity_text(name, m) for name, m in pod_requests(pi.pod).items() if m}
 
 
-def pod_dict(r: PodResult, mode: str, nodes=None) -> dict:
+def pod_dict(r: PodResult, mode: str, nodes=None, encoder=None) -> dict:
     """`nodes`: a NodeChoice (--nodes) of the node records to write; every
-    other field covers every node."""
+    other field covers every node. `encoder`: a sink's node_records_encoder,
+    which makes `nodes` from the records in place of node_dict's dicts."""
     pi = r.pod_info
     d = {
         "pod": pi.key,
@@ -104,7 +105,8 @@ def pod_dict(r: PodResult, mode: str, nodes=None) -> dict:
         "preFilter": [status_dict(s) for s in r.pre_filter],
         "nodeCounts": r.node_counts(),
         "filterSummary": r.filter_summary(),
-        "nodes": [node_dict(n) for n in r.chosen_nodes(nodes)],
+        "nodes": ([node_dict(n) for n in r.chosen_nodes(nodes)] if encoder is None
+                  else encoder(r.chosen_nodes(nodes))),
         "preemption": r.preemption,
     }
     if r.gate is not None:

@@ -24,6 +24,10 @@ class ResultSink:
     # where the pod is computed (a worker process of explain --jobs): pod()
     # then receives what it returned in place of the list. None: the list.
     nodes_encoder = None
+    # A function the run may give a pod's node records (NodeResults) in
+    # place of building their dicts (result.node_dict): pod() then receives
+    # what it returned as `nodes`. None: the dicts.
+    node_records_encoder = None
 
     def begin(self, head: dict) -> None:
         pass

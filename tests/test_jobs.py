@@ -127,6 +127,15 @@ def test_workers_encode_the_nodes_for_json(monkeypatch):
         app.explain_into(JsonSink(out), load(objs), tie_break="random", seed=4, jobs=jobs)
         outs.append(out.getvalue())
     assert outs[0] == outs[1]
+    # Written from the records where each pod is computed, by either run.
+    assert received == ["EncodedNodes"] * 24
+    # Without that, the workers encode the node dicts (as for --fix).
+    monkeypatch.setattr(JsonSink, "node_records_encoder", None)
+    received.clear()
+    for jobs in (1, 2):
+        out = io.StringIO()
+        app.explain_into(JsonSink(out), load(objs), tie_break="random", seed=4, jobs=jobs)
+        assert out.getvalue() == outs[0]
     assert received[:12] == ["list"] * 12 and "EncodedNodes" in received[12:]
 
 

@@ -75,11 +75,20 @@ def encode_nodes(nodes) -> EncodedNodes:
     return EncodedNodes(_indented(nodes, MEMBER_NEWLINE))
 
 
+def encode_node_records(records) -> EncodedNodes:
+    """The same text as encode_nodes([node_dict(n) for n in records]),
+    written from the records (kschedx/result_text.py)."""
+    from ..result_text import node_records_text
+
+    return EncodedNodes(node_records_text(records, MEMBER_NEWLINE))
+
+
 class JsonSink(ResultSink):
     """One JSON document, indented as to_json indents it, written as it grows."""
 
     # The most expensive part of writing a pod, done where the pod is computed.
     nodes_encoder = staticmethod(encode_nodes)
+    node_records_encoder = staticmethod(encode_node_records)
 
     def __init__(self, out):
         self.out = out
@@ -137,9 +146,9 @@ def _indented(value, newline: str) -> str:
     CPython's json encodes indented output in Python, one generator step per
     token: a pod of 5,000 nodes (18 MB of text) took 0.65 s, most of the time
     of writing it. This walk builds each container's text with one join and
-    writes the common values (str, int, bool, None, in dicts with str keys
-    and lists) itself, 2.5 times faster; anything else (floats, tuples,
-    other keys) is left to json.dumps. tests/test_stream.py compares the
+    writes the common values (str, int, float, bool, None, in dicts with str
+    keys and lists) itself, 2.5 times faster; anything else (tuples, other
+    keys, subclasses) is left to json.dumps. tests/test_stream.py compares the
     result with json.dumps on every golden document."""
     return _enc(value, newline)
 
@@ -161,6 +170,8 @@ def _enc(o, nl: str) -> str:
                 parts.append(inner + _string(k) + ": " + _string(v))
             elif tv is int:
                 parts.append(inner + _string(k) + ": " + int.__repr__(v))
+            elif tv is float:
+                parts.append(inner + _string(k) + ": " + _float(v))
             elif v is None:
                 parts.append(inner + _string(k) + ": null")
             elif v is True:
@@ -177,6 +188,8 @@ def _enc(o, nl: str) -> str:
         return "[" + ",".join([inner + _enc(v, inner) for v in o]) + nl + "]"
     if t is int:
         return int.__repr__(o)
+    if t is float:
+        return _float(o)
     if o is None:
         return "null"
     if o is True:
@@ -184,6 +197,20 @@ def _enc(o, nl: str) -> str:
     if o is False:
         return "false"
     return _fallback(o, nl)
+
+
+def _float(f: float) -> str:
+    # json's own spelling: repr, and JavaScript's names for what JSON lacks.
+    if f != f:
+        return "NaN"
+    if f == _INF:
+        return "Infinity"
+    if f == -_INF:
+        return "-Infinity"
+    return float.__repr__(f)
+
+
+_INF = float("inf")
 
 
 def _fallback(o, nl: str) -> str:

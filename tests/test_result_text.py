@@ -1,0 +1,134 @@
+"""Node records written straight from the runner's records (result_text) are
+byte for byte what writing result.node_dict's dicts gives."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kschedx import app
+from kschedx.framework.records import FilterVerdict, NodeResult, PluginScore
+from kschedx.framework.status import Code, Status
+from kschedx.render.machine import MEMBER_NEWLINE, JsonSink, _indented, to_json
+from kschedx.result import node_dict
+from kschedx.result_text import node_records_text
+from kschedx.sink import DocumentSink, ResultSink
+from golden_compare import GOLDEN, case_names
+
+NEWLINES = (MEMBER_NEWLINE, "\n", "\n   ")
+
+
+def reference(records, nl: str) -> str:
+    return _indented([node_dict(n) for n in records], nl)
+
+
+def json_reference(records, nl: str) -> str:
+    text = json.dumps([node_dict(n) for n in records], indent=2, ensure_ascii=False)
+    return text.replace("\n", nl)
+
+
+class CompareRecords(ResultSink):
+    """Takes each pod's records where the run computes them, and checks both
+    ways of writing them there (the snapshot may change after the pod)."""
+
+    def __init__(self):
+        self.pods = 0
+
+    def node_records_encoder(self, records):
+        for nl in NEWLINES:
+            assert node_records_text(records, nl) == reference(records, nl)
+        self.pods += 1
+        return [node_dict(n) for n in records]
+
+
+@pytest.mark.parametrize("mode", ["explain", "simulate"])
+@pytest.mark.parametrize("name", case_names())
+def test_the_golden_cases_records_are_written_as_their_dicts(name, mode):
+    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    sink = CompareRecords()
+    if mode == "explain":
+        app.explain_into(sink, workload, tie_break="name", reuse=False)  # every pod's own cycle
+    else:
+        app.simulate_into(sink, workload, tie_break="name")
+    assert sink.pods == len(workload.pods)
+
+
+@pytest.mark.parametrize("mode", ["explain", "simulate"])
+@pytest.mark.parametrize("name", case_names())
+def test_the_json_sink_alone_streams_the_golden_document(name, mode):
+    # The sink's own encoder is in use only when nothing else reads the pods.
+    run = app.explain_into if mode == "explain" else app.simulate_into
+    docs = DocumentSink()
+    run(docs, app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    out = io.StringIO()
+    run(JsonSink(out), app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    assert out.getvalue() == to_json(docs.doc)
+
+
+# -- records the golden cases do not have ------------------------------------------
+def _unschedulable(plugin: str, *reasons: str, details=None) -> Status:
+    return Status(Code.UNSCHEDULABLE, *reasons, plugin=plugin, details=details)
+
+
+def test_odd_values_are_written_as_json_writes_them():
+    shared = _unschedulable("NodePorts", "node(s) didn't have free ports")
+    records = [
+        NodeResult("a", filters=[FilterVerdict("NodeName", None), FilterVerdict("NodePorts", shared)],
+                   status=shared, first_failure="NodePorts"),
+        NodeResult("b", filters=[FilterVerdict("NodeName", None), FilterVerdict("NodePorts", shared)],
+                   status=shared, first_failure="NodePorts"),
+        # The same reasons in another Status object, and one with details.
+        NodeResult("c", filters=[FilterVerdict("NodePorts", _unschedulable("NodePorts", "node(s) didn't have free ports")),
+                                 FilterVerdict("X", _unschedulable("X", "é \"quoted\"\n", details={"n": 1.5}))],
+                   status=shared),
+        # Success with details; no filters at all; scores of every kind.
+        NodeResult("d", filters=[FilterVerdict("PodTopologySpread", None, {"skew": 0, "ratio": 0.1})], feasible=True,
+                   scores=[PluginScore("A", 1, 2, 3), PluginScore("A", 1, 2, 3),
+                           PluginScore("B", 0, 0, 2, skipped=True),
+                           PluginScore("C", 7, 70, 1, details={"score": 2.0, "w": float("inf"), "v": -0.0}),
+                           PluginScore("C", 7, 70, 1, details={}),
+                           PluginScore("A", 1.0, 2, 3), PluginScore("A", True, 2, 3)],
+                   total=12),
+        NodeResult("e", filters=[], feasible=True, scores=[], total=0),
+        NodeResult("ünï", filters=[FilterVerdict("NodeName", None)], feasible=True,
+                   scores=[PluginScore("A", 1, 2, 3), PluginScore("A", 1, 2.0, 3), PluginScore("C", 1, 2, 3,
+                                                                                            details={"x": [1, None]})],
+                   total=6),
+    ]
+    for nl in NEWLINES:
+        text = node_records_text(records, nl)
+        assert text == reference(records, nl) == json_reference(records, nl)
+    assert node_records_text([], MEMBER_NEWLINE) == "[]" == reference([], MEMBER_NEWLINE)
+
+
+def test_extender_verdicts_are_written_too():
+    nr = NodeResult("a", filters=[FilterVerdict("NodeName", None)], feasible=True,
+                    scores=[PluginScore("A", 1, 2, 3)], total=6)
+    nr.extender_filters = [("ext", None, {"why": "ok"}), ("ext2", _unschedulable("ext2", "no"), None)]
+    nr.extender_scores = [("ext", 5, 5, 2)]
+    assert node_records_text([nr], MEMBER_NEWLINE) == reference([nr], MEMBER_NEWLINE)
+
+
+floats = st.floats(allow_nan=True, allow_infinity=True)
+leaves = st.none() | st.booleans() | st.integers() | floats | st.text(max_size=5)
+values = st.recursive(leaves, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3),
+                                                                                        inner, max_size=3),
+                      max_leaves=10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(details=values, raw=st.integers() | floats | st.booleans(), reasons=st.lists(st.text(max_size=4), max_size=2))
+def test_any_details_are_written_as_json_writes_them(details, raw, reasons):
+    records = [
+        NodeResult("n", filters=[FilterVerdict("F", _unschedulable("F", *reasons)),
+                                 FilterVerdict("G", None, details)], feasible=True,
+                   scores=[PluginScore("S", raw, 1, 2, details=details), PluginScore("S", 1, 1, 2)], total=2),
+        NodeResult("m", filters=[FilterVerdict("F", _unschedulable("F", *reasons, details=details))],
+                   status=_unschedulable("F", *reasons), first_failure="F"),
+    ]
+    assert node_records_text(records, MEMBER_NEWLINE) == reference(records, MEMBER_NEWLINE) \
+        == json_reference(records, MEMBER_NEWLINE)
