@@ -16,6 +16,7 @@ ERR_REASON_CONFLICT = "pod affinity terms conflict"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 _PRE_FILTER_KEY = "PreFilterNodeAffinity"
 _PRE_SCORE_KEY = "PreScoreNodeAffinity"
+_ABSENT = object()  # a label key a node does not have
 
 
 class RequiredNodeAffinity:
@@ -34,6 +35,20 @@ class RequiredNodeAffinity:
             "requiredDuringSchedulingIgnoredDuringExecution"
         )
         self.node_selector = NodeSelector(required) if required is not None else None
+
+    def label_keys(self) -> tuple | None:
+        """The node label keys the verdict depends on, or None when it may
+        depend on more (the node's name, through matchFields)."""
+        keys = []
+        if self.label_selector is not None:
+            keys.extend(r.key for r in self.label_selector.requirements)
+        if self.node_selector is not None:
+            for t in self.node_selector.terms:
+                if t.fields is not None:
+                    return None
+                if t.labels is not None:
+                    keys.extend(r.key for r in t.labels.requirements)
+        return tuple(dict.fromkeys(keys))
 
     def matches(self, node_info) -> bool:
         if self.selector_error is not None:
@@ -129,7 +144,26 @@ class NodeAffinity(Plugin):
         req = state.read(_PRE_FILTER_KEY) or required_node_affinity(pod_info)
         # The rejection says nothing node-specific: one Status for all.
         rejected = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
-        out = [None if req.matches(ni) else rejected for ni in nodes]
+        keys = req.label_keys()
+        if keys is None or len(keys) > 2:
+            out = [None if req.matches(ni) else rejected for ni in nodes]
+        else:
+            # Nodes with the same values of those keys (absent included)
+            # share the verdict: it is worked out once per combination.
+            verdicts: dict = {}
+            out = []
+            for ni in nodes:
+                labels = ni.labels
+                if not keys:
+                    combo = None
+                elif len(keys) == 1:
+                    combo = labels.get(keys[0], _ABSENT)
+                else:
+                    combo = (labels.get(keys[0], _ABSENT), labels.get(keys[1], _ABSENT))
+                st = verdicts.get(combo, _ABSENT)
+                if st is _ABSENT:
+                    st = verdicts[combo] = None if req.matches(ni) else rejected
+                out.append(st)
         return out if rejected in out else None
 
     def pre_score(self, state, pod_info, nodes):

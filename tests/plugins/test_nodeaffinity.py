@@ -345,3 +345,22 @@ def test_invalid_preferred_term_with_zero_weight_is_ignored():
     got = run_score(NodeAffinity(None), pod, [node_info(make_node("host_1", labels={"label_1": "label_1_val"}))],
                     normalize=False)
     assert got == [("host_1", 3)]
+
+
+ALL_LABELS = [labels for _, _, labels, _, _, _ in FILTER_CASES] + [{}, {"foo": "bar", "GPU": "x"}]
+
+
+@pytest.mark.parametrize("name, pod_kw, labels, node_name, want_pre, want", FILTER_CASES, ids=[c[0] for c in FILTER_CASES])
+def test_filter_all_agrees_with_filter_on_nodes_of_every_label_set(name, pod_kw, labels, node_name, want_pre, want):
+    """filter_all works a verdict out once per combination of the label
+    values it reads: it must equal filter on each node, for nodes sharing
+    and not sharing those values (each label set twice, other names)."""
+    pod = PodInfo(make_pod(**pod_kw))
+    pl = NodeAffinity(None)
+    state = CycleState()
+    pl.pre_filter(state, pod, [])
+    nodes = [node_info(make_node(f"{node_name}-{i}" if i else node_name, labels=lbl))
+             for i, lbl in enumerate(ALL_LABELS + ALL_LABELS)]
+    batch = pl.filter_all(state, pod, nodes)
+    per_node = [pl.filter(state, pod, ni) for ni in nodes]
+    assert [verdict(st) for st in (batch or [None] * len(nodes))] == [verdict(st) for st in per_node]
