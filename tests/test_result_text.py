@@ -179,3 +179,27 @@ def test_table_columns_are_written_as_their_dicts(raws, details):
     # Some read one by one (built lists), the others from the tables.
     records[0].filters, records[2].scores = records[0].filters, records[2].scores
     assert node_records_text(records, MEMBER_NEWLINE) == reference(records, MEMBER_NEWLINE)
+
+
+@pytest.mark.parametrize("apart", [1, 40])
+def test_long_pieces_written_on_their_own_make_the_same_document(monkeypatch, apart):
+    from kschedx.render import machine
+
+    monkeypatch.setattr(machine, "WRITTEN_APART", apart)
+    name = case_names()[0]
+    docs = DocumentSink()
+    app.simulate_into(docs, app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    writes = []
+
+    class Out(io.StringIO):
+        def write(self, text):
+            writes.append(text)
+            return super().write(text)
+
+    out = Out()
+    app.simulate_into(JsonSink(out), app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    assert out.getvalue() == to_json(docs.doc)
+    assert any(w.startswith(('\n        {', '[\n        {')) for w in writes)  # a pod's nodes, on their own
+    sink = JsonSink(io.StringIO())
+    sink.pod({})
+    assert sink.out.getvalue() == "\n    {}"
