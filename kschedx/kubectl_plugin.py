@@ -22,9 +22,9 @@ DIRECTIVE_FILTER_DIRS = 16
 
 
 def main() -> None:
-    from .cli import main as cli
+    from .cli import run
 
-    cli.main(prog_name=PROG, complete_var="_KSCHEDX_COMPLETE")
+    run(prog_name=PROG, complete_var="_KSCHEDX_COMPLETE")
 
 
 def completions(args: list[str]) -> list[str]:

@@ -14,7 +14,7 @@ from itertools import repeat
 from operator import add, mul
 
 from ..gc_policy import pauses_collector
-from ..snapshot import NodeInfo, PodInfo
+from ..snapshot import NodeInfo, PodInfo, generation_mark
 from .cycle_state import CycleState
 from .interface import Plugin
 from .status import Code, Status
@@ -112,16 +112,17 @@ class ScoreTable:
     Explanations (score_details) are asked of the plugins only when a node's
     scores are read: they describe the cycle's state, which must not have
     changed by then (simulate reads them before it changes the snapshot;
-    `generations` catches a late read).
+    `generation` catches a late read).
     """
 
-    __slots__ = ("plugins", "weights", "raw", "normalized", "nodes", "generations", "state", "pod", "details")
+    __slots__ = ("plugins", "weights", "raw", "normalized", "nodes", "generation", "state", "pod", "details")
 
     def __init__(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
         self.state = state
         self.pod = pod
         self.nodes = nodes
-        self.generations = [ni.generation for ni in nodes]
+        # Every node changed from now on has a higher generation.
+        self.generation = generation_mark()
         self.plugins: list = []
         self.weights: list[int] = []
         self.raw: list = []  # per plugin: list of ints, or None when skipped
@@ -143,7 +144,7 @@ class ScoreTable:
     def _check_unchanged(self, indexes) -> None:
         for k in indexes:
             ni = self.nodes[k]
-            if ni.generation != self.generations[k]:
+            if ni.generation > self.generation:
                 raise RuntimeError(f"score details of node {ni.name} read after the node changed")
 
     def add(self, plugin, weight: int, raw: list[int] | None, normalized: list[int] | None) -> None:
