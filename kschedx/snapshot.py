@@ -29,6 +29,13 @@ DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 
 _generation = itertools.count(1)
 
+
+def generation_mark() -> int:
+    """A generation no node has yet: a node changed after this call has a
+    higher one, an unchanged node (or a copy of one) a lower one."""
+    return next(_generation)
+
+
 # Pods whose specs hold the same objects share what PodInfo derives from
 # them (SpecFacts); False computes it for every pod (tests compare the two).
 SHARE_SPEC_FACTS = True

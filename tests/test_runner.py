@@ -533,3 +533,23 @@ def test_prescore_error_only_matters_with_several_feasible_nodes(node_names, sta
     assert res.status == status
     if status == "Error":
         assert res.message.startswith('running PreScore plugin "NodeAffinity": ')
+
+
+# --- score explanations read late ----------------------------------------------------------
+
+
+def test_score_details_read_after_a_node_changed_is_an_error():
+    fw = framework(nodes("a", "b", "c"), [NodeResourcesFit(None)])
+    fw.profile.plugins[0].handle = fw
+    res = fw.schedule(PodInfo(make_pod("p", containers=[container(requests={"cpu": "1"})])))
+    table = res.node_records.score_table
+    snap = fw.snapshot
+    # A copy changed later, and the table's nodes unchanged: readable.
+    snap.get("a").clone().add_pod(PodInfo(make_pod("q", node="a", containers=[container(requests={"cpu": "1"})])))
+    assert [row[0] for row in table.rows(0)] == ["NodeResourcesFit"]
+    snap.assume(PodInfo(make_pod("r", containers=[container(requests={"cpu": "1"})])), "b")
+    assert list(table.rows(0)) and list(table.rows(2))
+    with pytest.raises(RuntimeError, match="node b read after the node changed"):
+        list(table.rows(1))
+    with pytest.raises(RuntimeError):
+        table.settle()

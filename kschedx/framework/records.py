@@ -14,7 +14,7 @@ from itertools import repeat
 from operator import add, mul
 
 from ..gc_policy import pauses_collector
-from ..snapshot import NodeInfo, PodInfo
+from ..snapshot import NodeInfo, PodInfo, generation_mark
 from .cycle_state import CycleState
 from .interface import Plugin
 from .status import Code, Status
@@ -84,6 +84,16 @@ class FilterTable:
                 out.append(FilterVerdict(name, st))
         return out
 
+    def column(self, j: int):
+        """Plugin j's verdicts as rows() reads them: (the Status every node
+        has, None), that Status being None (Success) or a Skip; or (None, the
+        column): per node None (Success), a Success Status carrying details
+        (read as Success with those details), or a failure Status."""
+        col = self.columns[j]
+        if col is None or col is SKIPPED:
+            return self._shared[j].status, None
+        return None, col
+
     def rows(self, i: int):
         """verdicts(i) as (plugin, status, details) tuples, without objects."""
         for name, col, shared in zip(self.names, self.columns, self._shared):
@@ -102,16 +112,17 @@ class ScoreTable:
     Explanations (score_details) are asked of the plugins only when a node's
     scores are read: they describe the cycle's state, which must not have
     changed by then (simulate reads them before it changes the snapshot;
-    `generations` catches a late read).
+    `generation` catches a late read).
     """
 
-    __slots__ = ("plugins", "weights", "raw", "normalized", "nodes", "generations", "state", "pod", "details")
+    __slots__ = ("plugins", "weights", "raw", "normalized", "nodes", "generation", "state", "pod", "details")
 
     def __init__(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
         self.state = state
         self.pod = pod
         self.nodes = nodes
-        self.generations = [ni.generation for ni in nodes]
+        # Every node changed from now on has a higher generation.
+        self.generation = generation_mark()
         self.plugins: list = []
         self.weights: list[int] = []
         self.raw: list = []  # per plugin: list of ints, or None when skipped
@@ -133,7 +144,7 @@ class ScoreTable:
     def _check_unchanged(self, indexes) -> None:
         for k in indexes:
             ni = self.nodes[k]
-            if ni.generation != self.generations[k]:
+            if ni.generation > self.generation:
                 raise RuntimeError(f"score details of node {ni.name} read after the node changed")
 
     def add(self, plugin, weight: int, raw: list[int] | None, normalized: list[int] | None) -> None:
@@ -253,6 +264,12 @@ class NodeResult:
         if self._scores is None:
             return None
         return ((s.plugin, s.raw, s.normalized, s.weight, s.skipped, s.details) for s in self._scores)
+
+    def table_rows(self):
+        """Where the node's verdicts and scores are when their lists were
+        never built: ((FilterTable, row) or None, (ScoreTable, index) or None)."""
+        return (self._filter_row if self._filters is None else None,
+                self._score_row if self._scores is None else None)
 
     def settle(self) -> None:
         """Compute now what describes the cycle's state (score explanations)."""

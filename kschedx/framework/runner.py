@@ -11,6 +11,7 @@ itself would report: the first one in profile order.
 from __future__ import annotations
 
 import random
+from itertools import compress
 
 from ..snapshot import NodeInfo, PodInfo, Snapshot
 from .cycle_state import CycleState
@@ -250,8 +251,9 @@ class Framework:
             columns.append(col)
             if col is None:
                 continue
-            for i, st in enumerate(col):
-                if st is not None and st.code != Code.SUCCESS:
+            for i in compress(range(len(col)), col):  # the verdicts other than None
+                st = col[i]
+                if st.code != Code.SUCCESS:
                     st.plugin = pl.name
                     unsuccessful.setdefault(i, []).append((j, st, raised.get(i)))
                     if st.code != Code.SKIP:
@@ -564,7 +566,7 @@ class Framework:
         over every feasible node."""
         info = result.sampling
         k = info["numFeasibleNodesToFind"]
-        total_of = {ni.name: t for ni, t in zip(feasible, totals)}
+        total_of = dict(zip([ni.name for ni in feasible], totals))
         # Nodes an extender rejected after the search are no pick either.
         found = [ni.name for ni in search.found if ni.name in total_of]
         best = max((total_of[n] for n in found), default=None)
@@ -573,8 +575,14 @@ class Framework:
             info["couldBeMissed"] = False
             info["upstreamCouldPick"] = list(result.top_nodes)
             return
-        ordered = [name for name in self.sampling.order_names(self.snapshot) if name in total_of]
-        picks = best_of_some_window([total_of[n] for n in ordered], k)
+        names = self.sampling.order_names(self.snapshot)
+        got = list(map(total_of.get, names))  # None: not feasible
+        if len(total_of) == len(names):
+            ordered, values = names, got
+        else:
+            kept = [v is not None for v in got]
+            ordered, values = list(compress(names, kept)), list(compress(got, kept))
+        picks = best_of_some_window(values, k)
         info["couldBeMissed"] = True
         info["upstreamCouldPick"] = sorted(ordered[i] for i in picks)
 

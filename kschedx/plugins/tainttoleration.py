@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import compress
+
 from ..framework.interface import MAX_NODE_SCORE, Plugin
 from ..framework.status import Code, Status
 from .helper.normalize_score import default_normalize_score, default_normalize_values
@@ -56,13 +58,12 @@ def _only_tainted(nodes, per_node, untainted):
     gives a node without taints) for the others. None stands for a list of
     None (every node passes)."""
     out = None
-    for i, ni in enumerate(nodes):
-        if ni.taints:
-            value = per_node(ni)
-            if value != untainted:
-                if out is None:
-                    out = [untainted] * len(nodes)
-                out[i] = value
+    for i in compress(range(len(nodes)), [ni.taints for ni in nodes]):
+        value = per_node(nodes[i])
+        if value != untainted:
+            if out is None:
+                out = [untainted] * len(nodes)
+            out[i] = value
     if out is None and untainted is not None:
         out = [untainted] * len(nodes)
     return out

@@ -133,8 +133,9 @@ def _count(counts: dict, witnesses: dict, pair, witness: tuple, n: int = 1) -> N
 
 def existing_anti_affinity_counts(state: PreFilterState, nodes, index=None) -> None:
     """getExistingAntiAffinityCounts over nodes holding pods with required
-    anti-affinity. With the snapshot's PodIndex, only nodes holding pods
-    whose terms match the incoming pod are walked (the others add nothing)."""
+    anti-affinity. With the snapshot's PodIndex (`nodes` then the snapshot's
+    nodes, which are all in it), only nodes holding pods whose terms match
+    the incoming pod are walked (the others add nothing)."""
     incoming = state.pod_info
     ns_labels = state.namespace_labels
     counts = state.existing_anti_affinity_counts
@@ -147,10 +148,10 @@ def existing_anti_affinity_counts(state: PreFilterState, nodes, index=None) -> N
             m = memo[id(t)] = t.matches(incoming, ns_labels)
         return m
 
-    hot = None
     if index is not None:
         hot = index.nodes_with_terms(lambda terms: any([matches(t) for t in terms.required_anti_affinity]))
-    if hot is not None:
+        if not hot:
+            return  # every snapshot node is in the index: none to walk
         nodes = [ni for ni in nodes if ni.name in hot or ni.pod_index is not index]
     for ni in nodes:
         labels = ni.labels
@@ -166,8 +167,8 @@ def incoming_affinity_counts(state: PreFilterState, nodes, index=None) -> None:
     """getIncomingAffinityAntiAffinityCounts: existing pods matching all the
     required affinity terms / each required anti-affinity term. Pods are
     taken per label signature (same namespace and labels: same answer);
-    with the snapshot's PodIndex only nodes holding a matching signature are
-    walked."""
+    with the snapshot's PodIndex (`nodes` then the snapshot's nodes, all in
+    it) only nodes holding a matching signature are walked."""
     req = state.required_affinity
     anti = state.required_anti_affinity
     if not req and not anti:
@@ -186,10 +187,10 @@ def incoming_affinity_counts(state: PreFilterState, nodes, index=None) -> None:
             )
         return m
 
-    hot = None
     if index is not None:
         hot = index.nodes_with_signatures(lambda sig: bool(match(sig)[0] or match(sig)[1]))
-    if hot is not None:
+        if not hot:
+            return  # every snapshot node is in the index: none to walk
         nodes = [ni for ni in nodes if ni.name in hot or ni.pod_index is not index]
     for ni in nodes:
         sig_counts = node_signature_counts(ni)

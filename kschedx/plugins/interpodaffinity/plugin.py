@@ -65,7 +65,9 @@ class InterPodAffinity(Plugin):
         required_anti = [t.with_namespaces_merged(cluster) for t in terms.required_anti_affinity]
         s = filtering.PreFilterState(pod_info, required, required_anti, namespace_labels(cluster, pod_info.namespace))
         index = index_of(snapshot)
-        filtering.existing_anti_affinity_counts(s, snapshot.have_pods_with_required_anti_affinity(), index)
+        # With the index, it finds the nodes to walk among all.
+        filtering.existing_anti_affinity_counts(
+            s, snapshot.node_infos if index is not None else snapshot.have_pods_with_required_anti_affinity(), index)
         filtering.incoming_affinity_counts(s, nodes, index)
         if not s.existing_anti_affinity_counts and not required and not required_anti:
             return None, Status(Code.SKIP)
@@ -95,7 +97,8 @@ class InterPodAffinity(Plugin):
         # Unless the pod has preferred terms, only nodes holding pods with
         # affinity can contribute. Either way every node of the cluster is
         # looked at, not only the feasible ones.
-        all_nodes = snapshot.node_infos if has_constraints else snapshot.have_pods_with_affinity()
+        index = index_of(snapshot)
+        all_nodes = snapshot.node_infos if has_constraints or index is not None else snapshot.have_pods_with_affinity()
         terms = affinity_terms(pod_info)
         if terms.error_message() is not None:
             return Status.as_error(f"failed to parse pod: {terms.error_message()}")
@@ -106,7 +109,7 @@ class InterPodAffinity(Plugin):
                           for wt in terms.preferred_anti_affinity]
         s = scoring.PreScoreState(pod_info, namespace_labels(cluster, pod_info.namespace))
         if not scoring.compute_pre_score(self, s, pod_info, preferred, preferred_anti, all_nodes, has_constraints,
-                                         index_of(snapshot)):
+                                         index):
             return Status(Code.SKIP)
         state.write(scoring.PRE_SCORE_STATE_KEY, s)
         return None

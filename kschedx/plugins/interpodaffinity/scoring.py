@@ -92,8 +92,11 @@ def compute_pre_score(plugin, state: PreScoreState, pod_info, preferred_affinity
         if has_constraints:
             sig_hot = index.nodes_with_signatures(lambda sig: bool(incoming(sig)))
         terms_hot = index.nodes_with_terms(lambda terms: bool(existing(terms)))
-        # The index's nodes outside both sets are skipped below anyway.
+        # The index's nodes outside both sets are skipped below anyway, and
+        # `nodes` (the snapshot's) are all in the index.
         hot = terms_hot if sig_hot is None else sig_hot | terms_hot
+        if not hot:
+            return False
         nodes = [ni for ni in nodes if ni.name in hot or ni.pod_index is not index]
     any_node = False
     for ni in nodes:
