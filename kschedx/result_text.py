@@ -17,8 +17,13 @@ indentation.
 
 from __future__ import annotations
 
+from itertools import repeat
+
+from .framework.status import Code
 from .render.machine import _enc, _string
 from .result import node_dict
+
+_INT = {int}
 
 
 def node_records_text(records, nl: str) -> str:
@@ -55,54 +60,141 @@ class _Writer:
         self.score_heads: dict = {}  # (plugin, raw, normalized, weight, skipped) -> text before "details"
 
     def nodes(self, records) -> str:
+        # The verdicts and scores still in the runner's tables are written a
+        # plugin's column at a time (each distinct value once); the others,
+        # node by node.
+        n = len(records)
+        filters = [None] * n
+        scores = [None] * n
+        filter_groups: dict = {}  # id(FilterTable) -> (table, positions, rows)
+        score_groups: dict = {}  # id(ScoreTable) -> (table, positions, indexes)
+        for p, nr in enumerate(records):
+            if nr.extender_filters or nr.extender_scores:
+                continue
+            frow, srow = nr.table_rows()
+            if frow is not None:
+                g = filter_groups.get(id(frow[0]))
+                if g is None:
+                    g = filter_groups[id(frow[0])] = (frow[0], [], [])
+                g[1].append(p)
+                g[2].append(frow[1])
+            if srow is not None and srow[0].details is not None:  # explanations settled: see ScoreTable
+                g = score_groups.get(id(srow[0]))
+                if g is None:
+                    g = score_groups[id(srow[0])] = (srow[0], [], [])
+                g[1].append(p)
+                g[2].append(srow[1])
+        for table, positions, rows in filter_groups.values():
+            for p, text in zip(positions, self.filter_columns(table, rows)):
+                filters[p] = text
+        for table, positions, indexes in score_groups.values():
+            for p, text in zip(positions, self.score_columns(table, indexes)):
+                scores[p] = text
         node = self.node
         i1 = self.i1
-        return "[" + ",".join([i1 + node(nr) for nr in records]) + self.nl + "]"
+        return "[" + ",".join([i1 + node(nr, f, sc) for nr, f, sc in zip(records, filters, scores)]) + self.nl + "]"
 
-    def node(self, nr) -> str:
+    def filter_columns(self, table, rows) -> list[str]:
+        """The `filters` member text of each of `rows` of a FilterTable."""
+        cols = []
+        for j, name in enumerate(table.names):
+            shared, column = table.column(j)
+            if column is None:
+                cols.append(repeat(self.filter_text(name, shared), len(rows)))
+                continue
+            values = list(map(column.__getitem__, rows))
+            texts = {}
+            for v in set(values):  # Status objects: by identity
+                if v is None:
+                    texts[v] = self.filter_text(name, None)
+                elif v.code == Code.SUCCESS:
+                    texts[v] = self.filter_entry(name, None, v.details)
+                else:
+                    texts[v] = self.filter_text(name, v)
+            cols.append(map(texts.__getitem__, values))
+        if not cols:
+            return [',' + self.i2 + '"filters": []'] * len(rows)
+        head, sep, close = self.k_filters, self.entry_sep, self.close_list
+        return [head + sep.join(row) + close for row in zip(*cols)]
+
+    def filter_text(self, plugin, status) -> str:
+        key = (plugin, status)
+        text = self.filters.get(key)
+        if text is None:
+            text = self.filters[key] = self.filter_entry(plugin, status, None)
+        return text
+
+    def score_columns(self, table, indexes) -> list[str]:
+        """The `scores` member text of each of `indexes` of a settled ScoreTable."""
+        cols = []
+        settled = table.details
+        for j, (pl, weight, raw, norm) in enumerate(zip(table.plugins, table.weights, table.raw, table.normalized)):
+            if raw is None:
+                cols.append(repeat(self.score_text((pl.name, 0, 0, weight, True, None)), len(indexes)))
+                continue
+            raws = list(map(raw.__getitem__, indexes))
+            norms = list(map(norm.__getitem__, indexes))
+            details = None if settled[j] is None else list(map(settled[j].__getitem__, indexes))
+            cols.append(self.score_column(pl.name, weight, raws, norms, details))
+        if not cols:
+            return [',' + self.i2 + '"scores": []'] * len(indexes)
+        head, sep, close = self.k_scores, self.entry_sep, self.close_list
+        return [head + sep.join(row) + close for row in zip(*cols)]
+
+    def score_column(self, plugin, weight, raws, norms, details):
+        if not (set(map(type, raws)) <= _INT and set(map(type, norms)) <= _INT and type(weight) is int):
+            # 1 == 1.0 == True as keys: only ints share text.
+            return [self.score_entry((plugin, r, nm, weight, False, d))
+                    for r, nm, d in zip(raws, norms, details or repeat(None))]
+        pairs = list(zip(raws, norms))
+        if details is None or not any(details):
+            texts = {pair: self.score_text((plugin, pair[0], pair[1], weight, False, None)) for pair in set(pairs)}
+            return list(map(texts.__getitem__, pairs))
+        close = self.close_entry
+        heads = {pair: self.score_head(plugin, pair[0], pair[1], weight, False) for pair in set(pairs)}
+        key = "," + self.i4 + '"details": '
+        i4 = self.i4
+        return [heads[pair] + (key + _enc(d, i4) if d else "") + close for pair, d in zip(pairs, details)]
+
+    def score_text(self, row) -> str:
+        if row[5] is not None or type(row[1]) is not int or type(row[2]) is not int or type(row[3]) is not int:
+            return self.score_entry(row)
+        text = self.scores.get(row)
+        if text is None:
+            text = self.scores[row] = self.score_entry(row)
+        return text
+
+    def node(self, nr, filters_text=None, scores_text=None) -> str:
         if nr.extender_filters or nr.extender_scores:
             return _enc(node_dict(nr), self.i1)
-        filters = self.filters
-        entry = self.filter_entry
-        texts = []
-        for plugin, status, details in nr.filter_rows():
-            if details:
-                texts.append(entry(plugin, status, details))
-                continue
-            key = (plugin, status)
-            text = filters.get(key)
-            if text is None:
-                text = filters[key] = entry(plugin, status, None)
-            texts.append(text)
+        if filters_text is None:
+            filter_text = self.filter_text
+            entry = self.filter_entry
+            texts = []
+            for plugin, status, details in nr.filter_rows():
+                texts.append(entry(plugin, status, details) if details else filter_text(plugin, status))
+            filters_text = (self.k_filters + self.entry_sep.join(texts) + self.close_list if texts
+                            else ',' + self.i2 + '"filters": []')
         feasible = nr.feasible
         first = nr.first_failure
         parts = [
             self.k_name, _string(nr.name) if type(nr.name) is str else _enc(nr.name, self.i2),
             self.k_feasible, "true" if feasible is True else "false" if feasible is False else _enc(feasible, self.i2),
-            self.k_filters + self.entry_sep.join(texts) + self.close_list if texts else ',' + self.i2 + '"filters": []',
+            filters_text,
             self.k_first, "null" if first is None else _string(first) if type(first) is str else _enc(first, self.i2),
         ]
         st = nr.status
         if st is not None:
             parts.append(self.k_status)
             parts.append(_enc({"code": st.code.label, "plugin": st.plugin, "reasons": list(st.reasons)}, self.i2))
-        rows = nr.score_rows()
-        if rows is not None:
-            scores = self.scores
-            texts = []
-            for row in rows:
-                # 1 == 1.0 == True as keys: only rows of ints share text.
-                if row[5] is not None or type(row[1]) is not int or type(row[2]) is not int or type(row[3]) is not int:
-                    texts.append(self.score_entry(row))
-                    continue
-                text = scores.get(row)
-                if text is None:
-                    text = scores[row] = self.score_entry(row)
-                texts.append(text)
-            if texts:
-                parts.append(self.k_scores + self.entry_sep.join(texts) + self.close_list)
-            else:
-                parts.append("," + self.i2 + '"scores": []')
+        if scores_text is None:
+            rows = nr.score_rows()
+            if rows is not None:
+                texts = list(map(self.score_text, rows))
+                scores_text = (self.k_scores + self.entry_sep.join(texts) + self.close_list if texts
+                               else "," + self.i2 + '"scores": []')
+        if scores_text is not None:
+            parts.append(scores_text)
             parts.append(self.k_total)
             total = nr.total
             parts.append(int.__repr__(total) if type(total) is int else _enc(total, self.i2))
@@ -128,20 +220,24 @@ class _Writer:
                 {"plugin": plugin, "code": status.code.label, "reasons": list(status.reasons)}, self.i3)
         return text
 
-    def score_entry(self, row) -> str:
-        plugin, raw, normalized, weight, skipped, details = row
-        head_key = row[:5]
+    def score_head(self, plugin, raw, normalized, weight, skipped) -> str:
+        """A score entry's text up to where `details` would go."""
+        key = (plugin, raw, normalized, weight, skipped)
         exact = type(raw) is int and type(normalized) is int and type(weight) is int and type(skipped) is bool
-        head = self.score_heads.get(head_key) if exact else None
+        head = self.score_heads.get(key) if exact else None
         if head is None:
             d = {"plugin": plugin, "raw": raw, "normalized": normalized, "weight": weight,
                  "weighted": normalized * weight}
             if skipped:
                 d["skipped"] = True
-            text = _enc(d, self.i3)
-            head = text[:-len(self.close_entry)]
+            head = _enc(d, self.i3)[:-len(self.close_entry)]
             if exact:
-                self.score_heads[head_key] = head
+                self.score_heads[key] = head
+        return head
+
+    def score_entry(self, row) -> str:
+        plugin, raw, normalized, weight, skipped, details = row
+        head = self.score_head(plugin, raw, normalized, weight, skipped)
         if not details:
             return head + self.close_entry
         return head + "," + self.i4 + '"details": ' + _enc(details, self.i4) + self.close_entry

@@ -132,3 +132,74 @@ def test_any_details_are_written_as_json_writes_them(details, raw, reasons):
     ]
     assert node_records_text(records, MEMBER_NEWLINE) == reference(records, MEMBER_NEWLINE) \
         == json_reference(records, MEMBER_NEWLINE)
+
+
+# -- records still in the runner's tables ---------------------------------------------
+def _tables(raws, details):
+    """Three nodes' verdicts and scores kept per plugin column, as the runner keeps them."""
+    from types import SimpleNamespace
+
+    from kschedx.framework.records import SKIPPED, FilterTable, ScoreTable
+
+    fail = _unschedulable("F", "too small")
+    with_details = Status(Code.SUCCESS, plugin="G", details={"ratio": 0.5})
+    ftable = FilterTable(["N", "S", "F", "G", "H"],
+                         [None, SKIPPED, [None, fail, _unschedulable("F", "too small")],
+                          [with_details, None, Status(Code.SUCCESS, plugin="G")],
+                          [_unschedulable("H", "x", details={"pods": ["a"]}), None, None]])
+    nodes = [SimpleNamespace(name=f"n{k}", generation=0) for k in range(3)]
+    stable = ScoreTable(None, None, nodes)
+    stable.add(SimpleNamespace(name="A"), 2, raws, [10, 10, 10])
+    stable.add(SimpleNamespace(name="B"), 1, None, None)
+    stable.add(SimpleNamespace(name="C"), 3, [1, 1, 1], [0, 0, 100])
+    stable.details = [details, None, None]  # settled
+    records = []
+    for k in range(3):
+        nr = NodeResult.from_table(f"n{k}", ftable, k)
+        nr.feasible = k != 1
+        if k == 1:
+            nr.status, nr.first_failure = fail, "F"
+        else:
+            nr.set_score_row(stable, k, 7)
+        records.append(nr)
+    return records
+
+
+@pytest.mark.parametrize("raws,details", [
+    ([1, 1, 2], None),
+    ([1, 1.0, 1.0], None),
+    ([True, 2, 1], None),
+    ([1, 1, 1], [{"w": 1.5}, None, {}]),
+    ([2.5, 1, 1], [{"w": float("nan")}, None, {"x": [1]}]),
+])
+def test_table_columns_are_written_as_their_dicts(raws, details):
+    records = _tables(raws, details)
+    for nl in NEWLINES:
+        assert node_records_text(records, nl) == reference(records, nl) == json_reference(records, nl)
+    # Some read one by one (built lists), the others from the tables.
+    records[0].filters, records[2].scores = records[0].filters, records[2].scores
+    assert node_records_text(records, MEMBER_NEWLINE) == reference(records, MEMBER_NEWLINE)
+
+
+@pytest.mark.parametrize("apart", [1, 40])
+def test_long_pieces_written_on_their_own_make_the_same_document(monkeypatch, apart):
+    from kschedx.render import machine
+
+    monkeypatch.setattr(machine, "WRITTEN_APART", apart)
+    name = case_names()[0]
+    docs = DocumentSink()
+    app.simulate_into(docs, app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    writes = []
+
+    class Out(io.StringIO):
+        def write(self, text):
+            writes.append(text)
+            return super().write(text)
+
+    out = Out()
+    app.simulate_into(JsonSink(out), app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    assert out.getvalue() == to_json(docs.doc)
+    assert any(w.startswith(('\n        {', '[\n        {')) for w in writes)  # a pod's nodes, on their own
+    sink = JsonSink(io.StringIO())
+    sink.pod({})
+    assert sink.out.getvalue() == "\n    {}"

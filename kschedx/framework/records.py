@@ -84,6 +84,16 @@ class FilterTable:
                 out.append(FilterVerdict(name, st))
         return out
 
+    def column(self, j: int):
+        """Plugin j's verdicts as rows() reads them: (the Status every node
+        has, None), that Status being None (Success) or a Skip; or (None, the
+        column): per node None (Success), a Success Status carrying details
+        (read as Success with those details), or a failure Status."""
+        col = self.columns[j]
+        if col is None or col is SKIPPED:
+            return self._shared[j].status, None
+        return None, col
+
     def rows(self, i: int):
         """verdicts(i) as (plugin, status, details) tuples, without objects."""
         for name, col, shared in zip(self.names, self.columns, self._shared):
@@ -254,6 +264,12 @@ class NodeResult:
         if self._scores is None:
             return None
         return ((s.plugin, s.raw, s.normalized, s.weight, s.skipped, s.details) for s in self._scores)
+
+    def table_rows(self):
+        """Where the node's verdicts and scores are when their lists were
+        never built: ((FilterTable, row) or None, (ScoreTable, index) or None)."""
+        return (self._filter_row if self._filters is None else None,
+                self._score_row if self._scores is None else None)
 
     def settle(self) -> None:
         """Compute now what describes the cycle's state (score explanations)."""

@@ -57,6 +57,8 @@ def _dumper():
 # keeps the last one's text (and the list, so that its identity holds), and
 # encodes it once for all the pods of a group (queue order keeps them together).
 KEPT_TEXTS = 1
+# Texts at least this long are written on their own, not joined first.
+WRITTEN_APART = 1 << 16
 # A pod's members in the document: pods are at depth 2, indented by 4.
 MEMBER_NEWLINE = "\n      "
 
@@ -105,12 +107,24 @@ class JsonSink(ResultSink):
         # What json.dumps(pod, indent=2) gives, indented as an element of
         # `pods`, member by member: the `nodes` text may be encoded already.
         # (JSON strings never hold a raw newline: every line break is indentation.)
-        members = []
+        # Every piece is made before any is written; the big ones (`nodes`,
+        # some 20 MB) are written as they are rather than copied into one text.
+        pieces = ["\n    " if not self.pods else ",\n    "]
+        sep = "{"
         for key, value in pod.items():
-            members.append(MEMBER_NEWLINE + json.dumps(key, ensure_ascii=False) + ": "
-                           + (self._nodes_text(value) if key == "nodes" else _indented(value, MEMBER_NEWLINE)))
-        body = "{" + ",".join(members) + "\n    }" if members else "{}"
-        self.out.write(("\n    " if not self.pods else ",\n    ") + body)
+            pieces.append(sep + MEMBER_NEWLINE + json.dumps(key, ensure_ascii=False) + ": ")
+            pieces.append(self._nodes_text(value) if key == "nodes" else _indented(value, MEMBER_NEWLINE))
+            sep = ","
+        pieces.append("\n    }" if pod else "{}")
+        small = []
+        for piece in pieces:
+            if len(piece) < WRITTEN_APART:
+                small.append(piece)
+                continue
+            self.out.write("".join(small))
+            self.out.write(piece)
+            small = []
+        self.out.write("".join(small))
         self.out.flush()
         self.pods += 1
 
