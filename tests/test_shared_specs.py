@@ -218,3 +218,39 @@ def test_the_pod_index_gives_twins_in_other_namespaces_their_own_terms(sharing):
         by_ns.setdefault(pi.namespace, set()).add(id(terms))
     assert all(len(ids) == 1 for ids in by_ns.values())  # one parsed object per namespace
     assert sorted(nodes["n1"] for _, nodes in index.terms_nodes.values()) == [3, 3]
+
+
+def _containers_shared(cluster, a: str, b: str) -> bool:
+    by_name = _by_name(cluster)
+    return by_name[a]["spec"]["containers"] is by_name[b]["spec"]["containers"]
+
+
+def test_sharing_stops_where_pods_rarely_share():
+    # Pods read from a cluster: a projected volume of each pod's own name.
+    def pod_with_volume(name, volume):
+        return _pod(name, node="n1", volumes=[{"name": volume, "projected": {}}])
+
+    def twins():
+        return [pod_with_volume("a", "same"), pod_with_volume("b", "same")]
+
+    distinct = [pod_with_volume(f"p{i}", f"kube-api-access-{i}") for i in range(2000)]
+    cluster = build_cluster([(p, Origin("t.yaml", i)) for i, p in enumerate(distinct + twins())])
+    assert not _containers_shared(cluster, "a", "b")
+    assert _by_name(cluster)["b"]["spec"]["volumes"] == [{"name": "same", "projected": {}}]
+    replicas = [pod_with_volume(f"r{i}", "same") for i in range(2000)]
+    cluster = build_cluster([(p, Origin("t.yaml", i)) for i, p in enumerate(replicas + twins())])
+    assert _containers_shared(cluster, "a", "b") and _containers_shared(cluster, "r0", "b")
+
+
+def test_pods_holding_one_spec_object_keep_it_whole(sharing):
+    # A YAML alias (`spec: *s`) gives two pods one spec object; this one
+    # needs nothing from admission, so its key is the same after it.
+    tolerations = [{"key": k, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+                   for k in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")]
+    spec = {"containers": [{"name": "c", "image": "i"}], "schedulerName": "default-scheduler", "priority": 0,
+            "preemptionPolicy": "PreemptLowerPriority", "tolerations": tolerations}
+    first = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a", "namespace": "ns"}, "spec": spec}
+    second = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b", "namespace": "ns"}, "spec": spec}
+    expected = copy.deepcopy(spec)
+    cluster = build_cluster([(first, Origin("t.yaml", 1)), (second, Origin("t.yaml", 2))])
+    assert [p["spec"] for p in cluster.pods] == [expected, expected]

@@ -85,6 +85,7 @@ class Admission:
         # admitted spec (see pod()); only for a whole cluster read at once,
         # where nothing changes a pod's spec in place afterwards.
         self._specs: dict | None = {} if share_specs else None
+        self._keyed = self._shared = 0
         defaults = [pc for pc in priority_classes.values() if pc.get("globalDefault")]
         # Upstream picks the lowest-valued class when several claim to be the
         # global default (an API race it tolerates rather than rejects).
@@ -118,7 +119,9 @@ class Admission:
         if self._specs is not None:
             key = _spec_key(spec, pod)
             admitted = self._specs.get(key) if key is not None else None
+            self._keyed += 1
             if admitted is not None:
+                self._shared += 1
                 # A spec equal to an earlier pod's as written is admitted as
                 # that one was (admission reads nothing else of the pod that
                 # the key leaves out), and its checks passed there.
@@ -132,7 +135,12 @@ class Admission:
                 return
         self._admit_pod(pod, spec, origin)
         if key is not None and len(self._specs) < _SHARED_SPECS_LIMIT:
+            # A copy: a later pod may hold this very spec object (a YAML alias).
             self._specs[key] = spec.copy()
+        if self._keyed >= _GIVE_UP_AFTER and self._shared * 10 < self._keyed:
+            # Pods read from a cluster rarely share: each has a projected
+            # volume of its own name (kube-api-access-...). Stop paying for keys.
+            self._specs = None
 
     def _admit_pod(self, pod: dict, spec: dict, origin) -> None:
         ref = object_ref(pod)
@@ -314,6 +322,8 @@ class Admission:
 
 # Distinct specs remembered by one Admission (a workload's replicas share one).
 _SHARED_SPECS_LIMIT = 100_000
+# Sharing stops when fewer than one in ten of the first this many pods shared.
+_GIVE_UP_AFTER = 2_000
 
 
 def _spec_key(spec: dict, pod: dict):
