@@ -256,14 +256,16 @@ def test_a_nominated_pod_is_never_shared():
     assert [reuse.key(pi) for pi in w.pods] == [None, None]
 
 
-def test_a_result_that_names_its_pod_is_not_kept():
-    objs = groups_cluster(groups=1, replicas=2)
-    w = load(objs)
-    scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
-    reuse = ResultReuse(scheds, w)
+def _twins_and_first_result():
+    """Two identical pods: (their ResultReuse, the first pod, its key, its document)."""
+    w = load(groups_cluster(groups=1, replicas=2))
+    reuse = ResultReuse(app.new_schedulers(w.cluster, tie_break="name", seed=None), w)
     first = w.pods[0]
-    key = reuse.key(first)
-    doc = app.explain(w, tie_break="name")["pods"][0]
+    return reuse, w, first, reuse.key(first), app.explain(w, tie_break="name")["pods"][0]
+
+
+def test_a_result_that_names_its_pod_is_not_kept():
+    reuse, w, first, key, doc = _twins_and_first_result()
     doc = dict(doc, notes=[f"about {first.name}"])
     reuse.remember(key, first, False, doc, 0)
     assert reuse.document(key, w.pods[1]) is None
@@ -275,13 +277,7 @@ def test_a_result_whose_encoded_nodes_name_its_pod_is_not_kept():
     # explain --jobs workers encode `nodes` for -o json: the text is searched.
     from kschedx.render.machine import encode_nodes
 
-    objs = groups_cluster(groups=1, replicas=2)
-    w = load(objs)
-    scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
-    reuse = ResultReuse(scheds, w)
-    first = w.pods[0]
-    key = reuse.key(first)
-    doc = app.explain(w, tie_break="name")["pods"][0]
+    reuse, w, first, key, doc = _twins_and_first_result()
     named = [dict(n, notes=[f"{first.uid} was here"]) for n in doc["nodes"]]
     reuse.remember(key, first, False, dict(doc, nodes=encode_nodes(named)), 0)
     assert reuse.document(key, w.pods[1]) is None
