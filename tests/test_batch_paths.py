@@ -40,3 +40,47 @@ def test_the_default_profile_has_batch_paths():
 @pytest.mark.parametrize("name", case_names())
 def test_batch_paths_agree_with_per_node_methods(name):
     assert explain_document(name, batch=True) == explain_document(name, batch=False)
+
+
+def _mixed_workload(nodes: int):
+    import importlib.util
+    from pathlib import Path
+
+    from kschedx.cluster import build_cluster
+    from kschedx.framework.runner import queue_order
+    from kschedx.snapshot import PodInfo
+    from kschedx.sources.fixtures import Origin
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "gen_mixed_workload.py"
+    spec = importlib.util.spec_from_file_location("gen_mixed_workload", path)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    objs = gen.generate(nodes, nodes * 6, 3, 40, groups=3, replicas=4, seed=11)
+    cluster = build_cluster([(o, Origin("generated")) for o in objs])
+    return app.Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
+
+
+@pytest.mark.parametrize("detail", ["full", "failures"])
+def test_simulate_batch_paths_agree_with_per_node_methods(detail, monkeypatch):
+    """A simulation of the benchmarks' mixed workload (spread, anti-affinity,
+    node affinity; more nodes than kube-scheduler samples, so the `sampling`
+    fields name windows) writes the same document with the plugins' batch
+    paths as with their per-node methods: explanations a batch path defers
+    are settled before the snapshot changes."""
+    from kschedx.framework.registry import IN_TREE
+
+    def document():
+        return json.dumps(app.simulate(_mixed_workload(150), tie_break="name", detail=detail), sort_keys=True)
+
+    with_batch = document()
+    for entry in IN_TREE.values():
+        cls = entry.load()
+        for method in BATCH_METHODS:
+            if getattr(cls, method, None) is not None:
+                monkeypatch.setattr(cls, method, None)
+    assert with_batch == document()
+    doc = json.loads(with_batch)
+    assert any(p["sampling"] and p["sampling"]["couldBeMissed"] for p in doc["pods"])
+    if detail == "full":
+        reasons = {r for p in doc["pods"] for plugin in p["filterSummary"].values() for r in plugin}
+        assert "node(s) didn't match pod anti-affinity rules" in reasons

@@ -247,3 +247,9 @@ def test_scheduler_sampling_state_from_a_configuration():
                               "  weight: 2\n", "sched.yaml")
     s = sampling_state("all", cfg)
     assert (s.has_extender_filters, s.has_extender_prioritizers) == (False, True)
+
+
+@given(st.lists(st.integers(0, 40), min_size=0, max_size=80), st.integers(1, 81))
+def test_best_of_some_window_with_many_score_levels(totals, k):
+    # More distinct scores than the first scan takes: the rest are sorted.
+    assert best_of_some_window(totals, k) == brute_force_window_best(totals, k)

@@ -17,7 +17,7 @@ from ..gc_policy import pauses_collector
 from ..snapshot import NodeInfo, PodInfo, generation_mark
 from .cycle_state import CycleState
 from .interface import Plugin
-from .status import Code, Status
+from .status import Code, DeferredStatus, Status
 
 
 @dataclass
@@ -57,7 +57,7 @@ class FilterTable:
     failure Status whose plugin is set.
     """
 
-    __slots__ = ("names", "columns", "tallies", "_shared")
+    __slots__ = ("names", "columns", "tallies", "_shared", "_settled")
 
     def __init__(self, names: list[str], columns: list, tallies: list | None = None):
         self.names = names
@@ -71,6 +71,7 @@ class FilterTable:
             FilterVerdict(name, Status(Code.SKIP, plugin=name)) if col is SKIPPED else FilterVerdict(name, None)
             for name, col in zip(names, columns)
         ]
+        self._settled = False
 
     def verdicts(self, i: int) -> list[FilterVerdict]:
         out = []
@@ -83,6 +84,19 @@ class FilterTable:
             else:
                 out.append(FilterVerdict(name, st))
         return out
+
+    def settle(self) -> None:
+        """Work out now the explanations plugins deferred (DeferredStatus),
+        while the cycle's state is the one they describe."""
+        if self._settled:
+            return
+        self._settled = True
+        for col in self.columns:
+            if col is None or col is SKIPPED:
+                continue
+            for st in col:
+                if type(st) is DeferredStatus:
+                    st.settle()
 
     def column(self, j: int):
         """Plugin j's verdicts as rows() reads them: (the Status every node
@@ -272,7 +286,14 @@ class NodeResult:
                 self._score_row if self._scores is None else None)
 
     def settle(self) -> None:
-        """Compute now what describes the cycle's state (score explanations)."""
+        """Compute now what describes the cycle's state (deferred filter and
+        score explanations)."""
+        if self._filters is not None:
+            for v in self._filters:
+                if type(v.status) is DeferredStatus:
+                    v.status.settle()
+        elif self._filter_row is not None:
+            self._filter_row[0].settle()
         if self._score_row is not None:
             self._score_row[0].settle()
 
@@ -488,6 +509,7 @@ class PodResult:
         still the one they describe (simulate calls it before the snapshot
         changes). The result then lives until its pod is written."""
         if self.node_records is not None:
+            self.node_records.table.settle()
             if self.node_records.score_table is not None:
                 self.node_records.score_table.settle()
             return

@@ -566,17 +566,27 @@ class Framework:
         over every feasible node."""
         info = result.sampling
         k = info["numFeasibleNodesToFind"]
-        total_of = dict(zip([ni.name for ni in feasible], totals))
+        names = self.sampling.order_names(self.snapshot)
+        if self.extenders is None:
+            # The feasible nodes are the snapshot's own NodeInfos: they are
+            # the keys (no names to gather for thousands of nodes).
+            keys, order = feasible, self.sampling.order(self.snapshot)
+            found = search.found
+        else:
+            # An extender may answer with Node objects (new NodeInfos).
+            keys, order = [ni.name for ni in feasible], names
+            found = [ni.name for ni in search.found]
+        total_of = dict(zip(keys, totals))
         # Nodes an extender rejected after the search are no pick either.
-        found = [ni.name for ni in search.found if ni.name in total_of]
-        best = max((total_of[n] for n in found), default=None)
-        info["startWindowBest"] = sorted(n for n in found if total_of[n] == best)
+        found = [n for n in found if n in total_of]
+        best = max(map(total_of.__getitem__, found), default=None)
+        best_found = [n for n in found if total_of[n] == best]
+        info["startWindowBest"] = sorted(best_found if self.extenders is not None else [ni.name for ni in best_found])
         if len(feasible) <= k:
             info["couldBeMissed"] = False
             info["upstreamCouldPick"] = list(result.top_nodes)
             return
-        names = self.sampling.order_names(self.snapshot)
-        got = list(map(total_of.get, names))  # None: not feasible
+        got = list(map(total_of.get, order))  # None: not feasible
         if len(total_of) == len(names):
             ordered, values = names, got
         else:

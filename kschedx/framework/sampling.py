@@ -13,9 +13,10 @@ that failed before it were checked and count as processed).
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from heapq import heappop, heappush
+from itertools import compress, repeat
+from operator import ge, gt, lt, sub
 
 from .node_tree import node_tree_order
 
@@ -90,56 +91,64 @@ def best_of_some_window(totals: list[int], k: int) -> list[int]:
     if k >= f:
         best = max(totals)
         return [i for i, t in enumerate(totals) if t == best]
-    by_score = sorted(range(f), key=totals.__getitem__, reverse=True)
     cuts: list[int] = []  # positions of higher scores, sorted
-    runs: dict[int, int] = {}  # run length -> how many runs have it
-    longest: list[int] = []  # heap of -run length (stale entries skipped)
     picks: list[int] = []
-    i = 0
-    while i < f:
-        score = totals[by_score[i]]
-        j = i
-        while j < f and totals[by_score[j]] == score:
-            j += 1
-        level = by_score[i:j]
+    for level in _levels(totals):
         if not cuts:
             picks.extend(level)
         else:
-            n = len(cuts)
-            for p in level:
-                b = bisect_right(cuts, p)
-                prev = cuts[b - 1] if b else cuts[-1] - f
-                nxt = cuts[b] if b < n else cuts[0] + f
-                if nxt - prev - 1 >= k:
-                    picks.append(p)
-        for p in level:
-            if not cuts:
-                cuts.append(p)
-                _add_run(runs, longest, f - 1)
-                continue
-            b = bisect_right(cuts, p)
-            prev = cuts[b - 1] if b else cuts[-1] - f
-            nxt = cuts[b] if b < len(cuts) else cuts[0] + f
-            cuts.insert(b, p)
-            old = nxt - prev - 1
-            runs[old] -= 1
-            _add_run(runs, longest, p - prev - 1)
-            _add_run(runs, longest, nxt - p - 1)
-        while longest and not runs.get(-longest[0]):
-            heappop(longest)
-        if not longest or -longest[0] < k:
-            break
-        i = j
+            # The runs between consecutive cuts (the last one wrapping
+            # around) at least k long: the level's positions in them qualify.
+            ends = cuts[1:]
+            ends.append(cuts[0] + f)
+            gaps = list(map(sub, ends, cuts))
+            for g in compress(range(len(gaps)), map(gt, gaps, repeat(k))):
+                lo, hi = cuts[g], ends[g]
+                if hi < f:
+                    picks.extend(level[bisect_right(level, lo):bisect_left(level, hi)])
+                else:  # wraps around: after the last cut, or before the first
+                    picks.extend(level[bisect_right(level, lo):])
+                    picks.extend(level[:bisect_left(level, hi - f)])
+        cuts = sorted(cuts + level)
+        ends = cuts[1:]
+        ends.append(cuts[0] + f)
+        if max(map(sub, ends, cuts)) <= k:
+            break  # every run shorter than k: no lower score can win a window
     picks.sort()
     return picks
 
 
-def _add_run(runs: dict, longest: list, length: int) -> None:
-    if runs.get(length):
-        runs[length] += 1
-    else:
-        runs[length] = 1
-        heappush(longest, -length)
+# How many of the highest scores are taken by the first scan (see _levels).
+SCANNED_LEVELS = 4
+
+
+def _levels(totals: list[int]):
+    """The positions of each score, highest score first, each level's
+    positions in increasing order. best_of_some_window usually needs only
+    the top few levels: their positions are picked out by one scan of the
+    list and sorted, much fewer than all; the rest, if it gets there, are
+    sorted after."""
+    f = len(totals)
+    distinct = sorted(set(totals), reverse=True)
+    below = distinct[min(SCANNED_LEVELS, len(distinct)) - 1]
+    key = totals.__getitem__
+    # A stable sort of increasing positions keeps each level's in order.
+    yield from _split(totals, sorted(compress(range(f), map(ge, totals, repeat(below))), key=key, reverse=True))
+    if len(distinct) > SCANNED_LEVELS:
+        yield from _split(totals, sorted(compress(range(f), map(lt, totals, repeat(below))), key=key, reverse=True))
+
+
+def _split(totals: list[int], by_score: list[int]):
+    """Positions sorted by score into runs of one score each."""
+    i = 0
+    n = len(by_score)
+    while i < n:
+        score = totals[by_score[i]]
+        j = i + 1
+        while j < n and totals[by_score[j]] == score:
+            j += 1
+        yield by_score[i:j]
+        i = j
 
 
 class SamplingState:

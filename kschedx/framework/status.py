@@ -70,6 +70,39 @@ class Status:
         return f"Status({self.code.label}, {self.reasons!r}, plugin={self.plugin!r})"
 
 
+_DETAILS = Status.__dict__["details"]  # the slot, under the property below
+
+
+class DeferredStatus(Status):
+    """A Status whose explanation is worked out when first read: `explain()`
+    gives what `details` would have held. For verdicts whose explanation is
+    costly and often never read (simulate drops placed pods' verdicts); it
+    must describe the cycle's state, so it is read or settled (`settle`)
+    before the snapshot changes, as ScoreTable's explanations are."""
+
+    __slots__ = ("_explain",)
+
+    def __init__(self, code: Code, *reasons: str, explain):
+        super().__init__(code, *reasons)
+        self._explain = explain
+
+    @property
+    def details(self):
+        explain = self._explain
+        if explain is not None:
+            self._explain = None
+            _DETAILS.__set__(self, explain())
+        return _DETAILS.__get__(self)
+
+    @details.setter
+    def details(self, value) -> None:
+        self._explain = None
+        _DETAILS.__set__(self, value)
+
+    def settle(self) -> None:
+        self.details  # noqa: B018 - computed now, kept
+
+
 SUCCESS = None  # plugins return None for Success, as upstream returns a nil *Status
 
 

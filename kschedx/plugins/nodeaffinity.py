@@ -50,6 +50,10 @@ class RequiredNodeAffinity:
                     keys.extend(r.key for r in t.labels.requirements)
         return tuple(dict.fromkeys(keys))
 
+    def matches_every_node(self) -> bool:
+        """Neither a nodeSelector nor required terms: nothing to check."""
+        return self.selector_error is None and self.label_selector is None and self.node_selector is None
+
     def matches(self, node_info) -> bool:
         if self.selector_error is not None:
             return False

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from kschedx.framework.cycle_state import CycleState
+from kschedx.framework.status import DeferredStatus
+from kschedx.snapshot import PodInfo
 from kschedx.plugins.interpodaffinity import filtering
 from builders import Env, P, admitted, label_selector, namespace, requirement
 from builders import affinity_term as term
@@ -439,3 +441,24 @@ def test_nominated_pods_count_through_add_pod():
     assert by_node["nodeA"].first_failure == IPA
     assert by_node["nodeB"].feasible
     assert r.selected_node == "nodeB"
+
+
+def test_table_explanations_are_worked_out_when_read():
+    # filter_all (the runner's table) defers each explanation: the same as
+    # filter's when read before the snapshot changes, an error after.
+    pod = P().pod_anti_affinity_in("app", "zone", ["web"]).obj()
+    pods = [P("web-1").label("app", "web").node("nodeA").obj()]
+    env = Env(pod, pods, abc_nodes("z1", "z1", "z2"))
+    pl, nodes = env.plugin(IPA), env.snapshot.node_infos
+    state = CycleState()
+    pl.pre_filter(state, env.pod_info, nodes)
+    eager = [pl.filter(state, env.pod_info, ni) for ni in nodes]
+    read, late = pl.filter_all(state, env.pod_info, nodes), pl.filter_all(state, env.pod_info, nodes)
+    assert [type(st) for st in read] == [DeferredStatus, DeferredStatus, type(None)]
+    assert [(st.code, st.reasons, st.details) for st in read[:2]] == \
+        [(st.code, st.reasons, st.details) for st in eager[:2]]
+    late[0].settle()  # settled while the snapshot is unchanged: kept
+    env.snapshot.assume(PodInfo(P("web-2").uid("web-2").label("app", "web").obj()), "nodeA")
+    assert late[0].details == eager[0].details
+    with pytest.raises(RuntimeError, match="after the node changed"):
+        late[1].details

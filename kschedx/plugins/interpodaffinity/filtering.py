@@ -14,7 +14,8 @@ changes in a small overlay, so cloning stays cheap for preemption dry runs.
 
 from __future__ import annotations
 
-from ...framework.status import Code, Status
+from ...framework.status import Code, DeferredStatus, Status
+from ...snapshot import generation_mark
 from ...podaffinity import (
     SignaturePod,
     affinity_terms,
@@ -40,7 +41,7 @@ ANTI = "antiAffinity"
 class PreFilterState:
     __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
                  "pod_info", "required_affinity", "required_anti_affinity", "namespace_labels",
-                 "witnesses", "overlay")
+                 "witnesses", "overlay", "generation")
 
     def __init__(self, pod_info, required_affinity, required_anti_affinity, namespace_labels):
         self.pod_info = pod_info
@@ -54,6 +55,8 @@ class PreFilterState:
         self.witnesses = {EXISTING_ANTI: {}, AFFINITY: {}, ANTI: {}}
         # [(kind, pair, PodInfo, node name, +1|-1)] from AddPod / RemovePod.
         self.overlay: list = []
+        # Every node changed after PreFilter has a higher generation.
+        self.generation = generation_mark()
 
     def clone(self) -> "PreFilterState":
         c = PreFilterState.__new__(PreFilterState)
@@ -66,7 +69,15 @@ class PreFilterState:
         c.anti_affinity_counts = dict(self.anti_affinity_counts)
         c.witnesses = self.witnesses
         c.overlay = list(self.overlay)
+        c.generation = self.generation
         return c
+
+    def check_unchanged(self, node_info) -> None:
+        """A deferred explanation read after the snapshot changed would name
+        the pods of another state: an error, not a wrong answer. (Witness
+        nodes are checked in pods_for.)"""
+        if node_info.generation > self.generation:
+            raise RuntimeError(f"filter details of node {node_info.name} read after the node changed")
 
     # -- AddPod / RemovePod -------------------------------------------------------
     def update_with_pod(self, pi, node_info, multiplier: int) -> None:
@@ -102,6 +113,8 @@ class PreFilterState:
         pods = []
         for a, b in self.witnesses[kind].get(pair, ()):
             if isinstance(a, int):
+                if b.generation > self.generation:
+                    raise RuntimeError(f"pods on node {b.name} read after the node changed")
                 pods.extend((p, b.name) for p in pods_with_signature(b, a))
             else:
                 pods.append((a, b))
@@ -265,26 +278,43 @@ def first_of_group(state: PreFilterState) -> bool:
     return pod_matches_all_terms(state.required_affinity, state.pod_info)
 
 
-def filter_node(state: PreFilterState, node_info) -> Status | None:
+def filter_node(state: PreFilterState, node_info, defer: bool = False) -> Status | None:
+    """The node's verdict, with its explanation; with `defer`, the
+    explanation is worked out when first read (DeferredStatus)."""
     if not satisfy_pod_affinity(state, node_info):
-        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY,
-                      details=affinity_details(state, node_info, False))
+        return _status(defer, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY, state, node_info,
+                       affinity_details, False)
     if not satisfy_pod_anti_affinity(state, node_info):
-        return Status(Code.UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY, details=anti_affinity_details(state, node_info))
+        return _status(defer, Code.UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY, state, node_info, anti_affinity_details)
     if not satisfy_existing_pods_anti_affinity(state, node_info):
-        return Status(Code.UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY,
-                      details=existing_anti_affinity_details(state, node_info))
+        return _status(defer, Code.UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY, state, node_info,
+                       existing_anti_affinity_details)
     if state.required_affinity:
-        return Status(Code.SUCCESS, details=affinity_details(state, node_info, True))
+        return _status(defer, Code.SUCCESS, None, state, node_info, affinity_details, True)
     return None
 
 
+def _status(defer: bool, code: Code, reason: str | None, state: PreFilterState, node_info, explain, *args) -> Status:
+    reasons = () if reason is None else (reason,)
+    if not defer:
+        return Status(code, *reasons, details=explain(state, node_info, *args))
+
+    def details():
+        # An explanation names pods on other nodes: it is only true of the
+        # snapshot PreFilter saw.
+        state.check_unchanged(node_info)
+        return explain(state, node_info, *args)
+
+    return DeferredStatus(code, *reasons, explain=details)
+
+
 def filter_nodes(state: PreFilterState, nodes) -> list | None:
-    """filter_node on every node. Without required affinity terms a node
-    passes without details unless an anti-affinity count concerns it, so
-    only those nodes are looked at in full."""
+    """filter_node on every node, explanations deferred (the runner's table
+    keeps them; simulate drops most unread). Without required affinity
+    terms a node passes without details unless an anti-affinity count
+    concerns it, so only those nodes are looked at in full."""
     if state.required_affinity:
-        return [filter_node(state, ni) for ni in nodes]
+        return [filter_node(state, ni, True) for ni in nodes]
     anti = state.anti_affinity_counts
     existing = state.existing_anti_affinity_counts
     if not anti and not existing:
@@ -307,7 +337,7 @@ def filter_nodes(state: PreFilterState, nodes) -> list | None:
         return None
     out = [None] * len(nodes)
     for i in flagged:
-        out[i] = filter_node(state, nodes[i])
+        out[i] = filter_node(state, nodes[i], True)
     return out
 
 

@@ -8,6 +8,9 @@ or own it.
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import and_, attrgetter
+
 from ...labels import NOTHING, Requirement, Selector, SelectorError, label_selector
 from ...podaffinity import HOSTNAME_KEY, SIGNATURE_INFO, ZONE_KEY, node_signature_counts, selector_string
 from ..helper.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint
@@ -200,6 +203,32 @@ def node_has_all_keys(labels: dict, constraints) -> bool:
         if c.topology_key not in labels:
             return False
     return True
+
+
+def inclusion_mask(c: Constraint, pod_info, nodes, required_node_affinity) -> list[bool] | None:
+    """c.match_node_inclusion_policies for each node; None when the
+    policies leave no node out without looking (nothing to honor)."""
+    mask = None
+    if c.node_affinity_policy == HONOR and not required_node_affinity.matches_every_node():
+        mask = [required_node_affinity.matches(ni) for ni in nodes]
+    if c.node_taints_policy == HONOR:
+        tolerations = pod_info.spec.get("tolerations")
+        untainted = [not taints or find_matching_untolerated_taint(taints, tolerations, DO_NOT_SCHEDULE) is None
+                     for taints in map(_TAINTS, nodes)]
+        mask = untainted if mask is None else list(map(and_, mask, untainted))
+    return mask
+
+
+_TAINTS = attrgetter("taints")
+
+
+def has_all_keys(labels: list[dict], constraints) -> list[bool]:
+    """node_has_all_keys for each of a list of label dicts (C loops)."""
+    out = None
+    for c in constraints:
+        has = list(map(dict.__contains__, labels, repeat(c.topology_key)))
+        out = has if out is None else list(map(and_, out, has))
+    return out if out is not None else [True] * len(labels)
 
 
 _BY_NODE = "count by node"  # memo key next to the label signatures (ints)

@@ -52,8 +52,11 @@ class PodTopologySpread(Plugin):
                 f"get constraints from pod: obtaining pod's hard topology spread constraints: {exc}")
         if not constraints:
             return None, Status(Code.SKIP)
-        index_of(self.handle.snapshot)
-        state.write(filtering.PRE_FILTER_STATE_KEY, filtering.compute_pre_filter_state(constraints, pod_info, nodes))
+        snapshot = self.handle.snapshot
+        index = index_of(snapshot)
+        own = index is not None and nodes is snapshot.node_infos
+        state.write(filtering.PRE_FILTER_STATE_KEY, filtering.compute_pre_filter_state(
+            constraints, pod_info, nodes, index if own else None, snapshot.by_name if own else None))
         return None, None
 
     def pre_filter_extensions(self):

@@ -9,12 +9,14 @@ fewer matching pods into a higher score with integer arithmetic.
 from __future__ import annotations
 
 import math
+from itertools import compress, repeat
+from operator import add, attrgetter, not_
 
 from ...framework.interface import MAX_NODE_SCORE
 from ...podaffinity import HOSTNAME_KEY
 from ..helper.normalize_score import go_div
 from ..nodeaffinity import required_node_affinity
-from .common import _BY_NODE, count_pods_match_selector, node_has_all_keys
+from .common import _BY_NODE, count_pods_match_selector, has_all_keys, node_has_all_keys
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 INVALID_SCORE = -1
@@ -56,6 +58,16 @@ def go_round(x: float) -> int:
 
 
 def init_pre_score_state(s: PreScoreState, filtered_nodes, require_all_topologies: bool) -> None:
+    labels = list(map(_LABELS, filtered_nodes))
+    if set(map(type, labels)) <= {dict}:
+        _init_by_columns(s, filtered_nodes, labels, require_all_topologies)
+    else:
+        init_node_by_node(s, filtered_nodes, require_all_topologies)
+
+
+def init_node_by_node(s: PreScoreState, filtered_nodes, require_all_topologies: bool) -> None:
+    """init_pre_score_state one node after another (the reference the
+    columns are compared with in tests)."""
     n = len(s.constraints)
     s.topology_value_to_pod_counts = [{} for _ in range(n)]
     topo_size = [0] * n
@@ -82,6 +94,27 @@ def init_pre_score_state(s: PreScoreState, filtered_nodes, require_all_topologie
         if c.topology_key == HOSTNAME_KEY:
             size = len(filtered_nodes) - len(s.ignored_nodes)
         s.topology_normalizing_weight.append(topology_normalizing_weight(size))
+
+
+def _init_by_columns(s: PreScoreState, filtered_nodes, labels: list[dict], require_all_topologies: bool) -> None:
+    """init_pre_score_state by columns of label values, C loops over the
+    nodes: the same ignored nodes, and the same domains in the same order
+    (each first met in node order)."""
+    constraints = s.constraints
+    if require_all_topologies and constraints:
+        has_all = has_all_keys(labels, constraints)
+        if not all(has_all):
+            s.ignored_nodes.update(compress(map(_NAME, filtered_nodes), map(not_, has_all)))
+            labels = list(compress(labels, has_all))
+    s.topology_value_to_pod_counts = [
+        {} if c.topology_key == HOSTNAME_KEY else dict.fromkeys(map(dict.get, labels, repeat(c.topology_key), repeat("")), 0)
+        for c in constraints
+    ]
+    s.topology_normalizing_weight = [
+        topology_normalizing_weight(
+            len(filtered_nodes) - len(s.ignored_nodes) if c.topology_key == HOSTNAME_KEY else len(counts))
+        for c, counts in zip(constraints, s.topology_value_to_pod_counts)
+    ]
 
 
 def count_all_nodes(s: PreScoreState, pod_info, all_nodes, require_all_topologies: bool, index=None,
@@ -161,6 +194,11 @@ def score_node(s: PreScoreState, node_info) -> int:
 def score_nodes(s: PreScoreState, nodes) -> list[int]:
     """score_node on every node, with the same float arithmetic in the same
     order (the per-constraint terms are added one by one)."""
+    if nodes and None not in map(_POD_INDEX, nodes):
+        try:
+            return _score_indexed_nodes(s, nodes)
+        except _NotHere:
+            pass
     ignored = s.ignored_nodes
     per_constraint = []
     for i, c in enumerate(s.constraints):
@@ -191,6 +229,61 @@ def score_nodes(s: PreScoreState, nodes) -> list[int]:
                 score += float(cnt) * weight + skew_term
         out.append(go_round(score))
     return out
+
+
+_POD_INDEX = attrgetter("pod_index")
+_LABELS = attrgetter("labels")
+_NAME = attrgetter("name")
+
+
+class _NotHere(Exception):
+    """The columns path cannot take these nodes: the per-node loop does."""
+
+
+def _score_indexed_nodes(s: PreScoreState, nodes) -> list[int]:
+    """score_nodes for the snapshot's own nodes (all in the pod index), by
+    columns: each constraint's term per node (0.0 when the node lacks the
+    key: adding it changes no sum but -0.0, which rounds to 0 as well),
+    added constraint by constraint as score_node adds them, then rounded
+    once per distinct sum."""
+    ignored = s.ignored_nodes
+    kept = nodes
+    if ignored:
+        kept = [ni for ni in nodes if ni.name not in ignored]
+    if not kept or not s.constraints:
+        raise _NotHere
+    labels = list(map(_LABELS, kept))
+    names = None
+    sums = None
+    for i, c in enumerate(s.constraints):
+        try:
+            values = list(map(dict.get, labels, repeat(c.topology_key)))
+        except TypeError:  # labels that are not a dict
+            raise _NotHere from None
+        if c.topology_key == HOSTNAME_KEY:
+            host = {} if c.selector.is_empty() else _by_node_counts(kept[0].pod_index, c, s, i)
+            if names is None:
+                names = list(map(_NAME, kept))
+            counts = list(map(host.get, names, repeat(0)))
+            if None in values:
+                counts = [None if v is None else n for v, n in zip(values, counts)]
+        else:
+            domains = s.topology_value_to_pod_counts[i]
+            if None in values:
+                counts = [None if v is None else domains[v] for v in values]
+            else:
+                counts = list(map(domains.__getitem__, values))
+        skew_term = float(c.max_skew - 1)
+        weight = s.topology_normalizing_weight[i]
+        term_of = {cnt: 0.0 if cnt is None else float(cnt) * weight + skew_term for cnt in set(counts)}
+        terms = map(term_of.__getitem__, counts)
+        sums = list(terms) if sums is None else list(map(add, sums, terms))
+    round_of = {x: go_round(x) for x in set(sums)}
+    scores = list(map(round_of.__getitem__, sums))
+    if not ignored:
+        return scores
+    it = iter(scores)
+    return [0 if ni.name in ignored else next(it) for ni in nodes]
 
 
 def _by_node_counts(index, c, s: PreScoreState, i: int) -> dict[str, int]:
