@@ -10,7 +10,7 @@ from .cluster import ClusterState, build_cluster
 from .errors import ClusterError, InputError
 from .framework.profile import PROFILE_NAME
 from .framework.runner import queue_order
-from .gc_policy import pauses_collector
+from .gc_policy import collector_paused, pauses_collector
 from .result import Tally, add_source, document_head, document_tail, pod_dict
 from .sink import DocumentSink, ResultSink
 from .snapshot import PodInfo
@@ -359,11 +359,16 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
         # An extender is a service of its own: it sees every pod, in order, once.
         reuse, jobs = False, 1
     explainer = _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None))
-    for p in _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None),
-                        getattr(sink, "body_renderer", None)):
-        tally.add(p)
-        sink.pod(p)
-        del p  # the sink has it written: only the next pod is kept
+    explained = _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None),
+                           getattr(sink, "body_renderer", None))
+    while True:
+        with collector_paused():  # from the pod's cycle until it is written and dropped
+            p = next(explained, None)
+            if p is None:
+                break
+            tally.add(p)
+            sink.pod(p)
+            del p  # the sink has it written: only the next pod is kept
     sink.end(_tail(scheds, workload))
     return tally.exit_code
 
@@ -390,24 +395,39 @@ class _PodExplainer:
     def shared(self, key: str | None) -> bool:
         return key is not None and key in self.reuse.templates
 
-    def cycle(self, pi: PodInfo) -> tuple[dict, int, bool]:
+    def cycle(self, pi: PodInfo, own: bool = False) -> tuple[dict, int, bool, bool | None]:
         """(document, random draws made, whether the selected node was drawn
-        among topNodes)."""
+        among topNodes, and with `own` whether the document names its pod:
+        reuse.names_own_pod, None when reuse is off or `own` not asked)."""
         scheds = self.scheds
         rng = scheds.rng
         before = rng.draws
         scheds.sampling.next_start_node_index = 0
         r = scheds.schedule(pi)
         drawn = r.tie_drawn
+        own = own and self.reuse is not None
+        records = None
         if self.fix and r.status == "Unschedulable":
             # The fix search reads every node's verdicts, whatever --nodes writes.
             doc = _pod_document(r, "explain", self.workload)
             _add_fixes(doc, scheds.framework_for(pi), pi, self.workload)
             _choose_nodes(doc, r, self.nodes)
         else:
+            whole = own and self.encoder is None and (self.nodes is None or self.nodes.is_all)
+            if whole:
+                # The records the document's nodes are built from answer
+                # names_own_pod: their explanations are computed once, now.
+                r.settle()
             doc = _pod_document(r, "explain", self.workload, self.nodes, self.encoder)
-        del r
-        return doc, rng.draws - before, drawn
+            if whole:
+                records = r.nodes  # built by the document (read before it, they change its counts)
+        named = None
+        if own:
+            from .reuse import names_own_pod
+
+            named = names_own_pod(doc, pi, records)
+        del r, records
+        return doc, rng.draws - before, drawn, named
 
     def transferable(self, draws: int, drawn: bool) -> bool:
         """Whether a document computed elsewhere (an earlier pod's, a
@@ -420,21 +440,13 @@ class _PodExplainer:
             hit = self.reuse.document(key, pi)
             if hit is not None:
                 return hit[0]
-        doc, draws, drawn = self.cycle(pi)
-        self.keep(key, pi, doc, draws, drawn)
+        doc, draws, drawn, own = self.cycle(pi, own=key is not None)
+        self.keep(key, pi, doc, draws, drawn, own)
         return doc
 
     def keep(self, key, pi, doc, draws, drawn, own=None) -> None:
         if key is not None and self.transferable(draws, drawn):
             self.reuse.remember(key, pi, drawn, doc, draws, own)
-
-    def names_own_pod(self, doc: dict, pi: PodInfo) -> bool | None:
-        """reuse.names_own_pod, where reuse may need it (None: never asked)."""
-        if self.reuse is None:
-            return None
-        from .reuse import names_own_pod
-
-        return names_own_pod(doc, pi)
 
 
 def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None, renderer=None):
@@ -464,13 +476,13 @@ def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: i
     rng = explainer.scheds.rng
 
     def task(i):
-        doc, draws, drawn = explainer.cycle(pods[i])
+        # Whether the result may be shared is decided here too, while the
+        # parent writes.
+        doc, draws, drawn, own = explainer.cycle(pods[i], own=True)
         if encoder is not None and isinstance(doc.get("nodes"), list) and doc["nodes"]:
             # Writing a pod's nodes costs more than computing them: done here too.
             doc["nodes"] = encoder(doc["nodes"])
-        # Whether the result may be shared (a search of its whole text), and
-        # drawing it for people: here too, while the parent writes.
-        own = explainer.names_own_pod(doc, pods[i])
+        # Drawing it for people: here too.
         if renderer is not None and not drawn:
             # (A drawn selected node is drawn again in the parent: its body
             # is drawn there, from the whole document.)
@@ -514,8 +526,8 @@ def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: i
                 explainer.keep(key, pi, doc, draws, drawn, own)
             else:
                 del out
-                doc, draws, drawn = explainer.cycle(pi)
-                explainer.keep(key, pi, doc, draws, drawn)
+                doc, draws, drawn, own = explainer.cycle(pi, own=key is not None)
+                explainer.keep(key, pi, doc, draws, drawn, own)
             yield doc
             del doc
 

@@ -198,6 +198,7 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
     """
     state = ClusterState()
     seen: dict[tuple, object] = {}
+    seen_pods: dict[str, object] = {}
     pods: list[tuple[dict, object]] = []
     ignored: dict[str, int] = {}
 
@@ -225,11 +226,15 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
             continue
         if kind == "Pod":
             try:
-                admission.metadata(obj, origin)
+                pod_key = admission.pod_metadata(obj, origin)
             except _MALFORMED as exc:
                 raise _malformed_error(obj, origin, exc) from None
             pods.append((obj, origin))
-            key = ("Pod", obj_key(obj))
+            # Pods have a table of their own: they are most objects.
+            if pod_key in seen_pods:
+                raise _duplicate(obj, origin, seen_pods[pod_key])
+            seen_pods[pod_key] = origin
+            continue
         elif kind == "Node":
             with _malformed(obj, origin):
                 admission.node(obj, origin)
@@ -270,25 +275,30 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
             state.warnings.append(f"ignored {count} object(s) of kind {kind!r}, which is not a kind: "
                                   f"did you mean {known}?")
 
+    used_namespaces = set()
     for pod, origin in pods:
         status = pod.get("status")
         if isinstance(status, dict) and status.get("phase") in TERMINAL_PHASES:
             continue
         try:
-            admission.pod(pod, origin, metadata_done=True)
-            check_pod_volumes(pod, origin)
+            if not admission.pod(pod, origin, metadata_done=True):
+                check_pod_volumes(pod, origin)  # a shared spec's volumes were checked with its first pod
         except _MALFORMED as exc:
             raise _malformed_error(pod, origin, exc) from None
         state.pods.append(pod)
-    synthesize_namespaces(state)
+        used_namespaces.add(pod["metadata"]["namespace"])
+    synthesize_namespaces(state, used_namespaces)
     return state
 
 
-def synthesize_namespaces(state: ClusterState) -> None:
+def synthesize_namespaces(state: ClusterState, used_by_pods=None) -> None:
     """Namespaces that objects use but the input lacks exist implicitly, as
     the API server would have them: with only the kubernetes.io/metadata.name
-    label it sets on every namespace, so namespaceSelectors can select them."""
-    used = {p["metadata"].get("namespace", "default") for p in state.pods}
+    label it sets on every namespace, so namespaceSelectors can select them.
+    `used_by_pods`: the namespaces of state.pods, when known."""
+    if used_by_pods is None:
+        used_by_pods = {p["metadata"].get("namespace", "default") for p in state.pods}
+    used = set(used_by_pods)
     for store in (state.persistent_volume_claims, state.resource_claims, state.services):
         used.update(o["metadata"].get("namespace", "default") for o in store.values())
     for name in sorted(used - set(state.namespaces)):

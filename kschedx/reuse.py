@@ -29,6 +29,7 @@ import json
 from collections import OrderedDict
 
 from .framework.registry import IN_TREE
+from .framework.status import Code
 from .result import add_source
 from .sources.trim import trim_pod
 
@@ -112,16 +113,147 @@ class ResultReuse:
             self.templates.popitem(last=False)
 
 
-def names_own_pod(doc: dict, pi) -> bool:
+def names_own_pod(doc: dict, pi, records=None) -> bool:
     """Whether a pod's document names the pod (its name or uid) anywhere but
-    in the fields that are its own. `nodes` may be encoded ahead already
-    (render/machine.py EncodedNodes): then its text is searched."""
+    in the fields that are its own: a search of the document's JSON text.
+    `nodes` may be encoded ahead already (render/machine.py EncodedNodes):
+    then its text is searched. `records`, the NodeResults `nodes` was built
+    from, stand in for its text (records_text): the same answer without
+    encoding thousands of node records only to search them."""
     rest = {k: v for k, v in doc.items() if k not in OWN_KEYS and k not in ("pod", "uid", "nodes")}
     texts = [json.dumps(rest, default=repr, ensure_ascii=False)]
     nodes = doc.get("nodes")
     encoded = getattr(nodes, "text", None)
-    texts.append(encoded if isinstance(encoded, str) else json.dumps(nodes, default=repr, ensure_ascii=False))
+    if isinstance(encoded, str):
+        texts.append(encoded)
+    elif records is None or not (_plain(pi.name) and _plain(pi.uid)):
+        texts.append(json.dumps(nodes, default=repr, ensure_ascii=False))
+    else:
+        texts.append(records_text(records))
     return any(pi.name in text or pi.uid in text for text in texts)
+
+
+# What separates two tokens of json.dumps' text (", ", ": ", brackets,
+# quotes) or starts an escape in a string. A string without these (and
+# without control characters, always escaped) found in that text lies
+# within one token: a string's encoded content, a number or a literal.
+_BOUNDARY = frozenset('"\\ ,:[]{}')
+
+
+def _plain(s) -> bool:
+    return isinstance(s, str) and bool(s) and not any(c in _BOUNDARY or c < " " for c in s)
+
+
+def records_text(records) -> str:
+    """A JSON text holding every token of json.dumps([result.node_dict(nr)
+    for nr in records]) and no other: each distinct verdict, score and
+    explanation once, not once per node. A name without _BOUNDARY
+    characters is in one text exactly when it is in the other
+    (tests/test_reuse.py compares their tokens on every golden case).
+
+    What a node record can hold: its name, feasible, firstFailure and
+    status (code, plugin, reasons); per Filter plugin a verdict (plugin,
+    code, reasons, details: of a Success, or of the Status); per Score
+    plugin (plugin, raw, normalized, weight, weighted, skipped, details)
+    and the total. Extenders' verdicts are encoded as they are."""
+    from .result import node_dict, status_dict
+
+    atoms: list = []
+    add = atoms.append
+    if not records:
+        return json.dumps(atoms)
+    names = []
+    feasible = set()
+    first = set()
+    statuses = {}  # id -> Status
+    totals = []
+    filter_rows: dict = {}  # id(FilterTable) -> (table, rows)
+    score_rows: dict = {}  # id(ScoreTable) -> (table, indexes)
+    for nr in records:
+        if nr.extender_filters or nr.extender_scores:
+            add(node_dict(nr))  # explains itself, encoded whole
+            continue
+        names.append(nr.name)
+        feasible.add(nr.feasible)
+        first.add(nr.first_failure)
+        if nr.status is not None:
+            statuses[id(nr.status)] = nr.status
+        frow, srow = nr.table_rows()
+        if frow is not None:
+            g = filter_rows.get(id(frow[0]))
+            if g is None:
+                g = filter_rows[id(frow[0])] = (frow[0], [])
+            g[1].append(frow[1])
+        else:
+            for plugin, status, details in nr.filter_rows():
+                add(_filter_entry(plugin, status, details, status_dict))
+        if srow is not None:
+            g = score_rows.get(id(srow[0]))
+            if g is None:
+                g = score_rows[id(srow[0])] = (srow[0], [])
+            g[1].append(srow[1])
+            totals.append(nr.total)
+        else:
+            rows = nr.score_rows()
+            if rows is not None:
+                for plugin, raw, normalized, weight, skipped, details in rows:
+                    add(_score_entry(plugin, raw, normalized, weight, normalized * weight, skipped, details))
+                totals.append(nr.total)
+    if names:
+        add({"name": names, "feasible": list(feasible), "filters": [], "firstFailure": list(first)})
+    for st in statuses.values():
+        add({"status": {"code": st.code.label, "plugin": st.plugin, "reasons": list(st.reasons)}})
+    for table, rows in filter_rows.values():
+        for j, name in enumerate(table.names):
+            shared, column = table.column(j)
+            if column is None:
+                add(_filter_entry(name, shared, None, status_dict))
+                continue
+            for st in {id(v): v for v in map(column.__getitem__, rows)}.values():
+                if st is None:
+                    add(_filter_entry(name, None, None, status_dict))
+                elif st.code == Code.SUCCESS:
+                    add(_filter_entry(name, None, st.details, status_dict))
+                else:
+                    add(_filter_entry(name, st, None, status_dict))
+    for table, indexes in score_rows.values():
+        settled = table.details
+        # Explanations not settled yet are asked of the plugins, as node_dict asks.
+        rows = None if settled is not None else [list(table.rows(k)) for k in indexes]
+        for j, (pl, weight, raw, norm) in enumerate(zip(table.plugins, table.weights, table.raw, table.normalized)):
+            if raw is None:
+                add(_score_entry(pl.name, 0, 0, weight, 0 * weight, True, None))
+                continue
+            norms = list(map(norm.__getitem__, indexes))
+            if rows is not None:
+                details = [row[j][5] for row in rows]
+            else:
+                details = None if settled[j] is None else map(settled[j].__getitem__, indexes)
+            if details is not None:
+                details = [d for d in {id(d): d for d in details}.values() if d]
+            add(_score_entry(pl.name, list(map(raw.__getitem__, indexes)), norms, weight,
+                             [n * weight for n in norms], False, details))
+    if totals:
+        add({"scores": [], "totalScore": totals})
+    return json.dumps(atoms, default=repr, ensure_ascii=False)
+
+
+def _filter_entry(plugin, status, details, status_dict) -> dict:
+    if status is None:
+        d = {"plugin": plugin, "code": "Success", "reasons": []}
+        if details:
+            d["details"] = details
+        return d
+    return status_dict(status, plugin)
+
+
+def _score_entry(plugin, raw, normalized, weight, weighted, skipped, details) -> dict:
+    d = {"plugin": plugin, "raw": raw, "normalized": normalized, "weight": weight, "weighted": weighted}
+    if skipped:
+        d["skipped"] = True
+    if details:
+        d["details"] = details
+    return d
 
 
 def _plugin_names(fw) -> list[str]:

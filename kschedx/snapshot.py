@@ -209,7 +209,11 @@ def spec_facts_key(pod: dict):
     if status and (status.get("containerStatuses") or status.get("initContainerStatuses")):
         return None
     spec = pod["spec"]
-    return tuple(spec), tuple([id(v) for k, v in spec.items() if k != "nodeName"])
+    keys = tuple(spec)
+    ids = [*map(id, spec.values())]
+    if "nodeName" in spec:
+        ids[keys.index("nodeName")] = 0
+    return keys, tuple(ids)
 
 
 def _host_ports(container: dict):
@@ -341,6 +345,43 @@ class NodeInfo:
         self._update(pi, 1)
         if self.pod_index is not None:
             self.pod_index.update(pi, self.name, 1)
+
+    def add_pods(self, pis: list[PodInfo]) -> None:
+        """add_pod() for each of `pis` in order, on a node without a pod
+        index or columns yet (build_snapshot): sums taken once per node."""
+        if self.pod_index is not None or self.columns is not None:
+            raise RuntimeError("add_pods is for nodes not indexed yet")
+        self.pods.extend(pis)
+        cpu = mem = eph = n0_cpu = n0_mem = 0
+        scalar = self.requested.scalar
+        for pi in pis:
+            r = pi.resource
+            cpu += r.milli_cpu
+            mem += r.memory
+            eph += r.ephemeral_storage
+            if r.scalar:
+                for name, q in r.scalar.items():
+                    scalar[name] = scalar.get(name, 0) + q
+            n0_cpu += pi.non0_cpu
+            n0_mem += pi.non0_mem
+            if pi.has_affinity:
+                self.pods_with_affinity.append(pi)
+            if pi.has_required_anti_affinity:
+                self.pods_with_required_anti_affinity.append(pi)
+            if pi.host_ports:
+                for ip, proto, port in pi.host_ports:
+                    self.used_ports.add(ip, proto, port)
+            if pi.pvc_names:
+                for claim in pi.pvc_names:
+                    key = f"{pi.namespace}/{claim}"
+                    self.pvc_ref_counts[key] = self.pvc_ref_counts.get(key, 0) + 1
+        req = self.requested
+        req.milli_cpu += cpu
+        req.memory += mem
+        req.ephemeral_storage += eph
+        self.non_zero_requested.milli_cpu += n0_cpu
+        self.non_zero_requested.memory += n0_mem
+        self.generation = next(_generation)
 
     def remove_pod(self, pi: PodInfo) -> bool:
         """Remove a pod by UID; False when it is not on this node."""
@@ -494,19 +535,35 @@ def build_snapshot(cluster: ClusterState) -> Snapshot:
     snap = Snapshot(cluster, node_infos)
     missing: dict[str, int] = {}
     shared: dict[tuple, SpecFacts] = {}
-    for pod in cluster.bound_pods():
-        node = by_name.get(pod["spec"]["nodeName"])
-        if node is None:
-            missing[pod["spec"]["nodeName"]] = missing.get(pod["spec"]["nodeName"], 0) + 1
+    # Each node's pods, in input order, added at once below: the same
+    # aggregates as add_pod() one by one, for a fraction of the cost.
+    on_node: dict[str, list[PodInfo]] = {ni.name: [] for ni in node_infos}
+    pod_infos, assigned = snap.pod_infos, snap.assigned_pod_node
+    share = SHARE_SPEC_FACTS
+    for pod in cluster.pods:
+        node_name = pod["spec"].get("nodeName")
+        if not node_name:
             continue
-        key = spec_facts_key(pod) if SHARE_SPEC_FACTS else None
-        facts = shared.get(key) if key is not None else None
-        pi = PodInfo(pod, facts)
-        if key is not None and facts is None:
-            shared[key] = SpecFacts(pi)
-        node.add_pod(pi)
-        snap.pod_infos[pi.uid] = pi
-        snap.assigned_pod_node[pi.uid] = node.name
+        pis = on_node.get(node_name)
+        if pis is None:
+            missing[node_name] = missing.get(node_name, 0) + 1
+            continue
+        if share:
+            key = spec_facts_key(pod)
+            facts = shared.get(key) if key is not None else None
+            pi = PodInfo(pod, facts)
+            if facts is None and key is not None:
+                shared[key] = SpecFacts(pi)
+        else:
+            pi = PodInfo(pod)
+        pis.append(pi)
+        uid = pi.uid
+        pod_infos[uid] = pi
+        assigned[uid] = node_name
+    for ni in node_infos:
+        pis = on_node[ni.name]
+        if pis:
+            ni.add_pods(pis)
     for name, count in sorted(missing.items()):
         snap.warnings.append(f"ignored {count} pod(s) bound to node {name!r}, which is not in the snapshot")
     return snap

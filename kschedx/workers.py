@@ -24,7 +24,7 @@ import signal
 import struct
 import sys
 
-from .gc_policy import pauses_collector
+from .gc_policy import collector_paused, pauses_collector
 
 _HEADER = struct.Struct("<q")  # payload length; -1: the task failed
 _STOP = -1
@@ -173,7 +173,8 @@ def _serve(task, task_fd: int, result_fd: int) -> None:
         if index == _STOP:
             return
         try:
-            payload = pickle.dumps(task(index), protocol=pickle.HIGHEST_PROTOCOL)
+            with collector_paused():  # the result is dropped once sent
+                payload = pickle.dumps(task(index), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:
             results.write(_HEADER.pack(-1))
         else:

@@ -238,3 +238,47 @@ def test_sigint_with_workers_leaves_no_traceback(tmp_path):
     assert b"Traceback" not in err
     if proc.returncode == 130:
         assert err.strip() == b"kschedx: interrupted"
+
+
+def test_one_pods_work_runs_with_the_collector_paused(monkeypatch):
+    # A result on 5,000 nodes is a million young objects: collecting while it
+    # is alive only walks it. Paused from the pod's cycle until it is written.
+    import gc
+
+    seen = []
+    schedule = Framework.schedule
+
+    def watched(self, pi, **kwargs):
+        seen.append(("cycle", gc.isenabled()))
+        return schedule(self, pi, **kwargs)
+
+    class Watching(DocumentSink):
+        def pod(self, pod):
+            seen.append(("write", gc.isenabled()))
+            super().pod(pod)
+
+    monkeypatch.setattr(Framework, "schedule", watched)
+    assert gc.isenabled()
+    app.explain_into(Watching(), load(groups_cluster(groups=2, replicas=2)), tie_break="name", jobs=1)
+    assert gc.isenabled()
+    assert seen and {what for what, _ in seen} == {"cycle", "write"}
+    assert not any(enabled for _, enabled in seen)
+
+
+def test_a_worker_runs_its_task_with_the_collector_paused():
+    import gc
+    import pickle
+
+    task_r, task_w = os.pipe()
+    result_r, result_w = os.pipe()
+    os.write(task_w, workers._HEADER.pack(7) + workers._HEADER.pack(workers._STOP))
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        workers._serve(lambda i: (i, gc.isenabled()), task_r, result_w)  # one task, then stop
+    finally:
+        signal.signal(signal.SIGINT, handler)  # _serve ignores Ctrl-C: undone
+    with os.fdopen(result_r, "rb") as results:
+        (size,) = workers._HEADER.unpack(results.read(workers._HEADER.size))
+        assert pickle.loads(results.read(size)) == (7, False)
+    os.close(task_w)
+    assert gc.isenabled()

@@ -10,10 +10,10 @@ special cases, exactly like upstream.
 from __future__ import annotations
 
 import hashlib
-import marshal
 
 from ..errors import InputError
 from ..quantity import QuantityError, parse_quantity
+from .spec_share import SpecTemplates
 from .shape import check_pod_shape_but_spec, check_shape, pod_shape_but_spec_valid
 from .validation import validate_pod_spec
 
@@ -65,7 +65,10 @@ def stable_uid(kind: str, namespace: str | None, name: str) -> str:
     other kinds are prefixed with the kind so that a PVC and a pod of the same
     name do not share a UID.
     """
-    key = f"{namespace}/{name}" if kind == "Pod" else f"{kind}/{namespace or ''}/{name}"
+    return _uid_of(f"{namespace}/{name}" if kind == "Pod" else f"{kind}/{namespace or ''}/{name}")
+
+
+def _uid_of(key: str) -> str:
     h = hashlib.sha1(key.encode()).hexdigest()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
@@ -84,7 +87,7 @@ class Admission:
         # share_specs: pods whose specs are equal as written share one
         # admitted spec (see pod()); only for a whole cluster read at once,
         # where nothing changes a pod's spec in place afterwards.
-        self._specs: dict | None = {} if share_specs else None
+        self._specs: SpecTemplates | None = SpecTemplates() if share_specs else None
         self._keyed = self._shared = 0
         defaults = [pc for pc in priority_classes.values() if pc.get("globalDefault")]
         # Upstream picks the lowest-valued class when several claim to be the
@@ -108,8 +111,26 @@ class Admission:
             meta["uid"] = stable_uid(obj["kind"], meta.get("namespace"), meta["name"])
         return meta
 
+    def pod_metadata(self, pod: dict, origin) -> str:
+        """metadata() for a pod, returning its "namespace/name" key; pods are
+        many, so the common case (name and namespace given as strings) takes
+        the short way, with the same result."""
+        meta = pod.get("metadata")
+        if meta.__class__ is dict:
+            name = meta.get("name")
+            ns = meta.get("namespace")
+            if name and ns and name.__class__ is str and ns.__class__ is str:
+                key = f"{ns}/{name}"
+                if not meta.get("uid"):
+                    meta["uid"] = _uid_of(key)
+                return key
+        meta = self.metadata(pod, origin)
+        return f"{meta['namespace']}/{meta['name']}"
+
     # -- Pod -----------------------------------------------------------------
-    def pod(self, pod: dict, origin, *, metadata_done: bool = False) -> None:
+    def pod(self, pod: dict, origin, *, metadata_done: bool = False) -> bool:
+        """Admit a pod in place; True when its spec is now a shared one's
+        (equal as written to an earlier pod's, checked and admitted then)."""
         if not metadata_done:
             self.metadata(pod, origin)
         spec = pod.get("spec")
@@ -117,8 +138,7 @@ class Admission:
             raise InputError("pod has no spec", source=origin, obj=object_ref(pod), field="spec")
         key = None
         if self._specs is not None:
-            key = _spec_key(spec, pod)
-            admitted = self._specs.get(key) if key is not None else None
+            admitted, key = self._specs.find(spec, pod)
             self._keyed += 1
             if admitted is not None:
                 self._shared += 1
@@ -132,15 +152,16 @@ class Admission:
                 spec.update(admitted)
                 if node_name is not None:
                     spec["nodeName"] = node_name
-                return
+                return True
         self._admit_pod(pod, spec, origin)
-        if key is not None and len(self._specs) < _SHARED_SPECS_LIMIT:
+        if key is not None:
             # A copy: a later pod may hold this very spec object (a YAML alias).
-            self._specs[key] = spec.copy()
+            self._specs.add(key, spec.copy())
         if self._keyed >= _GIVE_UP_AFTER and self._shared * 10 < self._keyed:
             # Pods read from a cluster rarely share: each has a projected
             # volume of its own name (kube-api-access-...). Stop paying for keys.
             self._specs = None
+        return False
 
     def _admit_pod(self, pod: dict, spec: dict, origin) -> None:
         ref = object_ref(pod)
@@ -320,35 +341,8 @@ class Admission:
             raise InputError("must be an integer", source=origin, obj=object_ref(pc), field="value")
 
 
-# Distinct specs remembered by one Admission (a workload's replicas share one).
-_SHARED_SPECS_LIMIT = 100_000
 # Sharing stops when fewer than one in ten of the first this many pods shared.
 _GIVE_UP_AFTER = 2_000
-
-
-def _spec_key(spec: dict, pod: dict):
-    """What the admitted spec depends on, or None when it cannot be told.
-
-    The spec as written (marshal tells 1 from 1.0, True and "1", and keeps
-    key order, so equal keys mean equal specs), without the value of
-    nodeName (a string: pods of one controller differ there); plus the
-    labels where matchLabelKeys / mismatchLabelKeys copy label values into
-    the spec. Types marshal cannot write (YAML timestamps) get no key.
-    """
-    node_name = spec.get("nodeName")
-    if node_name is not None:
-        if not isinstance(node_name, str):
-            return None
-        spec = spec.copy()
-        spec["nodeName"] = ""
-    try:
-        key = marshal.dumps(spec)
-        if b"LabelKeys" in key:
-            labels = pod["metadata"].get("labels")
-            return key, marshal.dumps(labels)
-    except ValueError:
-        return None
-    return key
 
 
 def _merge_label_keys(selector: dict, keys, operator: str, labels: dict) -> None:

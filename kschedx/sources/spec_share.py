@@ -1,0 +1,65 @@
+"""Which pods' specs are equal as written, so that admission runs once for
+all of them (Admission.pod): the replicas of a workload differ only in
+name, uid and nodeName.
+
+Equal means equal as marshal writes it: marshal tells 1 from 1.0, True and
+"1", and keeps key order, which Python's == does not (key order is seen:
+the order of a pod's resources is the order of its reasons). Format 2,
+the last without back-references: from format 3 on, the text also depends
+on how many references each object has, so equal specs could differ.
+"""
+
+from __future__ import annotations
+
+import marshal
+
+_FORMAT = 2
+# Distinct specs remembered (a workload's replicas share one).
+SHARED_SPECS_LIMIT = 100_000
+
+
+def spec_key(spec: dict, pod: dict):
+    """What the admitted spec depends on, or None when it cannot be told:
+    the spec as written without the value of nodeName (a string: pods of
+    one controller differ there); plus the labels where matchLabelKeys /
+    mismatchLabelKeys copy label values into the spec. Types marshal cannot
+    write (YAML timestamps) get no key."""
+    node_name = spec.get("nodeName")
+    if node_name is not None and node_name.__class__ is not str:
+        return None
+    try:
+        if node_name is not None:
+            # Blanked in place: assigning a key that is there keeps the key order.
+            spec["nodeName"] = ""
+            try:
+                key = marshal.dumps(spec, _FORMAT)
+            finally:
+                spec["nodeName"] = node_name
+        else:
+            key = marshal.dumps(spec, _FORMAT)
+        if b"LabelKeys" in key:
+            return key, marshal.dumps(pod["metadata"].get("labels"), _FORMAT)
+    except ValueError:
+        return None
+    return key
+
+
+class SpecTemplates:
+    """Admitted specs by the key of the spec they were admitted from."""
+
+    __slots__ = ("by_key",)
+
+    def __init__(self):
+        self.by_key: dict = {}
+
+    def find(self, spec: dict, pod: dict):
+        """(admitted spec or None, key or None): what an equal spec was
+        admitted as, else the spec's key (None when it has none) for add()."""
+        key = spec_key(spec, pod)
+        if key is None:
+            return None, None
+        return self.by_key.get(key), key
+
+    def add(self, key, admitted: dict) -> None:
+        if len(self.by_key) < SHARED_SPECS_LIMIT:
+            self.by_key[key] = admitted
