@@ -413,13 +413,14 @@ class _PodExplainer:
             _add_fixes(doc, scheds.framework_for(pi), pi, self.workload)
             _choose_nodes(doc, r, self.nodes)
         else:
-            whole = own and self.encoder is None and (self.nodes is None or self.nodes.is_all)
+            whole = self.encoder is None and (self.nodes is None or self.nodes.is_all)
             if whole:
-                # The records the document's nodes are built from answer
-                # names_own_pod: their explanations are computed once, now.
+                # Every node's explanations computed once, now: the document's
+                # node dicts are then built a column at a time (result_dicts),
+                # and names_own_pod reads the same records.
                 r.settle()
             doc = _pod_document(r, "explain", self.workload, self.nodes, self.encoder)
-            if whole:
+            if whole and own:
                 records = r.nodes  # built by the document (read before it, they change its counts)
         named = None
         if own:

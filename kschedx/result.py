@@ -91,6 +91,8 @@ def pod_dict(r: PodResult, mode: str, nodes=None, encoder=None) -> dict:
     """`nodes`: a NodeChoice (--nodes) of the node records to write; every
     other field covers every node. `encoder`: a sink's node_records_encoder,
     which makes `nodes` from the records in place of node_dict's dicts."""
+    from .result_dicts import node_dicts
+
     pi = r.pod_info
     d = {
         "pod": pi.key,
@@ -105,8 +107,7 @@ def pod_dict(r: PodResult, mode: str, nodes=None, encoder=None) -> dict:
         "preFilter": [status_dict(s) for s in r.pre_filter],
         "nodeCounts": r.node_counts(),
         "filterSummary": r.filter_summary(),
-        "nodes": ([node_dict(n) for n in r.chosen_nodes(nodes)] if encoder is None
-                  else encoder(r.chosen_nodes(nodes))),
+        "nodes": (node_dicts(r.chosen_nodes(nodes)) if encoder is None else encoder(r.chosen_nodes(nodes))),
         "preemption": r.preemption,
     }
     if r.gate is not None:

@@ -1,0 +1,67 @@
+"""Node dicts built a plugin column at a time (result_dicts.node_dicts),
+equal entries shared, are result.node_dict's dicts: equal, keys in the same
+order, on every golden case and on records of every shape."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kschedx import app
+from kschedx.result import node_dict
+from kschedx.result_dicts import node_dicts
+from kschedx.simulation import Simulation
+from golden_compare import GOLDEN, case_names
+from test_own_pod import hand_made_records
+
+
+def check(records) -> list[dict]:
+    built = node_dicts(records)
+    reference = [node_dict(nr) for nr in records]
+    assert built == reference
+    assert json.dumps(built, default=repr, ensure_ascii=False) == \
+        json.dumps(reference, default=repr, ensure_ascii=False)  # key order too
+    return built
+
+
+@pytest.mark.parametrize("settle", [True, False])
+def test_golden_explain_node_dicts(settle):
+    for name in case_names():
+        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+        scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+        for pi in scheds.queue_order(w.pods):
+            scheds.sampling.next_start_node_index = 0
+            r = scheds.schedule(pi)
+            if settle:
+                r.settle()
+            check(r.nodes)
+
+
+def test_golden_simulate_node_dicts():
+    for name in case_names():
+        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+        scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+        sim = Simulation(scheds)
+        for pi in scheds.queue_order(list(w.pods)):
+            check(sim.step(pi, settle=lambda r: True).nodes)
+
+
+@pytest.mark.parametrize("settle", [False, True])
+def test_records_of_every_shape(settle):
+    records = hand_made_records()
+    if settle:
+        records[-1].settle()
+    check(records)
+
+
+def test_equal_entries_are_one_dict():
+    from test_reuse import groups_cluster, load
+
+    w = load(groups_cluster(groups=1, replicas=1, nodes=30))
+    scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+    r = scheds.schedule(w.pods[0])
+    r.settle()
+    built = check(r.nodes)
+    entries = [f for n in built for f in n["filters"]] + [s for n in built for s in n["scores"]]
+    assert len({id(e) for e in entries}) < len(entries) // 5
