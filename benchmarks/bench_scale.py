@@ -4,8 +4,9 @@ processes, start to finish, one at a time, with wall time and peak RSS.
 
     python benchmarks/gen_mixed_workload.py -o benchmarks/out/mixed-5k.json
     python benchmarks/gen_mixed_workload.py --pods 150000 --pending 1 -o benchmarks/out/mixed-150k.json
+    python benchmarks/gen_mixed_workload.py --pods 150000 --pending 1 --from-cluster -o benchmarks/out/cluster-150k.json
     python benchmarks/bench_scale.py --snapshot benchmarks/out/mixed-5k.json \\
-        --big-snapshot benchmarks/out/mixed-150k.json
+        --big-snapshot benchmarks/out/mixed-150k.json --cluster-snapshot benchmarks/out/cluster-150k.json
 
 CPU time (user + system) is printed next to wall time: on a shared machine
 wall time grows with the load of the others, CPU time much less. Each run is capped with `prlimit --as` (the machine is shared); output goes
@@ -179,6 +180,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snapshot", default=str(OUT / "mixed-5k.json"))
     ap.add_argument("--big-snapshot", default=str(OUT / "mixed-150k.json"))
+    ap.add_argument("--cluster-snapshot", default=str(OUT / "cluster-150k.json"),
+                    help="150,000 pods as read from a live cluster (gen_mixed_workload.py --from-cluster)")
     ap.add_argument("--limit", type=int, default=8_000_000_000, help="address-space cap per run (bytes)")
     ap.add_argument("--only", action="append", help="run only benchmarks whose label contains this")
     ap.add_argument("--extra", default="", help="extra options for every kschedx run (e.g. '--jobs 1')")
@@ -213,6 +216,13 @@ def main(argv=None) -> int:
             ("explain pod.json on 150k pods, start to finish",
              ["explain", one_pod_file(big), "--snapshot", big, "-o", "json", "--tie-break", "name"],
              "explain-one-150k.json", True),
+        ]
+    live = str(Path(args.cluster_snapshot).resolve())
+    if Path(live).exists():
+        runs += [
+            ("explain pod.json on 150k pods read from a cluster",
+             ["explain", one_pod_file(big if Path(big).exists() else live), "--snapshot", live, "-o", "json",
+              "--tie-break", "name"], "explain-one-cluster-150k.json", True),
         ]
     for label, cmd, out_name, check in runs:
         if args.only and not any(o in label for o in args.only):

@@ -14,6 +14,8 @@ Deterministic for a given seed.
 
     python benchmarks/gen_mixed_workload.py -o benchmarks/out/mixed-5k.json
     python benchmarks/gen_mixed_workload.py --pods 150000 --pending 1 -o benchmarks/out/mixed-150k.json
+    python benchmarks/gen_mixed_workload.py --pods 150000 --pending 1 --from-cluster \
+        -o benchmarks/out/cluster-150k.json
 """
 
 from __future__ import annotations
@@ -77,7 +79,37 @@ def pod(name: str, kind: str, group: int, node: str | None, zones: int) -> dict:
     return p
 
 
-def generate(nodes: int, pods: int, zones: int, pending: int, groups: int, replicas: int, seed: int) -> list[dict]:
+def as_read_from_a_cluster(p: dict, rng: random.Random) -> dict:
+    """The pod as `kschedx snapshot` writes it from a live cluster (trimmed to
+    what scheduling reads): every field admission set, a uid and an owner,
+    the service-account volume with a name of its own, and the resources
+    the kubelet reports per container (in-place resize, on by default)."""
+    meta, spec = p["metadata"], p["spec"]
+    suffix = "".join(rng.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
+    meta["uid"] = f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}-4{rng.getrandbits(12):03x}-" \
+                  f"{rng.getrandbits(16):04x}-{rng.getrandbits(48):012x}"
+    meta["resourceVersion"] = str(rng.randrange(10**6, 10**7))
+    if "ownerReferences" not in meta:
+        app = meta["labels"]["app"]
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{app}-rs",
+                                    "uid": f"uid-rs-{app}", "controller": True, "blockOwnerDeletion": True}]
+    spec["volumes"] = [{"name": f"kube-api-access-{suffix}", "projected": {}}]
+    spec.update(restartPolicy="Always", terminationGracePeriodSeconds=30, schedulerName="default-scheduler",
+                priority=0, preemptionPolicy="PreemptLowerPriority", tolerations=[
+                    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+                     "tolerationSeconds": 300},
+                    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+                     "tolerationSeconds": 300}])
+    for c in spec["containers"]:
+        c.setdefault("ports", [{"containerPort": 8080, "protocol": "TCP"}])
+    if spec.get("nodeName"):
+        p["status"]["containerStatuses"] = [{"name": c["name"], "resources": c["resources"]}
+                                            for c in spec["containers"]]
+    return p
+
+
+def generate(nodes: int, pods: int, zones: int, pending: int, groups: int, replicas: int, seed: int,
+             from_cluster: bool = False) -> list[dict]:
     rng = random.Random(seed)
     objects = [make_node(i, zones, rng) for i in range(nodes)]
     names = [n["metadata"]["name"] for n in objects]
@@ -104,7 +136,8 @@ def generate(nodes: int, pods: int, zones: int, pending: int, groups: int, repli
             node = names[rng.randrange(nodes // zones) * zones + (i // len(KINDS)) % zones]
         else:
             node = rng.choice(names)
-        objects.append(pod(f"{kind}-{g}-{i}", kind, g, node, zones))
+        p = pod(f"{kind}-{g}-{i}", kind, g, node, zones)
+        objects.append(as_read_from_a_cluster(p, rng) if from_cluster else p)
     for i in range(pending):
         r = i // replicas  # a controller's replicas are consecutive and identical
         kind = KINDS[r % len(KINDS)]
@@ -125,8 +158,11 @@ def main(argv=None) -> int:
     ap.add_argument("--groups", type=int, default=20, help="controllers per kind")
     ap.add_argument("--replicas", type=int, default=5, help="identical pending pods per controller")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--from-cluster", action="store_true",
+                    help="bound pods as `kschedx snapshot` writes them from a live cluster")
     args = ap.parse_args(argv)
-    objects = generate(args.nodes, args.pods, args.zones, args.pending, args.groups, args.replicas, args.seed)
+    objects = generate(args.nodes, args.pods, args.zones, args.pending, args.groups, args.replicas, args.seed,
+                       args.from_cluster)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     data = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, separators=(",", ":")).encode()

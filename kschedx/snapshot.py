@@ -10,6 +10,7 @@ incrementally instead of rebuilding it.
 from __future__ import annotations
 
 import itertools
+import marshal
 from datetime import datetime, timezone
 
 from .cluster import ClusterState
@@ -202,18 +203,53 @@ class SpecFacts:
 
 
 def spec_facts_key(pod: dict):
-    """The identities of the spec's fields but nodeName, or None when the
-    pod's status has a say in its requests (in-place resizes: container
-    statuses with resources)."""
-    status = pod.get("status")
-    if status and (status.get("containerStatuses") or status.get("initContainerStatuses")):
-        return None
+    """What SpecFacts depend on, or None when that cannot be told: the
+    identities of the spec's fields but nodeName and volumes, the claims
+    the volumes name (all that is read of them: pods read from a cluster
+    each have a service-account volume of their own name, see
+    sources/spec_share.py), and the parts of the status that have a say in
+    the requests (container statuses: in-place resizes), as written."""
     spec = pod["spec"]
     keys = tuple(spec)
     ids = [*map(id, spec.values())]
     if "nodeName" in spec:
         ids[keys.index("nodeName")] = 0
+    volumes = spec.get("volumes")
+    if volumes is not None:
+        claims = _claims_key(volumes)
+        if claims is None:
+            return None
+        ids[keys.index("volumes")] = claims
+    status = pod.get("status")
+    if status and (status.get("containerStatuses") or status.get("initContainerStatuses")):
+        try:
+            said = marshal.dumps((status.get("containerStatuses"), status.get("initContainerStatuses"),
+                                  status.get("conditions")), 2)
+        except ValueError:
+            return None
+        return keys, tuple(ids), said
     return keys, tuple(ids)
+
+
+def _claims_key(volumes):
+    """PodInfo.pvc_names of these volumes as a tuple; None for what is not
+    plainly a list of volumes naming their claims by strings."""
+    if volumes.__class__ is not list:
+        return None
+    out = []
+    for v in volumes:
+        if v.__class__ is not dict:
+            return None
+        pvc = v.get("persistentVolumeClaim")
+        if pvc:
+            if pvc.__class__ is not dict:
+                return None
+            claim = pvc.get("claimName")
+            if claim:
+                if claim.__class__ is not str:
+                    return None
+                out.append(claim)
+    return ("claims", *out)
 
 
 def _host_ports(container: dict):

@@ -8,11 +8,12 @@ import sys
 
 import pytest
 import yaml
+from hypothesis import given, settings, strategies as st
 
 from builders import fixture_node as node
 from builders import fixture_pod
 from kschedx.errors import InputError
-from kschedx.sources.fixtures import Origin, expand_paths, read_objects
+from kschedx.sources.fixtures import Origin, expand_paths, parse_documents, read_objects
 
 
 def pod(name, ns="default"):
@@ -279,3 +280,33 @@ def test_yaml_flow_style_is_still_yaml(tmp_path):
     path = tmp_path / "pod.yaml"
     path.write_text("{kind: Pod, metadata: {name: x}}\n")
     assert read_objects([str(path)])[0][0]["kind"] == "Pod"
+
+
+# parse_documents given the bytes in a list lets go of them once decoded
+# (a big snapshot's bytes are not held next to its objects); what it
+# returns or reports must be what it gives for the bytes themselves.
+_TEXTS = st.one_of(
+    st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                 lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                 max_leaves=8).map(lambda v: json.dumps({"kind": "List", "items": [], "x": v}).encode()),
+    st.sampled_from([b'{"kind": "Pod", "metadata": {"name": "a"}}', b'{kind: Pod, metadata: {name: a}}',
+                     b'{"kind": "Pod", "x": "\\ud800"}', b'{"kind": "Pod", "x": 1', b'[1, 2', b'{"a": NaN}',
+                     b'{"kind": "Pod", "x": "\xff"}', b'{"kind": "Pod", "x": "\xed\xa0\x80"}']),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_TEXTS, bom=st.booleans(), name=st.sampled_from(["c.json", "c.yaml", "<stdin>"]))
+def test_parsing_from_a_list_gives_what_parsing_the_bytes_gives(text, bom, name):
+    data = (b"\xef\xbb\xbf" if bom else b"") + text
+
+    def parsed(arg):
+        try:
+            return ("ok", json.dumps(parse_documents(name, arg), default=repr))
+        except InputError as exc:
+            return ("error", str(exc))
+
+    box = [bytes(data)]
+    result = parsed(box)
+    assert result == parsed(bytes(data))
+    assert box == [] or result[0] == "error"  # invalid UTF-8 is never decoded

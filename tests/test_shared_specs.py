@@ -68,17 +68,17 @@ def _facts(snap) -> list:
             for pi in snap.pod_infos.values()]
 
 
-def _outcome(name: str) -> str:
+def _outcome(name: str, objects=_with_twins) -> str:
     """The admitted pods, the snapshot's PodInfos and the explain document
     (or the error), as text: key order counts."""
     try:
-        cluster = build_cluster(_with_twins(name))
+        cluster = build_cluster(objects(name))
     except InputError as exc:
         return f"error: {exc}"
     pods = json.dumps(cluster.pods, default=repr)
     facts = json.dumps(_facts(build_snapshot(cluster)), default=repr)
     try:
-        workload = app.load_workload((), cluster_objects=_with_twins(name))
+        workload = app.load_workload((), cluster_objects=objects(name))
     except InputError as exc:
         return f"{pods}\n{facts}\nerror: {exc}"
     sink = DocumentSink()
@@ -92,6 +92,50 @@ def test_golden_cases_with_twins_are_the_same_with_and_without_sharing(name, mon
     alone = _outcome(name)
     _set_sharing(monkeypatch, True)
     assert _outcome(name) == alone
+
+
+def _as_read_from_a_cluster(obj: dict, suffix: str, resized: bool = False) -> dict:
+    """The pod as a cluster serves it: a service-account volume of its own
+    name, and (bound pods) the resources the kubelet reports per container,
+    the spec's own or, `resized`, others."""
+    obj = copy.deepcopy(obj)
+    spec = obj.get("spec")
+    if not isinstance(spec, dict) or not isinstance(spec.get("volumes", []), list):
+        return obj
+    spec["volumes"] = [*spec.get("volumes", []), {"name": f"kube-api-access-{suffix}", "projected": {}}]
+    containers = spec.get("containers")
+    if spec.get("nodeName") and isinstance(containers, list) and all(isinstance(c, dict) for c in containers):
+        statuses = []
+        for c in containers:
+            resources = copy.deepcopy(c.get("resources") or {})
+            if resized:
+                resources = {"requests": {"cpu": "3", "memory": "3Gi"}}
+            statuses.append({"name": c.get("name"), "resources": resources})
+        status = obj.setdefault("status", {})
+        if isinstance(status, dict):
+            status["containerStatuses"] = statuses
+    return obj
+
+
+@pytest.mark.parametrize("name", case_names())
+def test_golden_cases_read_from_a_cluster_are_the_same_with_and_without_sharing(name, monkeypatch):
+    # Each pod with a token volume of its own name, as every pod of a live
+    # cluster has, and the kubelet's resources in its status: twins share
+    # their admission and PodInfo facts but keep their own volumes, and a
+    # resized twin keeps its own requests.
+    def from_cluster(name):
+        out = []
+        for i, (obj, origin) in enumerate(_with_twins(name)):
+            if obj.get("kind") == "Pod":
+                obj = _as_read_from_a_cluster(obj, f"{i:05d}", resized=obj["metadata"]["name"].endswith("-other"))
+            out.append((obj, origin))
+        return out
+
+    _set_sharing(monkeypatch, False)
+    alone = _outcome(name, from_cluster)
+    _set_sharing(monkeypatch, True)
+    assert _outcome(name, from_cluster) == alone
+    assert "kube-api-access-" in alone or "error:" in alone or "[]" in alone.split("\n")[0]
 
 
 def _pod(name, labels=None, node=None, **spec):
@@ -220,26 +264,51 @@ def test_the_pod_index_gives_twins_in_other_namespaces_their_own_terms(sharing):
     assert sorted(nodes["n1"] for _, nodes in index.terms_nodes.values()) == [3, 3]
 
 
+def test_pods_read_from_a_cluster_share_all_but_their_token_volumes(sharing):
+    def read(name, suffix, **kw):
+        pod = _pod(name, node="n1", containers=[container("c", requests={"cpu": "1"})], **kw)
+        return _as_read_from_a_cluster(pod, suffix)
+
+    claim = [{"name": "data", "persistentVolumeClaim": {"claimName": "data-a"}}]
+    other_claim = [{"name": "data", "persistentVolumeClaim": {"claimName": "data-b"}}]
+    pods = [read("a", "aaaaa"), read("b", "bbbbb"), read("c", "ccccc", volumes=claim),
+            read("d", "ddddd", volumes=other_claim)]
+    cluster = build_cluster([(p, Origin("t.yaml", i)) for i, p in enumerate([preemption_node("n1"), *pods])])
+    by_name = _by_name(cluster)
+    assert [v["name"] for v in by_name["b"]["spec"]["volumes"]] == ["kube-api-access-bbbbb"]
+    assert [v["name"] for v in by_name["d"]["spec"]["volumes"]] == ["data", "kube-api-access-ddddd"]
+    assert _containers_shared(cluster, "a", "b") is sharing
+    assert not _containers_shared(cluster, "a", "c") and not _containers_shared(cluster, "c", "d")
+    infos = {pi.name: pi for pi in build_snapshot(cluster).pod_infos.values()}
+    assert (infos["a"].resource is infos["b"].resource) is sharing
+    assert infos["c"].pvc_names == ["data-a"] and infos["d"].pvc_names == ["data-b"]
+    assert infos["a"].resource.milli_cpu == infos["b"].resource.milli_cpu == 1000
+
+
 def _containers_shared(cluster, a: str, b: str) -> bool:
     by_name = _by_name(cluster)
     return by_name[a]["spec"]["containers"] is by_name[b]["spec"]["containers"]
 
 
 def test_sharing_stops_where_pods_rarely_share():
-    # Pods read from a cluster: a projected volume of each pod's own name.
-    def pod_with_volume(name, volume):
-        return _pod(name, node="n1", volumes=[{"name": volume, "projected": {}}])
+    # StatefulSet replicas: a hostname of each pod's own (DaemonSet ones
+    # name their node in their affinity). A service-account volume of each
+    # pod's own name does not stop sharing (kube-api-access-...).
+    def pod_named(name, hostname):
+        return _pod(name, node="n1", hostname=hostname,
+                    volumes=[{"name": f"kube-api-access-{name}", "projected": {}}])
 
     def twins():
-        return [pod_with_volume("a", "same"), pod_with_volume("b", "same")]
+        return [pod_named("a", "same"), pod_named("b", "same")]
 
-    distinct = [pod_with_volume(f"p{i}", f"kube-api-access-{i}") for i in range(2000)]
+    distinct = [pod_named(f"p{i}", f"p{i}") for i in range(2000)]
     cluster = build_cluster([(p, Origin("t.yaml", i)) for i, p in enumerate(distinct + twins())])
     assert not _containers_shared(cluster, "a", "b")
-    assert _by_name(cluster)["b"]["spec"]["volumes"] == [{"name": "same", "projected": {}}]
-    replicas = [pod_with_volume(f"r{i}", "same") for i in range(2000)]
+    assert _by_name(cluster)["b"]["spec"]["hostname"] == "same"
+    replicas = [pod_named(f"r{i}", "same") for i in range(2000)]
     cluster = build_cluster([(p, Origin("t.yaml", i)) for i, p in enumerate(replicas + twins())])
     assert _containers_shared(cluster, "a", "b") and _containers_shared(cluster, "r0", "b")
+    assert _by_name(cluster)["b"]["spec"]["volumes"] == [{"name": "kube-api-access-b", "projected": {}}]
 
 
 def test_pods_holding_one_spec_object_keep_it_whole(sharing):

@@ -148,18 +148,24 @@ class Admission:
                 if not pod_shape_but_spec_valid(pod):
                     check_pod_shape_but_spec(pod, origin, object_ref(pod))
                 node_name = spec.get("nodeName")
+                # Its own volumes, as written: equal to the shared spec's but
+                # for service-account volume names (spec_share), and
+                # admission leaves volumes as they are.
+                volumes = spec.get("volumes")
                 spec.clear()
                 spec.update(admitted)
                 if node_name is not None:
                     spec["nodeName"] = node_name
+                if volumes is not None:
+                    spec["volumes"] = volumes
                 return True
         self._admit_pod(pod, spec, origin)
         if key is not None:
             # A copy: a later pod may hold this very spec object (a YAML alias).
             self._specs.add(key, spec.copy())
         if self._keyed >= _GIVE_UP_AFTER and self._shared * 10 < self._keyed:
-            # Pods read from a cluster rarely share: each has a projected
-            # volume of its own name (kube-api-access-...). Stop paying for keys.
+            # Pods that rarely share: StatefulSet replicas have a hostname of
+            # their own, DaemonSet ones name their node. Stop paying for keys.
             self._specs = None
         return False
 

@@ -149,12 +149,30 @@ def _yaml_error(path: str, exc: yaml.YAMLError) -> InputError:
     return InputError(f"malformed YAML: {where}{problem}", source=path)
 
 
-def parse_documents(path: str, data: bytes) -> list[tuple[int, object]]:
-    """Bytes -> (document number, parsed value) for every non-empty document."""
+def parse_documents(path: str, data) -> list[tuple[int, object]]:
+    """Bytes -> (document number, parsed value) for every non-empty document.
+    `data` may be a list holding the bytes, which is emptied once they are
+    decoded: a 200 MB snapshot's bytes are then gone before its objects are
+    made, rather than held next to them."""
+    box = data if isinstance(data, list) else None
+    if box is not None:
+        data = box[0]
     text_start = data.lstrip()[:1]
     json_error = None
     if text_start in (b"{", b"[") or _is_json_name(path):
+        encoding = json.detect_encoding(data)
         try:
+            if box is not None and encoding in ("utf-8", "utf-8-sig"):
+                # What json.loads(bytes) does first; the text encodes back to
+                # the very bytes (YAML reads them below if this is not JSON).
+                text = data.decode(encoding, "surrogatepass")
+                box.clear()
+                data = None
+                try:
+                    return [(1, json.loads(text))]
+                except ValueError:
+                    data = text.encode(encoding, "surrogatepass")
+                    raise
             return [(1, json.loads(data))]
         except ValueError as exc:
             # YAML flow style also starts with { or [; let the YAML parser decide,
@@ -164,6 +182,9 @@ def parse_documents(path: str, data: bytes) -> list[tuple[int, object]]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=path) from None
+    if box is not None:
+        box.clear()
+    data = None
     try:
         docs = list(yaml.load_all(io.StringIO(text), Loader=_Loader))
     except yaml.YAMLError as exc:
@@ -261,7 +282,9 @@ def read_objects(paths, *, lines: bool = False) -> list[tuple[dict, Origin]]:
         label = "<stdin>" if path == "-" else path
         data = _read_bytes(path)
         by_document = name_lines(data) if lines else {}
-        for number, doc in parse_documents(label, data):
+        box = [data]
+        del data  # parse_documents lets go of the bytes once decoded
+        for number, doc in parse_documents(label, box):
             start = len(out)
             _flatten(doc, Origin(label, number), out)
             found = by_document.get(number) or []

@@ -21,12 +21,21 @@ SHARED_SPECS_LIMIT = 100_000
 def spec_key(spec: dict, pod: dict):
     """What the admitted spec depends on, or None when it cannot be told:
     the spec as written without the value of nodeName (a string: pods of
-    one controller differ there); plus the labels where matchLabelKeys /
+    one controller differ there) and the names of service-account volumes
+    (TOKEN_VOLUME_PREFIX); plus the labels where matchLabelKeys /
     mismatchLabelKeys copy label values into the spec. Types marshal cannot
     write (YAML timestamps) get no key."""
     node_name = spec.get("nodeName")
     if node_name is not None and node_name.__class__ is not str:
         return None
+    volumes = spec.get("volumes")
+    if volumes.__class__ is list and volumes:
+        named = _without_token_volume_names(volumes)
+        if named is not volumes:
+            # Keyed as if the service-account volume had no name (Admission.pod
+            # keeps each pod's own volumes); the spec is left as it was.
+            spec = spec.copy()
+            spec["volumes"] = named
     try:
         if node_name is not None:
             # Blanked in place: assigning a key that is there keeps the key order.
@@ -42,6 +51,27 @@ def spec_key(spec: dict, pod: dict):
     except ValueError:
         return None
     return key
+
+
+# The projected volume the ServiceAccount admission plugin adds to every pod,
+# named kube-api-access- and 5 random characters: pods read from a cluster
+# differ there and nowhere else. No scheduling plugin reads a projected
+# volume, nor any volume's name.
+TOKEN_VOLUME_PREFIX = "kube-api-access-"
+
+
+def _without_token_volume_names(volumes: list) -> list:
+    """`volumes` with the service-account volumes' names blanked (a new
+    list), or `volumes` itself when it has none."""
+    out = None
+    for i, v in enumerate(volumes):
+        if v.__class__ is dict:
+            name = v.get("name")
+            if name.__class__ is str and name.startswith(TOKEN_VOLUME_PREFIX) and "projected" in v:
+                if out is None:
+                    out = list(volumes)
+                out[i] = dict(v, name="")
+    return volumes if out is None else out
 
 
 class SpecTemplates:
