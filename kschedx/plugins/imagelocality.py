@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import compress
+
 from ..framework.interface import MAX_NODE_SCORE, Plugin
 
 MB = 1024 * 1024
@@ -52,18 +54,16 @@ class ImageLocality(Plugin):
         names = [normalized_image_name(c.get("image") or "") for c in containers]
         # Most nodes report no images: their score is the same for all.
         no_images = calculate_priority(0, len(containers))
-        out = []
-        for ni in nodes:
-            states = ni.image_states
-            if not states:
-                out.append(no_images)
-                continue
+        image_states = [ni.image_states for ni in nodes]
+        out = [no_images] * len(nodes)
+        for i in compress(range(len(nodes)), image_states):
+            states = image_states[i]
             total_score = 0
             for name in names:
                 st = states.get(name)
                 if st is not None:
                     total_score += scaled_image_score(st, total)
-            out.append(calculate_priority(total_score, len(containers)))
+            out[i] = calculate_priority(total_score, len(containers))
         return out
 
     def score_details(self, state, pod_info, node_info):

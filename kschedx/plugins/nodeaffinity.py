@@ -9,6 +9,7 @@ from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult
 from ..config.pluginargs import checked_plugin_args
 from ..framework.status import Code, Status
 from ..labels import NodeSelector, NodeSelectorTerm, SelectorError, is_empty_term, selector_from_set
+from .helper.combinations import verdict_per_combination
 from .helper.normalize_score import default_normalize_score, default_normalize_values
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
@@ -149,25 +150,14 @@ class NodeAffinity(Plugin):
         # The rejection says nothing node-specific: one Status for all.
         rejected = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         keys = req.label_keys()
-        if keys is None or len(keys) > 2:
+        labels = [ni.labels for ni in nodes] if keys is not None and len(keys) <= 2 else None
+        if labels is None or not set(map(type, labels)) <= {dict}:
             out = [None if req.matches(ni) else rejected for ni in nodes]
         else:
             # Nodes with the same values of those keys (absent included)
             # share the verdict: it is worked out once per combination.
-            verdicts: dict = {}
-            out = []
-            for ni in nodes:
-                labels = ni.labels
-                if not keys:
-                    combo = None
-                elif len(keys) == 1:
-                    combo = labels.get(keys[0], _ABSENT)
-                else:
-                    combo = (labels.get(keys[0], _ABSENT), labels.get(keys[1], _ABSENT))
-                st = verdicts.get(combo, _ABSENT)
-                if st is _ABSENT:
-                    st = verdicts[combo] = None if req.matches(ni) else rejected
-                out.append(st)
+            out = verdict_per_combination(nodes, labels, keys, lambda ni: None if req.matches(ni) else rejected,
+                                          _ABSENT)
         return out if rejected in out else None
 
     def pre_score(self, state, pod_info, nodes):

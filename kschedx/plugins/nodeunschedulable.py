@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import compress
+
 from ..framework.interface import Plugin
 from ..framework.status import Code, Status
 from .helper.taints import tolerations_tolerate_taint
@@ -22,13 +24,12 @@ class NodeUnschedulable(Plugin):
 
     def filter_all(self, state, pod_info, nodes):
         out = None
-        for i, ni in enumerate(nodes):
-            if ni.unschedulable:
-                st = self.filter(state, pod_info, ni)
-                if st is not None:
-                    if out is None:
-                        out = [None] * len(nodes)
-                    out[i] = st
+        for i in compress(range(len(nodes)), [ni.unschedulable for ni in nodes]):
+            st = self.filter(state, pod_info, nodes[i])
+            if st is not None:
+                if out is None:
+                    out = [None] * len(nodes)
+                out[i] = st
         return out
 
 

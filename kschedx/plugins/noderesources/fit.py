@@ -120,7 +120,7 @@ class NodeResourcesFit(Plugin):
             doubtful = cols.values(("NodeResourcesFit/doubtful", cpu, memory, storage),
                                    lambda some: _doubtful(cols, some, cpu, memory, storage))
             out = None
-            for i in compress(range(len(rows)), [doubtful[r] for r in rows]):
+            for i in compress(range(len(rows)), map(doubtful.__getitem__, rows)):
                 st = self._status(fits_request(req, nodes[i], self.ignored, self.ignored_groups))
                 if st is not None:
                     if out is None:

@@ -9,7 +9,7 @@ or own it.
 from __future__ import annotations
 
 from itertools import repeat
-from operator import and_, attrgetter
+from operator import and_
 
 from ...labels import NOTHING, Requirement, Selector, SelectorError, label_selector
 from ...podaffinity import HOSTNAME_KEY, SIGNATURE_INFO, ZONE_KEY, node_signature_counts, selector_string
@@ -214,12 +214,9 @@ def inclusion_mask(c: Constraint, pod_info, nodes, required_node_affinity) -> li
     if c.node_taints_policy == HONOR:
         tolerations = pod_info.spec.get("tolerations")
         untainted = [not taints or find_matching_untolerated_taint(taints, tolerations, DO_NOT_SCHEDULE) is None
-                     for taints in map(_TAINTS, nodes)]
+                     for taints in [ni.taints for ni in nodes]]
         mask = untainted if mask is None else list(map(and_, mask, untainted))
     return mask
-
-
-_TAINTS = attrgetter("taints")
 
 
 def has_all_keys(labels: list[dict], constraints) -> list[bool]:

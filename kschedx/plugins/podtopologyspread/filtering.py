@@ -9,11 +9,12 @@ maxSkew` in O(constraints) per node.
 from __future__ import annotations
 
 from itertools import compress, repeat
-from operator import and_, attrgetter
+from operator import and_
 
 from ...framework.status import Code, Status
 from ..nodeaffinity import required_node_affinity
 from .common import count_pods_match_selector, has_all_keys, inclusion_mask, node_has_all_keys
+from ..helper.combinations import verdict_per_combination
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 
@@ -88,13 +89,10 @@ def compute_pre_filter_state(constraints, pod_info, nodes, index=None, by_name=N
     `by_name`, its nodes by name: `nodes` are the snapshot's own), by
     columns: see _pre_filter_by_columns."""
     if index is not None and by_name is not None:
-        labels = list(map(_LABELS, nodes))
+        labels = [ni.labels for ni in nodes]
         if set(map(type, labels)) <= {dict}:
             return _pre_filter_by_columns(constraints, pod_info, nodes, labels, index, by_name)
     return compute_node_by_node(constraints, pod_info, nodes)
-
-
-_LABELS = attrgetter("labels")
 
 
 def _pre_filter_by_columns(constraints, pod_info, nodes, labels: list[dict], index, by_name) -> PreFilterState:
@@ -203,17 +201,19 @@ def filter_nodes(s: PreFilterState, pod_info, nodes) -> list | None:
     if not s.constraints:
         return None
     keys = [c.topology_key for c in s.constraints]
-    seen: dict[tuple, Status | None] = {}
-    out = []
-    for ni in nodes:
-        labels = ni.labels
-        key = tuple(labels.get(k) for k in keys)
-        try:
-            st = seen[key]
-        except KeyError:
-            st = seen[key] = filter_node(s, pod_info, ni)
-        out.append(st)
-    return out
+    labels = [ni.labels for ni in nodes]
+    if not set(map(type, labels)) <= {dict}:
+        seen: dict[tuple, Status | None] = {}
+        out = []
+        for ni in nodes:
+            key = tuple(ni.labels.get(k) for k in keys)
+            try:
+                st = seen[key]
+            except KeyError:
+                st = seen[key] = filter_node(s, pod_info, ni)
+            out.append(st)
+        return out
+    return verdict_per_combination(nodes, labels, keys, lambda ni: filter_node(s, pod_info, ni))
 
 
 def _constraint_details(s, i, c, tp_val, match_num, self_match, min_match) -> dict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from itertools import compress, repeat
-from operator import add, attrgetter, not_
+from operator import add, not_
 
 from ...framework.interface import MAX_NODE_SCORE
 from ...podaffinity import HOSTNAME_KEY
@@ -58,7 +58,7 @@ def go_round(x: float) -> int:
 
 
 def init_pre_score_state(s: PreScoreState, filtered_nodes, require_all_topologies: bool) -> None:
-    labels = list(map(_LABELS, filtered_nodes))
+    labels = [ni.labels for ni in filtered_nodes]
     if set(map(type, labels)) <= {dict}:
         _init_by_columns(s, filtered_nodes, labels, require_all_topologies)
     else:
@@ -104,7 +104,7 @@ def _init_by_columns(s: PreScoreState, filtered_nodes, labels: list[dict], requi
     if require_all_topologies and constraints:
         has_all = has_all_keys(labels, constraints)
         if not all(has_all):
-            s.ignored_nodes.update(compress(map(_NAME, filtered_nodes), map(not_, has_all)))
+            s.ignored_nodes.update(compress([ni.name for ni in filtered_nodes], map(not_, has_all)))
             labels = list(compress(labels, has_all))
     s.topology_value_to_pod_counts = [
         {} if c.topology_key == HOSTNAME_KEY else dict.fromkeys(map(dict.get, labels, repeat(c.topology_key), repeat("")), 0)
@@ -194,7 +194,7 @@ def score_node(s: PreScoreState, node_info) -> int:
 def score_nodes(s: PreScoreState, nodes) -> list[int]:
     """score_node on every node, with the same float arithmetic in the same
     order (the per-constraint terms are added one by one)."""
-    if nodes and None not in map(_POD_INDEX, nodes):
+    if nodes and None not in [ni.pod_index for ni in nodes]:
         try:
             return _score_indexed_nodes(s, nodes)
         except _NotHere:
@@ -231,11 +231,6 @@ def score_nodes(s: PreScoreState, nodes) -> list[int]:
     return out
 
 
-_POD_INDEX = attrgetter("pod_index")
-_LABELS = attrgetter("labels")
-_NAME = attrgetter("name")
-
-
 class _NotHere(Exception):
     """The columns path cannot take these nodes: the per-node loop does."""
 
@@ -252,7 +247,7 @@ def _score_indexed_nodes(s: PreScoreState, nodes) -> list[int]:
         kept = [ni for ni in nodes if ni.name not in ignored]
     if not kept or not s.constraints:
         raise _NotHere
-    labels = list(map(_LABELS, kept))
+    labels = [ni.labels for ni in kept]
     names = None
     sums = None
     for i, c in enumerate(s.constraints):
@@ -263,7 +258,7 @@ def _score_indexed_nodes(s: PreScoreState, nodes) -> list[int]:
         if c.topology_key == HOSTNAME_KEY:
             host = {} if c.selector.is_empty() else _by_node_counts(kept[0].pod_index, c, s, i)
             if names is None:
-                names = list(map(_NAME, kept))
+                names = [ni.name for ni in kept]
             counts = list(map(host.get, names, repeat(0)))
             if None in values:
                 counts = [None if v is None else n for v, n in zip(values, counts)]
