@@ -7,7 +7,8 @@ NodeName, the same Skip, the few failure reasons, a score row without
 explanation that other nodes share. Each distinct verdict or score row is
 one dict here, shared by the nodes that have it (nothing changes a document
 once built; writers encode a dict met twice in full, YAML without aliases),
-and only explanations (`details`) make an entry of its own.
+and only explanations (`details`) make an entry of its own. Nodes with the
+same verdicts share their `filters` list too.
 
 node_dict stays the reference: tests/test_result_dicts.py compares the two
 on every golden case.
@@ -79,8 +80,10 @@ def node_dicts(records) -> list[dict]:
 
 
 def _filter_columns(table, rows) -> list[list[dict]]:
-    """The `filters` list of each of `rows` of a FilterTable."""
+    """The `filters` list of each of `rows` of a FilterTable; rows of the
+    same verdicts share one list."""
     cols = []
+    keys = []  # per column with values of its own: each row's distinct value, numbered
     for j, name in enumerate(table.names):
         shared, column = table.column(j)
         if column is None:
@@ -95,10 +98,20 @@ def _filter_columns(table, rows) -> list[list[dict]]:
                 entries[id(v)] = _success(name, v.details)
             else:
                 entries[id(v)] = status_dict(v, name)
-        cols.append([entries[id(v)] for v in values])
+        number = {k: i for i, k in enumerate(entries)}
+        ids = list(map(id, values))
+        cols.append(list(map(entries.__getitem__, ids)))
+        keys.append(list(map(number.__getitem__, ids)))
     if not cols:
         return [[] for _ in rows]
-    return [list(row) for row in zip(*cols)]
+    lists: dict = {}
+    out = []
+    for key, row in zip(zip(*keys) if keys else repeat((), len(rows)), zip(*cols)):
+        fl = lists.get(key)
+        if fl is None:
+            fl = lists[key] = list(row)
+        out.append(fl)
+    return out
 
 
 def _success(plugin, details=None) -> dict:

@@ -230,12 +230,45 @@ def records_text(records) -> str:
             else:
                 details = None if settled[j] is None else map(settled[j].__getitem__, indexes)
             if details is not None:
-                details = [d for d in {id(d): d for d in details}.values() if d]
+                details = _parts(d for d in {id(d): d for d in details}.values() if d)
             add(_score_entry(pl.name, list(map(raw.__getitem__, indexes)), norms, weight,
                              [n * weight for n in norms], False, details))
     if totals:
         add({"scores": [], "totalScore": totals})
     return json.dumps(atoms, default=repr, ensure_ascii=False)
+
+
+def _parts(explanations) -> list:
+    """What the explanations' JSON text holds, in parts: each explanation's
+    keys and members, and the items of a list member, each object once. An
+    explanation made per node from parts shared by many nodes (the pods
+    behind an InterPodAffinity domain) is then encoded part by part, each
+    shared part once. (A key is written as a string: a member key 1, 1.5,
+    true or null is the token a value 1, 1.5, true or null is.)"""
+    out: list = []
+    keys: list = []
+    seen: set = set()
+    for d in explanations:
+        if type(d) is dict:
+            keys.extend(d)
+            members = d.values()
+        elif type(d) is list:
+            members = d
+        else:
+            out.append(d)
+            continue
+        for v in members:
+            if type(v) is not list:
+                out.append(v)
+                continue
+            for item in v:
+                if type(item) is dict or type(item) is list:
+                    if id(item) in seen:
+                        continue
+                    seen.add(id(item))
+                out.append(item)
+    out.append(keys)
+    return out
 
 
 def _filter_entry(plugin, status, details, status_dict) -> dict:

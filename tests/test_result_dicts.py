@@ -65,3 +65,35 @@ def test_equal_entries_are_one_dict():
     built = check(r.nodes)
     entries = [f for n in built for f in n["filters"]] + [s for n in built for s in n["scores"]]
     assert len({id(e) for e in entries}) < len(entries) // 5
+
+
+def test_nodes_with_the_same_verdicts_share_their_filters_list():
+    from test_reuse import groups_cluster, load
+
+    w = load(groups_cluster(groups=1, replicas=1, nodes=30))
+    scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+    r = scheds.schedule(w.pods[0])
+    r.settle()
+    built = check(r.nodes)
+    assert len({id(n["filters"]) for n in built}) == 1
+
+
+@pytest.mark.parametrize("name", case_names()[::7] + ["generated"])
+def test_the_report_of_shared_dicts_is_the_report_of_a_copy(name):
+    # The human report reads shared verdicts once (layout._distinct_verdicts):
+    # drawn from the document or from a copy sharing nothing, it is the same.
+    import copy
+
+    from kschedx.render.layout import ASCII, build
+    from test_reuse import groups_cluster, load
+
+    if name == "generated":
+        w = load(groups_cluster(groups=4, replicas=2, nodes=40))
+    else:
+        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    doc = app.explain(w, tie_break="name")
+    apart = json.loads(json.dumps(doc, default=repr))
+    assert apart == doc
+    for wide in (False, True):
+        assert repr(build(doc, wide=wide, sym=ASCII)) == repr(build(apart, wide=wide, sym=ASCII))
+    assert repr(build(doc)) == repr(build(copy.deepcopy(doc)))

@@ -441,11 +441,11 @@ class Report:
             self.add(_line(f"no Filter plugin ran: PreFilter {st.get('plugin') or ''} rejected the pod for all "
                            f"{plural(len(nodes), 'node')}", indent=2))
             return
-        plugins = _ordered(f["plugin"] for n in nodes for f in n.get("filters") or ())
+        verdicts = _distinct_verdicts(nodes)
+        plugins = _ordered(f["plugin"] for f in verdicts)
         codes = {p: set() for p in plugins}
-        for n in nodes:
-            for f in n.get("filters") or ():
-                codes[f["plugin"]].add(f["code"])
+        for f in verdicts:
+            codes[f["plugin"]].add(f["code"])
         skipped = [p for p in plugins if codes[p] == {"Skip"}]
         failing = [p for p in plugins if codes[p] - {"Success", "Skip"}]
         passing = [p for p in plugins if p not in skipped and p not in failing]
@@ -874,6 +874,22 @@ def fix_change_text(change: dict, sym: Symbols) -> str:
             text += " " + (value if len(value) <= 80 else value[:79] + sym.ellipsis)
         ops.append(text)
     return f"patch {ref}: " + "; ".join(ops)
+
+
+def _distinct_verdicts(nodes: list[dict]) -> list[dict]:
+    """Every node's Filter verdicts in node order, each verdict object once:
+    node dicts built by the runner share equal verdicts and equal `filters`
+    lists (kschedx/result_dicts.py), so 5,000 nodes are read as a few."""
+    lists: dict = {}
+    for n in nodes:
+        fl = n.get("filters")
+        if fl:
+            lists[id(fl)] = fl
+    verdicts: dict = {}
+    for fl in lists.values():
+        for f in fl:
+            verdicts[id(f)] = f
+    return list(verdicts.values())
 
 
 def _ordered(items) -> list:
