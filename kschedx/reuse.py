@@ -235,7 +235,8 @@ def records_text(records) -> str:
                              [n * weight for n in norms], False, details))
     if totals:
         add({"scores": [], "totalScore": totals})
-    return json.dumps(atoms, default=repr, ensure_ascii=False)
+    # Separators are boundary characters either way; explanations are trees.
+    return json.dumps(atoms, default=repr, ensure_ascii=False, check_circular=False, separators=(",", ":"))
 
 
 def _parts(explanations) -> list:

@@ -453,3 +453,51 @@ def test_terminal_lines_carry_no_trailing_spaces(monkeypatch):
 
 
 ANSI_ESC = "\x1b["
+
+
+def test_rich_draws_a_shared_body_once_and_the_same(monkeypatch):
+    # Pods that take an identical earlier pod's result share its body's
+    # blocks: on a terminal each block is drawn once, and the report is the
+    # one Rich draws from all the blocks at once.
+    from kschedx import app
+    from kschedx.render import human
+    from kschedx.render.human import HumanSink, render_rich
+    from kschedx.render.layout import build
+    from test_reuse import groups_cluster, load
+
+    monkeypatch.setenv("COLUMNS", "150")
+    objs = groups_cluster(groups=3, replicas=4, nodes=70)
+    whole = io.StringIO()
+    render_rich(build(app.explain(load(objs), tie_break="name")), whole)
+    drawn = []
+    rich_text = human.rich_text
+
+    def counted(blocks, console):
+        drawn.extend(blocks)
+        return rich_text(blocks, console)
+
+    monkeypatch.setattr(human, "rich_text", counted)
+    for jobs in (1, 2):
+        drawn.clear()
+        out = io.StringIO()
+        app.explain_into(HumanSink(out=out, color=True), load(objs), tie_break="name", jobs=jobs)
+        assert out.getvalue() == whole.getvalue()
+        tables = [b for b in drawn if type(b).__name__ == "Table"]
+        assert len(tables) == len({id(b) for b in tables}) < 12 * 2  # a group's tables once
+
+
+def test_rich_draws_a_block_again_at_another_width():
+    from rich.console import Console
+
+    from kschedx.render.human import HumanSink, rich_text
+    from kschedx.render.layout import Line, Span, Table
+
+    blocks = [Line([Span("word " * 30)]), Table(["a", "b"], rows=[[[Span("x " * 40)], [Span("y")]]])]
+    sink = HumanSink(out=io.StringIO(), color=True)
+    sink._console = Console(file=io.StringIO(), force_terminal=True, width=120)
+    wide = sink._rich_text(blocks)
+    sink._console.width = 40
+    narrow = sink._rich_text(blocks)
+    assert narrow != wide
+    assert narrow == rich_text(blocks, Console(file=io.StringIO(), force_terminal=True, width=40, highlight=False,
+                                               markup=False, emoji=False))

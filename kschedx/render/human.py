@@ -52,6 +52,9 @@ class HumanSink(ResultSink):
         self.wide = wide
         self.node = node
         self.report = None
+        self._console = None
+        # The last pod's blocks drawn with Rich: id -> (block, width, text).
+        self._drawn: dict = {}
 
     def begin(self, head: dict) -> None:
         self.report = Report(head, wide=self.wide, node=self.node, sym=self.sym)
@@ -75,12 +78,33 @@ class HumanSink(ResultSink):
         self.report.end()
         self._flush()
 
+    def _rich_text(self, blocks) -> str:
+        """rich_text(blocks), each block drawn once: a pod that takes an
+        identical earlier pod's result shares its body's blocks
+        (render/layout.py: blocks are never changed once built), and a block
+        drawn at the same width is the same text."""
+        if self._console is None:
+            self._console = _console(self.out)
+        width = self._console.width
+        drawn = {}
+        parts = []
+        for block in blocks:
+            hit = self._drawn.get(id(block))
+            if hit is not None and hit[0] is block and hit[1] == width:
+                text = hit[2]
+            else:
+                text = rich_text([block], self._console)
+            drawn[id(block)] = (block, width, text)
+            parts.append(text)
+        self._drawn = drawn
+        return "".join(parts)
+
     def _flush(self) -> None:
         blocks = self.report.take_blocks()
         if not blocks:
             return
         if self.color:
-            render_rich(blocks, self.out)
+            self.out.write(self._rich_text(blocks))
         else:
             from .plain import render_blocks
 
@@ -128,14 +152,23 @@ def _text(spans):
 
 
 def render_rich(blocks, out) -> None:
+    out.write(rich_text(blocks, _console(out)))
+
+
+def _console(out):
     from rich.console import Console
 
-    console = Console(file=out, force_terminal=True, highlight=False, markup=False, emoji=False)
+    return Console(file=out, force_terminal=True, highlight=False, markup=False, emoji=False)
+
+
+def rich_text(blocks, console) -> str:
+    """The blocks drawn by Rich on `console`, as text; each block's text
+    ends its last line, so blocks drawn one by one join into this text."""
     with console.capture() as captured:
         _print_blocks(console, blocks)
     # Rich pads wrapped lines to the width of their block: drop the trailing
     # spaces, which copy-paste would otherwise carry along.
-    out.write(_TRAILING.sub(lambda m: "".join(_ANSI.findall(m.group(0))) + "\n", captured.get()))
+    return _TRAILING.sub(lambda m: "".join(_ANSI.findall(m.group(0))) + "\n", captured.get())
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
