@@ -73,7 +73,7 @@ class Schedulers:
                            for plan in plans]
         self.by_name = {fw.profile.name: fw for fw in self.frameworks}
         self.tie_break = tie_break
-        for pod in cluster.pending_pods():
+        for pod in self.snapshot.pending_pods:
             nominated = (pod.get("status") or {}).get("nominatedNodeName")
             if nominated and self.snapshot.get(nominated) is not None:
                 self.nominator.add(PodInfo(pod), nominated)

@@ -506,6 +506,9 @@ class Snapshot:
         self.by_name = {ni.name: ni for ni in node_infos}
         self.warnings = warnings or []
         self.pod_infos: dict[str, PodInfo] = {}
+        # The cluster's pods without a node when the snapshot was built
+        # (cluster.pending_pods(), found on the way).
+        self.pending_pods: list[dict] = []
         self.assigned_pod_node: dict[str, str] = {}  # uid -> node name
         self._used_pvcs: dict[str, int] | None = None
         self.pod_index = None  # pod_index.index_of() builds it when first asked
@@ -576,9 +579,11 @@ def build_snapshot(cluster: ClusterState) -> Snapshot:
     on_node: dict[str, list[PodInfo]] = {ni.name: [] for ni in node_infos}
     pod_infos, assigned = snap.pod_infos, snap.assigned_pod_node
     share = SHARE_SPEC_FACTS
+    pending = snap.pending_pods
     for pod in cluster.pods:
         node_name = pod["spec"].get("nodeName")
         if not node_name:
+            pending.append(pod)
             continue
         pis = on_node.get(node_name)
         if pis is None:

@@ -46,7 +46,9 @@ def _one_by_one(snap) -> list[tuple]:
 
 
 def _check_snapshot(objects) -> None:
-    snap = build_snapshot(build_cluster(objects))
+    cluster = build_cluster(objects)
+    snap = build_snapshot(cluster)
+    assert [id(p) for p in snap.pending_pods] == [id(p) for p in cluster.pending_pods()]
     assert [_aggregates(ni) for ni in snap.node_infos] == _one_by_one(snap)
     # Every bound pod is known to the snapshot, on its node, in input order.
     assert list(snap.assigned_pod_node.items()) == [
