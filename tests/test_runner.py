@@ -9,6 +9,8 @@ built from fake plugins (and real ones where the point needs them)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from builders import cluster_of, container, make_node, make_pod
 
 from kschedx.framework.interface import Plugin, PluginError, PostFilterResult, PreFilterResult
@@ -429,12 +431,17 @@ def test_score_error_with_several_feasible_nodes():
     assert (res.status, res.message) == ("Error", 'running Score plugins: plugin "FalseMap" failed with: injected error')
 
 
-def test_invalid_score_is_an_error():
-    big = NumericScore("Big", fn=lambda n: 101)
-    res = schedule(framework(nodes("1", "2"), [FakeFilter("F", {}), big]))
+@pytest.mark.parametrize("scores, invalid", [
+    ({"1": 101, "2": 101}, 101),  # every node the same score
+    ({"1": 50, "2": -1, "3": 100}, -1),
+    ({"1": 100, "2": 0, "3": 102}, 102),
+])
+def test_invalid_score_is_an_error(scores, invalid):
+    big = NumericScore("Big", fn=scores.__getitem__)
+    res = schedule(framework(nodes(*scores), [FakeFilter("F", {}), big]))
     assert res.status == "Error"
-    assert res.message == ('applying score defaultWeights on Score plugins: plugin "Big" returns an invalid score 101, '
-                           "it should in the range of [0, 100] after normalizing")
+    assert res.message == (f'applying score defaultWeights on Score plugins: plugin "Big" returns an invalid score '
+                           f"{invalid}, it should in the range of [0, 100] after normalizing")
 
 
 def test_prescore_skip_marks_scores_skipped():
@@ -553,3 +560,33 @@ def test_score_details_read_after_a_node_changed_is_an_error():
         list(table.rows(1))
     with pytest.raises(RuntimeError):
         table.settle()
+
+
+class _OutOfTree:
+    name = "Other"
+
+
+@given(st.lists(st.tuples(st.integers(1, 5), st.one_of(st.none(), st.integers(0, 100), st.just("varying"))),
+                max_size=6),
+       st.integers(0, 8), st.booleans(), st.data())
+def test_score_table_totals_are_the_weighted_sums(columns, n, out_of_tree, data):
+    """ScoreTable.totals adds a column of one value once, not node by node:
+    the same totals, integer for integer."""
+    from kschedx.framework.records import ScoreTable
+    from kschedx.plugins.tainttoleration import TaintToleration
+
+    table = ScoreTable(None, None, [None] * n)
+    for weight, kind in columns:
+        if kind is None:
+            col = None
+        elif kind == "varying":
+            col = data.draw(st.lists(st.integers(0, 100), min_size=n, max_size=n))
+        else:
+            col = [kind] * n
+            if out_of_tree and n:
+                col[-1] = float(kind)  # equal, not the same type: never folded for another plugin
+        plugin = _OutOfTree() if out_of_tree else TaintToleration.__new__(TaintToleration)
+        table.add(plugin, weight, col, col)
+    want = [sum(col[i] * w for w, col in zip(table.weights, table.normalized) if col is not None) for i in range(n)]
+    got = table.totals()
+    assert got == want and [type(t) for t in got] == [type(t) for t in want]

@@ -6,6 +6,7 @@ same lists in the same order, the same index entries in the same order."""
 from __future__ import annotations
 
 import copy
+import json
 
 from hypothesis import given, settings, strategies as st
 
@@ -159,12 +160,14 @@ def test_the_spec_key_leaves_the_spec_as_it_was():
     pod = {"metadata": {"name": "p"}, "spec": spec}
     key = spec_key(spec, pod)
     assert list(spec.items()) == [("containers", [{"name": "c", "image": "i"}]), ("nodeName", "n1"), ("priority", 1)]
-    other = dict(spec, nodeName="n2")
+    other = copy.deepcopy(dict(spec, nodeName="n2"))
     assert spec_key(other, {"metadata": {}, "spec": other}) == key
-    # How many references an object has does not count (marshal format 2).
-    twice = {"a": [1], "b": [1]}
-    twice["b"] = twice["a"]
-    assert spec_key(twice, pod) == spec_key({"a": [1], "b": [1]}, pod)
+    # Equal specs read from one document have equal keys.
+    from kschedx.sources.fixtures import parse_documents
+
+    (_, doc), = parse_documents("t.json", json.dumps({"items": [spec, other]}).encode())
+    first, second = doc["items"]
+    assert spec_key(first, {"metadata": {}, "spec": first}) == spec_key(second, {"metadata": {}, "spec": second})
     # Key order and exact types count; nodeName's place among the keys too.
     assert spec_key({"nodeName": "n1", "containers": spec["containers"], "priority": 1}, pod) != key
     assert spec_key(dict(spec, priority=1.0), pod) != key
@@ -175,3 +178,27 @@ def test_the_spec_key_leaves_the_spec_as_it_was():
     odd = {"nodeName": "n1", "when": datetime(2025, 1, 1)}
     assert spec_key(odd, {"metadata": {}, "spec": odd}) is None
     assert list(odd) == ["nodeName", "when"] and odd["nodeName"] == "n1"
+
+
+def test_the_spec_key_leaves_service_account_volume_names_out_and_puts_them_back():
+    def spec(volume_name, source="projected", when=None):
+        volumes = [{"name": "data", "persistentVolumeClaim": {"claimName": "c"}}, {"name": volume_name, source: {}}]
+        if when is not None:
+            volumes[1]["when"] = when
+        return {"containers": [{"name": "c", "image": "i"}], "volumes": volumes, "nodeName": "n1"}
+
+    def key(s):
+        return spec_key(s, {"metadata": {}, "spec": s})
+
+    a, b = spec("kube-api-access-abcde"), spec("kube-api-access-fghij")
+    assert key(a) == key(b)
+    assert [v["name"] for v in a["volumes"]] == ["data", "kube-api-access-abcde"] and a["nodeName"] == "n1"
+    # Only projected volumes of that name; other volumes' names count.
+    assert key(spec("kube-api-access-abcde", "secret")) != key(spec("kube-api-access-fghij", "secret"))
+    assert key(spec("my-abcde")) != key(spec("my-fghij"))
+    # Put back when the spec cannot be keyed too.
+    from datetime import datetime
+
+    odd = spec("kube-api-access-abcde", when=datetime(2025, 1, 1))
+    assert key(odd) is None
+    assert odd["volumes"][1]["name"] == "kube-api-access-abcde" and odd["nodeName"] == "n1"

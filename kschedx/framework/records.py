@@ -168,13 +168,24 @@ class ScoreTable:
         self.normalized.append(normalized)
 
     def totals(self) -> list[int]:
+        """Each node's sum of weighted scores. A column of one integer for
+        every node (a plugin that found nothing to tell the nodes apart)
+        adds its weighted value once, at the end: integers add up the same
+        in any order. (Only for kschedx's own plugins, whose scores are
+        ints: another plugin's column of equal values could mix 1 and 1.0.)"""
         totals = None
-        for weight, col in zip(self.weights, self.normalized):
+        same = 0  # the columns of one value, weighted and added up
+        for plugin, weight, col in zip(self.plugins, self.weights, self.normalized):
             if col is None:
+                continue
+            if col and type(col[0]) is int and col.count(col[0]) == len(col) and _in_tree(plugin):
+                same += col[0] * weight
                 continue
             weighted = col if weight == 1 else map(mul, col, repeat(weight))
             totals = list(weighted) if totals is None else list(map(add, totals, weighted))
-        return totals if totals is not None else [0] * len(self.nodes)
+        if totals is None:
+            return [same] * len(self.nodes)
+        return list(map(add, totals, repeat(same))) if same else totals
 
     def scores(self, k: int) -> list[PluginScore]:
         return [PluginScore(*row) for row in self.rows(k)]
@@ -195,6 +206,10 @@ class ScoreTable:
                 else:
                     details = pl.score_details(self.state, self.pod, ni) if _explains(pl) else None
                 yield pl.name, raw[k], norm[k], weight, False, details
+
+
+def _in_tree(plugin) -> bool:
+    return type(plugin).__module__.startswith("kschedx.plugins.")
 
 
 def _explains(plugin) -> bool:

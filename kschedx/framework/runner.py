@@ -657,7 +657,7 @@ class Framework:
                         f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {st.message()}'
                     )
                 normalized = [s.score for s in scores]
-            if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
+            if normalized and _out_of_range(normalized):
                 invalid = next(s for s in normalized if s > MAX_NODE_SCORE or s < MIN_NODE_SCORE)
                 raise PluginError(
                     f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
@@ -753,6 +753,15 @@ def _filter_column(pl, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]):
             col.append(Status.as_error(str(exc)))
             raised[i] = exc
     return col, raised
+
+
+def _out_of_range(normalized: list) -> bool:
+    """Whether a normalized score is outside [MIN_NODE_SCORE, MAX_NODE_SCORE];
+    a column of one value (equal to its first, count's C loop) is checked once."""
+    first = normalized[0]
+    if normalized.count(first) == len(normalized):
+        return first > MAX_NODE_SCORE or first < MIN_NODE_SCORE
+    return max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE
 
 
 def _score_column(pl, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> list[int]:

@@ -146,7 +146,9 @@ class JsonSink(ResultSink):
         close = "\n  ]" if self.pods else "]"
         if tail:
             # '{\n  "warnings": ...\n}' continues the document after the pods
-            self.out.write(close + "," + json.dumps(tail, indent=2, ensure_ascii=False)[1:] + "\n")
+            # (json.dumps(tail, indent=2) as _indented writes it: simulate's
+            # utilization lists every node)
+            self.out.write(close + "," + _indented(tail, "\n")[1:] + "\n")
         else:
             self.out.write(close + "\n}\n")
         self.out.flush()

@@ -4,16 +4,19 @@ name, uid and nodeName.
 
 Equal means equal as marshal writes it: marshal tells 1 from 1.0, True and
 "1", and keeps key order, which Python's == does not (key order is seen:
-the order of a pod's resources is the order of its reasons). Format 2,
-the last without back-references: from format 3 on, the text also depends
-on how many references each object has, so equal specs could differ.
+the order of a pod's resources is the order of its reasons). Equal text
+always means equal specs. The converse holds for specs read from one file
+(which is all that matters here, as sharing is only lost): marshal's
+current format marks objects that have other references (the parser's
+shared key strings, small integers), the same way in every replica. It
+writes strings much faster than format 2, which marks nothing.
 """
 
 from __future__ import annotations
 
 import marshal
 
-_FORMAT = 2
+_FORMAT = marshal.version
 # Distinct specs remembered (a workload's replicas share one).
 SHARED_SPECS_LIMIT = 100_000
 
@@ -24,32 +27,29 @@ def spec_key(spec: dict, pod: dict):
     one controller differ there) and the names of service-account volumes
     (TOKEN_VOLUME_PREFIX); plus the labels where matchLabelKeys /
     mismatchLabelKeys copy label values into the spec. Types marshal cannot
-    write (YAML timestamps) get no key."""
+    write (YAML timestamps) get no key. Those values are blanked in place
+    for the writing (assigning a key that is there keeps the key order) and
+    put back: the spec is left as it was."""
     node_name = spec.get("nodeName")
     if node_name is not None and node_name.__class__ is not str:
         return None
     volumes = spec.get("volumes")
-    if volumes.__class__ is list and volumes:
-        named = _without_token_volume_names(volumes)
-        if named is not volumes:
-            # Keyed as if the service-account volume had no name (Admission.pod
-            # keeps each pod's own volumes); the spec is left as it was.
-            spec = spec.copy()
-            spec["volumes"] = named
+    named = _token_volumes(volumes) if volumes.__class__ is list and volumes else ()
     try:
         if node_name is not None:
-            # Blanked in place: assigning a key that is there keeps the key order.
             spec["nodeName"] = ""
-            try:
-                key = marshal.dumps(spec, _FORMAT)
-            finally:
-                spec["nodeName"] = node_name
-        else:
-            key = marshal.dumps(spec, _FORMAT)
+        for volume, _ in named:
+            volume["name"] = ""
+        key = marshal.dumps(spec, _FORMAT)
         if b"LabelKeys" in key:
             return key, marshal.dumps(pod["metadata"].get("labels"), _FORMAT)
     except ValueError:
         return None
+    finally:
+        if node_name is not None:
+            spec["nodeName"] = node_name
+        for volume, name in named:
+            volume["name"] = name
     return key
 
 
@@ -60,18 +60,15 @@ def spec_key(spec: dict, pod: dict):
 TOKEN_VOLUME_PREFIX = "kube-api-access-"
 
 
-def _without_token_volume_names(volumes: list) -> list:
-    """`volumes` with the service-account volumes' names blanked (a new
-    list), or `volumes` itself when it has none."""
-    out = None
-    for i, v in enumerate(volumes):
+def _token_volumes(volumes: list) -> list:
+    """(volume, its name) for the service-account volumes among `volumes`."""
+    out = []
+    for v in volumes:
         if v.__class__ is dict:
             name = v.get("name")
             if name.__class__ is str and name.startswith(TOKEN_VOLUME_PREFIX) and "projected" in v:
-                if out is None:
-                    out = list(volumes)
-                out[i] = dict(v, name="")
-    return volumes if out is None else out
+                out.append((v, name))
+    return out
 
 
 class SpecTemplates:
