@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from itertools import repeat
 
+from .framework.records import table_groups
 from .framework.status import Code
 from .result import node_dict, status_dict
 
@@ -31,28 +32,11 @@ def node_dicts(records) -> list[dict]:
         return []
     filters = [None] * n
     scores = [None] * n
-    filter_groups: dict = {}  # id(FilterTable) -> (table, positions, rows)
-    score_groups: dict = {}  # id(ScoreTable) -> (table, positions, indexes)
-    for p, nr in enumerate(records):
-        if nr.extender_filters or nr.extender_scores:
-            continue
-        frow, srow = nr.table_rows()
-        if frow is not None:
-            g = filter_groups.get(id(frow[0]))
-            if g is None:
-                g = filter_groups[id(frow[0])] = (frow[0], [], [])
-            g[1].append(p)
-            g[2].append(frow[1])
-        if srow is not None and srow[0].details is not None:  # settled: see ScoreTable
-            g = score_groups.get(id(srow[0]))
-            if g is None:
-                g = score_groups[id(srow[0])] = (srow[0], [], [])
-            g[1].append(p)
-            g[2].append(srow[1])
-    for table, positions, rows in filter_groups.values():
+    filter_groups, score_groups = table_groups(records)
+    for table, positions, rows in filter_groups:
         for p, row in zip(positions, _filter_columns(table, rows)):
             filters[p] = row
-    for table, positions, indexes in score_groups.values():
+    for table, positions, indexes in score_groups:
         for p, row in zip(positions, _score_columns(table, indexes)):
             scores[p] = row
     statuses: dict = {}  # id(Status) -> its dict

@@ -18,7 +18,7 @@ from kschedx.sources.fixtures import Origin, read_objects
 from kschedx.sources.spec_share import spec_key
 from builders import affinity_term, container, make_pod, match_labels, preemption_node
 from golden_compare import GOLDEN, case_names
-from test_pod_index import _generator
+from test_pod_index import _generator, _rebuilt
 
 HOST = "kubernetes.io/hostname"
 
@@ -113,14 +113,6 @@ def _entries(idx: pod_index.PodIndex) -> tuple:
     )
 
 
-def _pod_by_pod(snap) -> pod_index.PodIndex:
-    idx = pod_index.PodIndex()
-    for ni in snap.node_infos:
-        for p in ni.pods:
-            idx.update(p, ni.name, 1)
-    return idx
-
-
 def _check_index(objects) -> pod_index.PodIndex:
     snap = build_snapshot(build_cluster(objects))
     at_once = pod_index.index_of(snap)
@@ -129,7 +121,7 @@ def _check_index(objects) -> pod_index.PodIndex:
     for ni in snap.node_infos:
         for p in ni.pods_with_affinity:
             assert at_once.terms_nodes[id(affinity_terms(p))][1][ni.name] >= 1
-    assert _entries(at_once) == _entries(_pod_by_pod(snap))
+    assert _entries(at_once) == _entries(_rebuilt(snap))
     return at_once
 
 

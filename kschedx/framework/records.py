@@ -533,3 +533,31 @@ class PodResult:
 
     def __repr__(self):
         return f"PodResult({self.pod_info.key}, {self.status}, {self.selected_node})"
+
+
+def table_groups(records) -> tuple[list, list]:
+    """The verdicts and scores of `records` still in the runner's tables,
+    grouped by table, for writers that go a plugin's column at a time:
+    ([(FilterTable, positions, rows)], [(ScoreTable, positions, indexes)]),
+    positions into `records`. Left out, to be taken one record at a time:
+    records with extender results, and scores whose explanations are not
+    settled (see ScoreTable)."""
+    filter_groups: dict = {}  # id(FilterTable) -> (table, positions, rows)
+    score_groups: dict = {}  # id(ScoreTable) -> (table, positions, indexes)
+    for p, nr in enumerate(records):
+        if nr.extender_filters or nr.extender_scores:
+            continue
+        frow, srow = nr.table_rows()
+        if frow is not None:
+            g = filter_groups.get(id(frow[0]))
+            if g is None:
+                g = filter_groups[id(frow[0])] = (frow[0], [], [])
+            g[1].append(p)
+            g[2].append(frow[1])
+        if srow is not None and srow[0].details is not None:
+            g = score_groups.get(id(srow[0]))
+            if g is None:
+                g = score_groups[id(srow[0])] = (srow[0], [], [])
+            g[1].append(p)
+            g[2].append(srow[1])
+    return list(filter_groups.values()), list(score_groups.values())
