@@ -42,17 +42,12 @@ class PodIndex:
         if nodes is None:
             nodes = self.sig_nodes[sig] = {}
             self.ns_sigs.setdefault(pi.namespace, set()).add(sig)
-        n = nodes.get(node_name, 0) + delta
-        if n > 0:
-            nodes[node_name] = n
-        else:
-            nodes.pop(node_name, None)
-            if not nodes:
-                del self.sig_nodes[sig]
-                sigs = self.ns_sigs[pi.namespace]
-                sigs.discard(sig)
-                if not sigs:
-                    del self.ns_sigs[pi.namespace]
+        if not _count(nodes, node_name, delta):
+            del self.sig_nodes[sig]
+            sigs = self.ns_sigs[pi.namespace]
+            sigs.discard(sig)
+            if not sigs:
+                del self.ns_sigs[pi.namespace]
         if pi.has_affinity:
             self.update_terms(pi, node_name, delta, terms_memo)
 
@@ -62,14 +57,8 @@ class PodIndex:
         entry = self.terms_nodes.get(id(terms))
         if entry is None:
             entry = self.terms_nodes[id(terms)] = (terms, {})
-        by_node = entry[1]
-        n = by_node.get(node_name, 0) + delta
-        if n > 0:
-            by_node[node_name] = n
-        else:
-            by_node.pop(node_name, None)
-            if not by_node:
-                del self.terms_nodes[id(terms)]
+        if not _count(entry[1], node_name, delta):
+            del self.terms_nodes[id(terms)]
 
     # -- questions --------------------------------------------------------------------
     def count_by_node(self, namespace: str, selector, memo: dict) -> dict[str, int]:
@@ -113,6 +102,17 @@ def index_of(snapshot) -> PodIndex | None:
         idx = snapshot.pod_index = PodIndex()
         _fill(idx, snapshot.node_infos)
     return idx
+
+
+def _count(by_node: dict, node_name: str, delta: int) -> bool:
+    """Add `delta` to a node's count, dropping it at zero; False when no
+    node is left."""
+    n = by_node.get(node_name, 0) + delta
+    if n > 0:
+        by_node[node_name] = n
+        return True
+    by_node.pop(node_name, None)
+    return bool(by_node)
 
 
 # The key under which affinity_terms() keeps a pod's parsed terms.

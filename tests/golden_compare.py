@@ -207,3 +207,17 @@ def _compare_node(pod: str, en: dict, an: dict, skip: set[str], decided: bool, s
         if decided and en.get("totalScore") != an.get("totalScore"):
             out.append(f"{where} totalScore: expected {en.get('totalScore')}, got {an.get('totalScore')}")
     return out
+
+
+def golden_simulate_steps():
+    """(PodInfo, its PodResult) for every pod of every golden case, each
+    case simulated in queue order with explanations settled."""
+    from kschedx import app
+    from kschedx.simulation import Simulation
+
+    for name in case_names():
+        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+        scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+        sim = Simulation(scheds)
+        for pi in scheds.queue_order(list(w.pods)):
+            yield pi, sim.step(pi, settle=lambda r: True)

@@ -27,11 +27,10 @@ from kschedx.framework.interface import Plugin
 from kschedx.framework.status import Code, Status
 from kschedx.result import node_dict, pod_dict
 from kschedx.reuse import names_own_pod, records_text
-from kschedx.simulation import Simulation
 from kschedx.snapshot import PodInfo
 from kschedx.sources.fixtures import Origin
 from builders import HIGH, LOW, ONE_POD, make_node, make_pod, preemption_node, preemption_pod, taint
-from golden_compare import GOLDEN, case_names
+from golden_compare import GOLDEN, case_names, golden_simulate_steps
 
 GOLDEN_CONFIG = Path(__file__).parent / "golden-config"
 _SEPARATORS = re.compile(r'["\\ ,:\[\]{}]+')  # reuse._BOUNDARY
@@ -86,13 +85,8 @@ def test_golden_explain_records_have_the_tokens_of_the_nodes_text(settle):
 
 
 def test_golden_simulate_records_have_the_tokens_of_the_nodes_text():
-    for name in case_names():
-        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-        scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
-        sim = Simulation(scheds)
-        for pi in scheds.queue_order(list(w.pods)):
-            r = sim.step(pi, settle=lambda r: True)
-            check_result(r, pi, "simulate")
+    for pi, r in golden_simulate_steps():
+        check_result(r, pi, "simulate")
 
 
 @pytest.mark.parametrize("case,config", [(c.name, None) for c in sorted((GOLDEN_CONFIG / "cases").glob("*.json"))]

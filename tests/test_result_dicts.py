@@ -11,8 +11,7 @@ import pytest
 from kschedx import app
 from kschedx.result import node_dict
 from kschedx.result_dicts import node_dicts
-from kschedx.simulation import Simulation
-from golden_compare import GOLDEN, case_names
+from golden_compare import GOLDEN, case_names, golden_simulate_steps
 from test_own_pod import hand_made_records
 
 
@@ -39,12 +38,8 @@ def test_golden_explain_node_dicts(settle):
 
 
 def test_golden_simulate_node_dicts():
-    for name in case_names():
-        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-        scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
-        sim = Simulation(scheds)
-        for pi in scheds.queue_order(list(w.pods)):
-            check(sim.step(pi, settle=lambda r: True).nodes)
+    for _, r in golden_simulate_steps():
+        check(r.nodes)
 
 
 @pytest.mark.parametrize("settle", [False, True])
@@ -55,26 +50,24 @@ def test_records_of_every_shape(settle):
     check(records)
 
 
-def test_equal_entries_are_one_dict():
+def _built_for_one_pod_of_30_nodes() -> list[dict]:
     from test_reuse import groups_cluster, load
 
     w = load(groups_cluster(groups=1, replicas=1, nodes=30))
     scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
     r = scheds.schedule(w.pods[0])
     r.settle()
-    built = check(r.nodes)
+    return check(r.nodes)
+
+
+def test_equal_entries_are_one_dict():
+    built = _built_for_one_pod_of_30_nodes()
     entries = [f for n in built for f in n["filters"]] + [s for n in built for s in n["scores"]]
     assert len({id(e) for e in entries}) < len(entries) // 5
 
 
 def test_nodes_with_the_same_verdicts_share_their_filters_list():
-    from test_reuse import groups_cluster, load
-
-    w = load(groups_cluster(groups=1, replicas=1, nodes=30))
-    scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
-    r = scheds.schedule(w.pods[0])
-    r.settle()
-    built = check(r.nodes)
+    built = _built_for_one_pod_of_30_nodes()
     assert len({id(n["filters"]) for n in built}) == 1
 
 
