@@ -15,6 +15,7 @@ from .result import Tally, add_source, document_head, document_tail, pod_dict
 from .sink import DocumentSink, ResultSink
 from .snapshot import PodInfo
 from .sources.admission import object_ref
+from .sources import read_ahead as ahead_scan
 from .sources.fixtures import read_objects
 from .workloads import WORKLOAD_KINDS, expand_workloads
 
@@ -83,7 +84,7 @@ class Workload:
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
-                  enforce_namespace: bool | None = None, keep_raw: bool = False) -> Workload:
+                  enforce_namespace: bool | None = None, keep_raw: bool = False, read_ahead: bool = True) -> Workload:
     """Read the snapshot (cluster) and the POD_FILEs.
 
     Objects in POD_FILEs other than pods (a PVC next to its pod, a
@@ -93,10 +94,29 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
     `namespace` is given to POD_FILE objects that have none, as `kubectl apply
     -n` does; `enforce_namespace` (default: when a namespace is given) refuses
     objects of another namespace, as kubectl does for an explicit -n.
+    `read_ahead`: a second process may help read a big snapshot
+    (sources/read_ahead.py); False keeps the load in this one.
     """
+    # Reading a file twice needs a file: not stdin.
+    read_ahead = read_ahead and "-" not in (snapshot_paths or ()) and "-" not in (pod_paths or ())
+    try:
+        return _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforce_namespace, keep_raw,
+                              read_ahead)
+    except ahead_scan.Void:
+        # A document the read-ahead read otherwise than the parser (two
+        # "items" keys...): read it again, in this process alone.
+        ahead_scan.discard()
+        return _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforce_namespace, keep_raw,
+                              False)
+    finally:
+        ahead_scan.discard()  # a read-ahead of a snapshot that was not built (sources/read_ahead.py)
+
+
+def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforce_namespace,
+                   keep_raw, allow_read_ahead) -> Workload:
     if cluster_objects is None:
         _check_read_once(snapshot_paths, pod_paths)
-        cluster_objects = read_objects(snapshot_paths)
+        cluster_objects = read_objects(snapshot_paths, read_ahead=allow_read_ahead)
         if snapshot_paths and not cluster_objects:
             # An empty file or an empty pipe (`kubectl get ... | kschedx` after kubectl
             # failed): not "no pending pods", which would read as a finding.

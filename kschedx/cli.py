@@ -469,14 +469,16 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
     from .cli_cluster import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix)
+    jobs = jobs if jobs is not None else default_jobs()
+    # --jobs 1: one process, also for reading the snapshot.
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix,
+                             read_ahead=jobs > 1)
     where = "the snapshot" if snapshot_paths else "the cluster"
     check_node_name(node, workload.cluster, where)
     check_node_choice(nodes, workload.cluster, where)
     sys.exit(app.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
                               seed=seed, config=scheduler_config, sampling=sampling, fix=fix,
-                              nodes=nodes.keeping(node), reuse=not no_reuse,
-                              jobs=jobs if jobs is not None else default_jobs()))
+                              nodes=nodes.keeping(node), reuse=not no_reuse, jobs=jobs))
 
 
 @main.command()

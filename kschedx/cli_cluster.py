@@ -206,7 +206,7 @@ def split_pod_arguments(args) -> tuple[list[str], list[str]]:
 
 
 def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False, selection=None,
-                  keep_raw: bool = False):
+                  keep_raw: bool = False, read_ahead: bool = True):
     """The Workload of explain or simulate: from --snapshot files, or from the live
     cluster when --kubeconfig/--context, a pod name, --all-pending or a selection
     flag (-n, -A, -l, --field-selector) asks for it.
@@ -225,7 +225,8 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
             raise click.UsageError("--snapshot reads a fixture, --kubeconfig/--context a live cluster: "
                                    "give one of them")
         # A snapshot has no current namespace: -n names one, else pods are taken from all.
-        workload = app.load_workload(snapshot_paths, files, namespace=selection.namespace, keep_raw=keep_raw)
+        workload = app.load_workload(snapshot_paths, files, namespace=selection.namespace, keep_raw=keep_raw,
+                                     read_ahead=read_ahead)
         if refs or take_pending:
             app.select_pods(workload, refs, all_pending=take_pending, keep=bool(files),
                             where=f"the snapshot ({', '.join(snapshot_paths)})", selection=selection)

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from .errors import InputError
 from .gc_policy import builds_long_lived
-from .sources.admission import Admission, object_ref
+from .sources import read_ahead
+from .sources.admission import Admission, object_ref, uid_of
 from .storage.validation import check_pod_volumes, check_storage_object
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
@@ -195,8 +196,21 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
 
     Objects are admitted in two passes because Priority and RuntimeClass
     admission of pods need the classes, wherever they appear in the input.
+    A read-ahead of their file (sources/read_ahead.py) answers part of it.
     """
+    aheads = read_ahead.take()
+    try:
+        origin, ahead = next(iter(aheads.items())) if len(aheads) == 1 else (None, None)
+        return _build_cluster(objects, origin, ahead)
+    finally:
+        for ahead in aheads.values():
+            ahead.close()
+
+
+def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
+    ahead_of_origin = ahead
     state = ClusterState()
+    scanned_count = 0
     seen: dict[tuple, object] = {}
     seen_pods: dict[str, object] = {}
     pods: list[tuple[dict, object]] = []
@@ -225,11 +239,17 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
                     admission.priority_class(obj, origin)
             continue
         if kind == "Pod":
+            scanned = origin is ahead_origin
             try:
-                pod_key = admission.pod_metadata(obj, origin)
+                # A scanned pod's uid (when it has none) comes with the answers.
+                pod_key = admission.pod_metadata(obj, origin, set_uid=not scanned)
             except _MALFORMED as exc:
                 raise _malformed_error(obj, origin, exc) from None
-            pods.append((obj, origin))
+            if scanned:
+                pods.append((obj, origin, pod_key, scanned_count))
+                scanned_count += 1
+            else:
+                pods.append((obj, origin, pod_key, -1))
             # Pods have a table of their own: they are most objects.
             if pod_key in seen_pods:
                 raise _duplicate(obj, origin, seen_pods[pod_key])
@@ -276,17 +296,39 @@ def build_cluster(objects, *, extra_pods=None) -> ClusterState:
                                   f"did you mean {known}?")
 
     used_namespaces = set()
-    for pod, origin in pods:
+    frame = None
+    answered = False
+    for pod, origin, pod_key, n in pods:
+        answer = None
+        if n >= 0:
+            # The read-ahead's answers for this pod (read_ahead.py), or none
+            # from here on: then it is all done here, as without one.
+            if ahead is not None:
+                if frame is None or not frame[0] <= n < frame[0] + len(frame[1]):
+                    frame = ahead.answers(n)
+                if frame is not None and frame[1][n - frame[0]] == pod_key:
+                    i = n - frame[0]
+                    answer = frame[2][i], frame[3][i]
+                    answered = True
+                    uid = frame[4][i]
+                    if uid is not None and not pod["metadata"].get("uid"):
+                        pod["metadata"]["uid"] = uid
+                else:
+                    frame = ahead = None
+            if answer is None and not pod["metadata"].get("uid"):
+                pod["metadata"]["uid"] = uid_of(pod_key)
         status = pod.get("status")
         if isinstance(status, dict) and status.get("phase") in TERMINAL_PHASES:
             continue
         try:
-            if not admission.pod(pod, origin, metadata_done=True):
+            if not admission.pod(pod, origin, metadata_done=True, answer=answer):
                 check_pod_volumes(pod, origin)  # a shared spec's volumes were checked with its first pod
         except _MALFORMED as exc:
             raise _malformed_error(pod, origin, exc) from None
         state.pods.append(pod)
         used_namespaces.add(pod["metadata"]["namespace"])
+    if answered and not ahead_of_origin.valid():
+        raise read_ahead.Void
     synthesize_namespaces(state, used_namespaces)
     return state
 

@@ -65,10 +65,11 @@ def stable_uid(kind: str, namespace: str | None, name: str) -> str:
     other kinds are prefixed with the kind so that a PVC and a pod of the same
     name do not share a UID.
     """
-    return _uid_of(f"{namespace}/{name}" if kind == "Pod" else f"{kind}/{namespace or ''}/{name}")
+    return uid_of(f"{namespace}/{name}" if kind == "Pod" else f"{kind}/{namespace or ''}/{name}")
 
 
-def _uid_of(key: str) -> str:
+def uid_of(key: str) -> str:
+    """stable_uid() of a pod from its "namespace/name" key."""
     h = hashlib.sha1(key.encode()).hexdigest()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
@@ -88,6 +89,9 @@ class Admission:
         # admitted spec (see pod()); only for a whole cluster read at once,
         # where nothing changes a pod's spec in place afterwards.
         self._specs: SpecTemplates | None = SpecTemplates() if share_specs else None
+        self._share = share_specs
+        # Admitted specs by the read-ahead's number of the first pod that had it.
+        self._by_rep: dict[int, dict] = {}
         self._keyed = self._shared = 0
         defaults = [pc for pc in priority_classes.values() if pc.get("globalDefault")]
         # Upstream picks the lowest-valued class when several claim to be the
@@ -111,53 +115,57 @@ class Admission:
             meta["uid"] = stable_uid(obj["kind"], meta.get("namespace"), meta["name"])
         return meta
 
-    def pod_metadata(self, pod: dict, origin) -> str:
+    def pod_metadata(self, pod: dict, origin, *, set_uid: bool = True) -> str:
         """metadata() for a pod, returning its "namespace/name" key; pods are
         many, so the common case (name and namespace given as strings) takes
-        the short way, with the same result."""
+        the short way, with the same result. Without `set_uid` that way
+        leaves a missing uid to the caller (uid_of the key)."""
         meta = pod.get("metadata")
         if meta.__class__ is dict:
             name = meta.get("name")
             ns = meta.get("namespace")
             if name and ns and name.__class__ is str and ns.__class__ is str:
                 key = f"{ns}/{name}"
-                if not meta.get("uid"):
-                    meta["uid"] = _uid_of(key)
+                if set_uid and not meta.get("uid"):
+                    meta["uid"] = uid_of(key)
                 return key
         meta = self.metadata(pod, origin)
         return f"{meta['namespace']}/{meta['name']}"
 
     # -- Pod -----------------------------------------------------------------
-    def pod(self, pod: dict, origin, *, metadata_done: bool = False) -> bool:
+    def pod(self, pod: dict, origin, *, metadata_done: bool = False, answer=None) -> bool:
         """Admit a pod in place; True when its spec is now a shared one's
-        (equal as written to an earlier pod's, checked and admitted then)."""
+        (equal as written to an earlier pod's, checked and admitted then).
+        `answer`: what a read-ahead of the file found (read_ahead.py): the
+        number of the first pod of the file with an equal spec as written
+        (-1: none can be told), and whether the pod but its spec is well
+        shaped."""
         if not metadata_done:
             self.metadata(pod, origin)
         spec = pod.get("spec")
         if not isinstance(spec, dict):
             raise InputError("pod has no spec", source=origin, obj=object_ref(pod), field="spec")
+        if answer is not None and self._share:
+            rep, shape_ok = answer
+            admitted = self._by_rep.get(rep)
+            if admitted is not None:
+                if not shape_ok:
+                    check_pod_shape_but_spec(pod, origin, object_ref(pod))
+                self._take_shared(spec, admitted)
+                return True
+            self._admit_pod(pod, spec, origin)
+            if rep >= 0:
+                self._by_rep[rep] = spec.copy()
+            return False
         key = None
         if self._specs is not None:
             admitted, key = self._specs.find(spec, pod)
             self._keyed += 1
             if admitted is not None:
                 self._shared += 1
-                # A spec equal to an earlier pod's as written is admitted as
-                # that one was (admission reads nothing else of the pod that
-                # the key leaves out), and its checks passed there.
                 if not pod_shape_but_spec_valid(pod):
                     check_pod_shape_but_spec(pod, origin, object_ref(pod))
-                node_name = spec.get("nodeName")
-                # Its own volumes, as written: equal to the shared spec's but
-                # for service-account volume names (spec_share), and
-                # admission leaves volumes as they are.
-                volumes = spec.get("volumes")
-                spec.clear()
-                spec.update(admitted)
-                if node_name is not None:
-                    spec["nodeName"] = node_name
-                if volumes is not None:
-                    spec["volumes"] = volumes
+                self._take_shared(spec, admitted)
                 return True
         self._admit_pod(pod, spec, origin)
         if key is not None:
@@ -168,6 +176,23 @@ class Admission:
             # their own, DaemonSet ones name their node. Stop paying for keys.
             self._specs = None
         return False
+
+    @staticmethod
+    def _take_shared(spec: dict, admitted: dict) -> None:
+        """A spec equal to an earlier pod's as written is admitted as that one
+        was (admission reads nothing else of the pod that the key leaves
+        out), and its checks passed there."""
+        node_name = spec.get("nodeName")
+        # Its own volumes, as written: equal to the shared spec's but for
+        # service-account volume names (spec_share), and admission leaves
+        # volumes as they are.
+        volumes = spec.get("volumes")
+        spec.clear()
+        spec.update(admitted)
+        if node_name is not None:
+            spec["nodeName"] = node_name
+        if volumes is not None:
+            spec["volumes"] = volumes
 
     def _admit_pod(self, pod: dict, spec: dict, origin) -> None:
         ref = object_ref(pod)

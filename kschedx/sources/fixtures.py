@@ -18,6 +18,7 @@ import yaml
 
 from ..errors import InputError
 from ..gc_policy import builds_long_lived
+from . import read_ahead as ahead_scan
 from .yaml_loader import FastSafeLoader
 
 # The C parser with a faster constructor: PyYAML's SafeLoader results.
@@ -274,19 +275,34 @@ def _node_lines(node, lines: list) -> None:
 
 
 @builds_long_lived
-def read_objects(paths, *, lines: bool = False) -> list[tuple[dict, Origin]]:
+def read_objects(paths, *, lines: bool = False, read_ahead: bool = False) -> list[tuple[dict, Origin]]:
     """Read every object from the given paths, in file and document order;
-    with `lines`, each Origin also carries the line of the object's name."""
+    with `lines`, each Origin also carries the line of the object's name.
+    `read_ahead`: a big JSON file may be read by a second process too
+    (sources/read_ahead.py), for the cluster built from these objects."""
     out: list[tuple[dict, Origin]] = []
     for path in expand_paths(paths):
         label = "<stdin>" if path == "-" else path
         data = _read_bytes(path)
         by_document = name_lines(data) if lines else {}
+        # A big snapshot is read by a second process too (read_ahead.py),
+        # which answers part of admission while this one parses.
+        ahead = ahead_scan.start(data) if read_ahead and not lines else None
         box = [data]
         del data  # parse_documents lets go of the bytes once decoded
-        for number, doc in parse_documents(label, box):
+        try:
+            documents = parse_documents(label, box)
+        except BaseException:
+            if ahead is not None:
+                ahead.close()
+            raise
+        for number, doc in documents:
             start = len(out)
-            _flatten(doc, Origin(label, number), out)
+            origin = Origin(label, number)
+            if ahead is not None:
+                ahead_scan.offer(origin, ahead)
+                ahead = None
+            _flatten(doc, origin, out)
             found = by_document.get(number) or []
             if len(found) == len(out) - start:
                 for i, line in enumerate(found, start):
