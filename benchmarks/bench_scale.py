@@ -216,6 +216,9 @@ def main(argv=None) -> int:
             ("explain pod.json on 150k pods, start to finish",
              ["explain", one_pod_file(big), "--snapshot", big, "-o", "json", "--tie-break", "name"],
              "explain-one-150k.json", True),
+            ("explain pod.json on 150k pods, human output, start to finish",
+             ["explain", one_pod_file(big), "--snapshot", big, "--tie-break", "name"],
+             "explain-one-150k.txt", False),
         ]
     live = str(Path(args.cluster_snapshot).resolve())
     if Path(live).exists():

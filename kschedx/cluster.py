@@ -6,6 +6,7 @@ snapshot and the plugins read from here, never from files.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 
 from .errors import InputError
@@ -170,6 +171,11 @@ class ClusterState:
     # Kinds that could not be read (live clusters: forbidden); the plugins
     # needing them are reported in notEvaluated.
     unreadable_kinds: dict[str, str] = field(default_factory=dict)
+    # (the pods as built, their groups): pods of one group have the same
+    # PodInfo facts (snapshot.SpecFacts), as a read-ahead found them
+    # (sources/read_ahead.py); build_snapshot uses them for the pods still
+    # at their place, and None is "no groups".
+    facts_groups: tuple | None = None
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -296,29 +302,42 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
                                   f"did you mean {known}?")
 
     used_namespaces = set()
-    frame = None
     answered = False
+    # The read-ahead's current frame of answers (read_ahead.ReadAhead.answers).
+    first = size = 0
+    keys = reps = oks = uids = facts = ()
+    # Per pod of state.pods, the read-ahead's number of the first pod with
+    # the same PodInfo facts (-1: none told), for build_snapshot.
+    groups = array("i")
     for pod, origin, pod_key, n in pods:
         answer = None
+        group = -1
         if n >= 0:
-            # The read-ahead's answers for this pod (read_ahead.py), or none
-            # from here on: then it is all done here, as without one.
+            # The read-ahead's answers for this pod, or none from here on:
+            # then it is all done here, as without one.
             if ahead is not None:
-                if frame is None or not frame[0] <= n < frame[0] + len(frame[1]):
+                i = n - first
+                if not 0 <= i < size:
                     frame = ahead.answers(n)
-                if frame is not None and frame[1][n - frame[0]] == pod_key:
-                    i = n - frame[0]
-                    answer = frame[2][i], frame[3][i]
+                    if frame is None:
+                        ahead = None
+                    else:
+                        first, keys, reps, oks, uids, facts = frame
+                        size = len(keys)
+                        i = n - first
+                if ahead is not None and keys[i] == pod_key:
+                    answer = reps[i], oks[i]
+                    group = facts[i]
                     answered = True
-                    uid = frame[4][i]
+                    uid = uids[i]
                     if uid is not None and not pod["metadata"].get("uid"):
                         pod["metadata"]["uid"] = uid
                 else:
-                    frame = ahead = None
+                    ahead = None
             if answer is None and not pod["metadata"].get("uid"):
                 pod["metadata"]["uid"] = uid_of(pod_key)
         status = pod.get("status")
-        if isinstance(status, dict) and status.get("phase") in TERMINAL_PHASES:
+        if status.__class__ is dict and status.get("phase") in TERMINAL_PHASES:
             continue
         try:
             if not admission.pod(pod, origin, metadata_done=True, answer=answer):
@@ -326,9 +345,12 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
         except _MALFORMED as exc:
             raise _malformed_error(pod, origin, exc) from None
         state.pods.append(pod)
+        groups.append(group)
         used_namespaces.add(pod["metadata"]["namespace"])
-    if answered and not ahead_of_origin.valid():
-        raise read_ahead.Void
+    if answered:
+        if not ahead_of_origin.valid():
+            raise read_ahead.Void
+        state.facts_groups = (tuple(state.pods), groups)
     synthesize_namespaces(state, used_namespaces)
     return state
 

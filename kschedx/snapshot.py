@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 
 from .cluster import ClusterState
 from .gc_policy import builds_long_lived
+from .sources.spec_share import claims_key, status_facts_key
 from .resources import (
     CPU,
     MEMORY,
@@ -216,40 +217,16 @@ def spec_facts_key(pod: dict):
         ids[keys.index("nodeName")] = 0
     volumes = spec.get("volumes")
     if volumes is not None:
-        claims = _claims_key(volumes)
+        claims = claims_key(volumes)
         if claims is None:
             return None
         ids[keys.index("volumes")] = claims
-    status = pod.get("status")
-    if status and (status.get("containerStatuses") or status.get("initContainerStatuses")):
-        try:
-            said = marshal.dumps((status.get("containerStatuses"), status.get("initContainerStatuses"),
-                                  status.get("conditions")), 2)
-        except ValueError:
-            return None
+    said = status_facts_key(pod.get("status"))
+    if said is None:
+        return None
+    if said:
         return keys, tuple(ids), said
     return keys, tuple(ids)
-
-
-def _claims_key(volumes):
-    """PodInfo.pvc_names of these volumes as a tuple; None for what is not
-    plainly a list of volumes naming their claims by strings."""
-    if volumes.__class__ is not list:
-        return None
-    out = []
-    for v in volumes:
-        if v.__class__ is not dict:
-            return None
-        pvc = v.get("persistentVolumeClaim")
-        if pvc:
-            if pvc.__class__ is not dict:
-                return None
-            claim = pvc.get("claimName")
-            if claim:
-                if claim.__class__ is not str:
-                    return None
-                out.append(claim)
-    return ("claims", *out)
 
 
 def _host_ports(container: dict):
@@ -580,7 +557,14 @@ def build_snapshot(cluster: ClusterState) -> Snapshot:
     pod_infos, assigned = snap.pod_infos, snap.assigned_pod_node
     share = SHARE_SPEC_FACTS
     pending = snap.pending_pods
-    for pod in cluster.pods:
+    # Groups of pods known to have the same facts (ClusterState.facts_groups),
+    # for the pods still where they were when grouped.
+    grouped = cluster.facts_groups
+    if grouped is None or len(grouped[0]) != len(cluster.pods):
+        grouped = ((), ())
+    group_pods, group_of = grouped
+    by_group: dict[int, SpecFacts] = {}
+    for i, pod in enumerate(cluster.pods):
         node_name = pod["spec"].get("nodeName")
         if not node_name:
             pending.append(pod)
@@ -590,11 +574,18 @@ def build_snapshot(cluster: ClusterState) -> Snapshot:
             missing[node_name] = missing.get(node_name, 0) + 1
             continue
         if share:
-            key = spec_facts_key(pod)
-            facts = shared.get(key) if key is not None else None
-            pi = PodInfo(pod, facts)
-            if facts is None and key is not None:
-                shared[key] = SpecFacts(pi)
+            group = group_of[i] if group_pods and group_pods[i] is pod else -1
+            if group >= 0:
+                facts = by_group.get(group)
+                pi = PodInfo(pod, facts)
+                if facts is None:
+                    by_group[group] = SpecFacts(pi)
+            else:
+                key = spec_facts_key(pod)
+                facts = shared.get(key) if key is not None else None
+                pi = PodInfo(pod, facts)
+                if facts is None and key is not None:
+                    shared[key] = SpecFacts(pi)
         else:
             pi = PodInfo(pod)
         pis.append(pi)

@@ -23,6 +23,7 @@ from kschedx.snapshot import build_snapshot
 from kschedx.sources import read_ahead
 from kschedx.sources.fixtures import read_objects
 from kschedx.sources.shape import pod_shape_but_spec_valid
+from kschedx.sources.spec_share import status_facts_key
 from builders import make_pod, preemption_node
 from golden_compare import GOLDEN, case_names
 
@@ -54,13 +55,26 @@ def _write_list(tmp_path, objects, name="c.json", **dump) -> str:
 
 
 def _twins(obj: dict, i: int) -> list:
-    """The pod, and a copy of another name and uid, as a workload's replicas."""
-    twin = copy.deepcopy(obj)
-    meta = twin.setdefault("metadata", {})
-    meta["name"] = f"{meta.get('name')}-r{i}"
-    if meta.get("uid"):
-        meta["uid"] = f"{meta['uid']}-r{i}"
-    return [obj, twin]
+    """The pod, a copy of another name and uid (a workload's replica), and
+    one whose kubelet reports other requests (an in-place resize: the same
+    spec, other PodInfo facts)."""
+    out = [obj]
+    for suffix in ("r", "resized"):
+        twin = copy.deepcopy(obj)
+        meta = twin.setdefault("metadata", {})
+        meta["name"] = f"{meta.get('name')}-{suffix}{i}"
+        if meta.get("uid"):
+            meta["uid"] = f"{meta['uid']}-{suffix}{i}"
+        spec = twin.get("spec")
+        if suffix == "resized" and isinstance(spec, dict) and spec.get("nodeName"):
+            containers = spec.get("containers")
+            if isinstance(containers, list) and all(isinstance(c, dict) for c in containers):
+                status = twin.setdefault("status", {})
+                if isinstance(status, dict):
+                    status["containerStatuses"] = [{"name": c.get("name"), "resources": {
+                        "requests": {"cpu": "3", "memory": "3Gi"}}} for c in containers]
+        out.append(twin)
+    return out
 
 
 def _outcome(paths, pod_paths=(), read_ahead_on=True) -> str:
@@ -193,7 +207,8 @@ def test_explain_jobs_1_and_stdin_read_in_one_process(tmp_path, monkeypatch):
 
 # -- the scan itself, in this process --------------------------------------------
 def _scan(data: bytes):
-    """(answers, verdict) of a scan of `data`: (key, rep, shape ok, uid) per pod."""
+    """(answers, verdict) of a scan of `data`: (key, rep, shape ok, uid, facts
+    rep) per pod."""
     out = tempfile.TemporaryFile()
     note_r, note_w = os.pipe()
     read_ahead._Scan(data, out.fileno(), note_w).run()
@@ -202,7 +217,7 @@ def _scan(data: bytes):
     answers, n = [], 0
     while (frame := reader.answers(n)) is not None:
         i = n - frame[0]
-        answers.append((frame[1][i], frame[2][i], bool(frame[3][i]), frame[4][i]))
+        answers.append((frame[1][i], frame[2][i], bool(frame[3][i]), frame[4][i], frame[5][i]))
         n += 1
     valid = reader.valid()
     reader.close()
@@ -241,6 +256,9 @@ def _documents(draw):
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
         if draw(st.integers(0, 4)) == 0:
             pod["status"] = {"phase": draw(st.sampled_from(["Running", 3]))}
+            if draw(st.booleans()):
+                pod["status"]["containerStatuses"] = [
+                    {"name": "c", "resources": {"requests": {"cpu": draw(st.sampled_from(["1", "2"]))}}}]
         objects.append(pod)
     return objects
 
@@ -259,7 +277,7 @@ def test_the_scan_answers_for_each_pod_what_admission_would_compute(objects, ind
     assert valid
     pods = [o for o in json.loads(text)["items"] if o["kind"] == "Pod"]
     assert len(answers) == len(pods)
-    for n, ((key, rep, ok, uid), pod) in enumerate(zip(answers, pods)):
+    for n, ((key, rep, ok, uid, facts), pod) in enumerate(zip(answers, pods)):
         meta = pod["metadata"]
         assert key == f"{meta['namespace']}/{meta['name']}"
         assert ok == pod_shape_but_spec_valid(pod)
@@ -268,6 +286,10 @@ def test_the_scan_answers_for_each_pod_what_admission_would_compute(objects, ind
         # but for nodeName, and types told apart (1, 1.0 and True are not).
         assert 0 <= rep <= n and answers[rep][1] == rep
         assert _without_own(pods[rep]["spec"]) == _without_own(pod["spec"])
+        # "Same PodInfo facts as pod facts": the same spec, and the same
+        # requests in the status (in-place resizes).
+        assert 0 <= facts <= n and answers[facts][4] == facts and answers[facts][1] == rep
+        assert status_facts_key(pods[facts].get("status")) == status_facts_key(pod.get("status"))
 
 
 @pytest.mark.parametrize("text, answered, valid", [

@@ -33,7 +33,7 @@ from array import array
 
 from .admission import uid_of
 from .shape import pod_shape_but_spec_valid
-from .spec_share import spec_key
+from .spec_share import claims_key, spec_key, status_facts_key
 
 # Below this a second process costs more than it saves.
 MIN_BYTES = 8 << 20
@@ -103,7 +103,7 @@ class ReadAhead:
         self._valid = None  # the scan's verdict once read
 
     def answers(self, n: int):
-        """(first pod number, keys, reps, shape_ok, uids) of the frame holding
+        """(first pod number, keys, reps, shape_ok, uids, facts reps) of the frame holding
         pod `n`, waiting for the scan to write it; None when the scan ended
         before pod `n`. Pods are asked for in order."""
         while True:
@@ -145,8 +145,8 @@ class ReadAhead:
                 self._valid = frame[1] is True
                 self._finish()
                 return None
-            first, keys, reps, oks, uids = frame
-            frame = (first, keys.split("\n"), array("i", reps), oks, uids)
+            first, keys, reps, oks, uids, freps = frame
+            frame = (first, keys.split("\n"), array("i", reps), oks, uids, array("i", freps))
         except (OSError, ValueError, EOFError, TypeError, IndexError):
             self._finish()
             return None
@@ -225,11 +225,13 @@ class _Scan:
         self.note_fd = note_fd
         self.scan = json.JSONDecoder().scan_once
         self.reps: dict = {}
+        self.freps: dict = {}
         self.answering = True
         self.n = 0
         self._frame_start = 0
         self._keys: list[str] = []
         self._reps = array("i")
+        self._freps = array("i")
         self._oks = bytearray()
         self._uids: list = []
 
@@ -367,22 +369,37 @@ class _Scan:
         if spec.__class__ is not dict:
             raise _GiveUp
         skey = spec_key(spec, item)
+        rep = self.reps.setdefault(skey, self.n) if skey is not None else -1
         self._keys.append(key)
-        self._reps.append(self.reps.setdefault(skey, self.n) if skey is not None else -1)
+        self._reps.append(rep)
+        self._freps.append(self._facts_rep(rep, spec, item))
         self._oks.append(1 if pod_shape_but_spec_valid(item) else 0)
         self._uids.append(None if meta.get("uid") else uid_of(key))
         self.n += 1
         if len(self._keys) >= _FRAME_PODS:
             self._flush()
 
+    def _facts_rep(self, rep: int, spec: dict, item: dict) -> int:
+        """The first pod whose PodInfo facts are this one's (snapshot.SpecFacts):
+        the same admitted spec, the same claims, the same resized requests."""
+        if rep < 0:
+            return -1
+        volumes = spec.get("volumes")
+        claims = claims_key(volumes) if volumes is not None else ()
+        said = status_facts_key(item.get("status"))
+        if claims is None or said is None:
+            return -1
+        return self.freps.setdefault((rep, claims, said), self.n)
+
     # -- answers -----------------------------------------------------------------
     def _flush(self) -> None:
         if not self._keys:
             return
         self._write((self._frame_start, "\n".join(self._keys), self._reps.tobytes(), bytes(self._oks),
-                     self._uids))
+                     self._uids, self._freps.tobytes()))
         self._frame_start = self.n
         self._keys, self._reps, self._oks, self._uids = [], array("i"), bytearray(), []
+        self._freps = array("i")
 
     def _write(self, frame) -> None:
         body = marshal.dumps(frame)

@@ -90,3 +90,41 @@ class SpecTemplates:
     def add(self, key, admitted: dict) -> None:
         if len(self.by_key) < SHARED_SPECS_LIMIT:
             self.by_key[key] = admitted
+
+
+def claims_key(volumes):
+    """PodInfo.pvc_names of these volumes as a tuple; None for what is not
+    plainly a list of volumes naming their claims by strings."""
+    if volumes.__class__ is not list:
+        return None
+    out = []
+    for v in volumes:
+        if v.__class__ is not dict:
+            return None
+        pvc = v.get("persistentVolumeClaim")
+        if pvc:
+            if pvc.__class__ is not dict:
+                return None
+            claim = pvc.get("claimName")
+            if claim:
+                if claim.__class__ is not str:
+                    return None
+                out.append(claim)
+    return ("claims", *out)
+
+
+def status_facts_key(status):
+    """The parts of a pod's status that have a say in its requests (container
+    statuses: in-place resizes), as written: b"" when there are none, None
+    when they cannot be told."""
+    if not status:
+        return b""
+    if status.__class__ is not dict:
+        return None
+    if not (status.get("containerStatuses") or status.get("initContainerStatuses")):
+        return b""
+    try:
+        return marshal.dumps((status.get("containerStatuses"), status.get("initContainerStatuses"),
+                              status.get("conditions")), 2)
+    except ValueError:
+        return None
