@@ -460,13 +460,16 @@ class _PodExplainer:
         it drew nothing else, and its node list does not follow the draw."""
         return draws == (1 if drawn else 0) and not (drawn and self.draw_shapes_nodes)
 
-    def explain(self, pi: PodInfo, key: str | None) -> dict:
+    def explain(self, pi: PodInfo, key: str | None, last: bool = False) -> dict:
+        """The pod's document; `last`: no pod comes after it, so its result
+        is not kept for another (nor searched for its own name)."""
         if key is not None:
             hit = self.reuse.document(key, pi)
             if hit is not None:
                 return hit[0]
-        doc, draws, drawn, own = self.cycle(pi, own=key is not None)
-        self.keep(key, pi, doc, draws, drawn, own)
+        doc, draws, drawn, own = self.cycle(pi, own=key is not None and not last)
+        if not last:
+            self.keep(key, pi, doc, draws, drawn, own)
         return doc
 
     def keep(self, key, pi, doc, draws, drawn, own=None) -> None:
@@ -478,8 +481,8 @@ def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder
     """Each pod's document, in order. `encoder`: the sink's nodes_encoder,
     `renderer`: its body_renderer, applied by the workers."""
     if jobs <= 1 or len(pods) <= 2:
-        for pi in pods:
-            yield explainer.explain(pi, explainer.key(pi))
+        for i, pi in enumerate(pods, 1):
+            yield explainer.explain(pi, explainer.key(pi), last=i == len(pods))
         return
     # The first pod here: the caches it fills (pod index, parsed terms) are
     # then the workers' too.
