@@ -1,20 +1,26 @@
 """A second process that reads a big JSON snapshot alongside the first.
 
 Loading 150,000 pods is one long pass on one core: the parser builds every
-object, then admission looks at every pod (the key of its spec, the shape of
-its metadata and status, a uid when it has none). The last three depend on
-each pod alone, so a forked process reads the same bytes, an item at a time,
-and works them out while the parent is still parsing; admission then takes
-the answers instead of computing them (Admission.pod's `scanned`).
+object, then admission and the snapshot look at every pod. Part of that
+depends on each pod alone: the key of its spec (which earlier pod has an
+equal one), the shape of its metadata and status, its uid when it has none,
+and which earlier pod has the same PodInfo facts. A forked process reads the
+same bytes, an item at a time, and works those out while the parent is still
+parsing; admission (Admission.pod's `answer`) and build_snapshot
+(ClusterState.facts_groups) take them instead of computing them.
 
 The answers are only ever a shortcut, never a second opinion:
 - pods are paired by their order in the file and checked by "namespace/name",
   so an answer is used only for the pod it was computed for;
 - "same spec as pod N" means equal as marshal writes it, as spec_share's key
   does in one process: equal text, equal spec;
-- whatever the scan does not recognise (no `kind` on an item, a nested List,
-  another encoding, malformed text), and a scan that stops or dies, ends the
-  answers there: the parent computes the rest as it would alone.
+- what the scan does not follow in an item (no `kind`, a nested List) ends
+  its answers there: the parent does the rest as it would alone;
+- the answers hold only if the scan, at the end of the document, finds that
+  the parser read it as it did (the parser keeps the last of two "items",
+  and kubectl writes a List's kind after its items). Otherwise, or when the
+  scan dies, build_cluster raises Void and the snapshot is read again in one
+  process (app.load_workload).
 
 The answers go through an unlinked temporary file, not a pipe: the parent
 reads nothing while its parser runs, and a pipe's buffer would stop the
@@ -37,7 +43,8 @@ from .spec_share import claims_key, spec_key, status_facts_key
 
 # Below this a second process costs more than it saves.
 MIN_BYTES = 8 << 20
-# Off for one-process runs (explain --jobs 1) and for tests that compare.
+# A switch for programs that embed kschedx (`explain --jobs 1` passes
+# read_ahead=False to load_workload instead).
 ENABLED = True
 
 _FRAME_PODS = 4096
