@@ -142,16 +142,22 @@ class _Worker:
             except OSError:
                 pass
         if self.pid:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            try:
-                os.waitpid(self.pid, 0)
-            except ChildProcessError:
-                pass
+            kill_and_reap(self.pid)
             self.pid = 0
         self.alive = False
+
+
+def kill_and_reap(pid: int) -> None:
+    """Stop a forked helper now, whatever it is doing, and reap it: no
+    zombie is left behind."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 @pauses_collector

@@ -37,6 +37,7 @@ import signal
 import tempfile
 from array import array
 
+from ..workers import kill_and_reap
 from .admission import uid_of
 from .shape import pod_shape_but_spec_valid
 from .spec_share import claims_key, spec_key, status_facts_key
@@ -168,14 +169,7 @@ class ReadAhead:
         if self._out is None:
             return
         if self._pid is not None:
-            try:
-                os.kill(self._pid, signal.SIGKILL)
-            except OSError:
-                pass
-            try:
-                os.waitpid(self._pid, 0)
-            except OSError:
-                pass
+            kill_and_reap(self._pid)
             self._pid = None
         self._done = True
         os.close(self._note)
@@ -325,12 +319,8 @@ class _Scan:
                 value = self._value()
                 if key == "kind":
                     kind = value
-            c = self._skip()
-            self.i += 1
-            if c == "}":
+            if self._after_member("}"):
                 break
-            if c != ",":
-                return False
         # Only a List's items are the file's objects (fixtures._flatten).
         return seen_items and kind.__class__ is str and (kind == "List" or kind.endswith("List"))
 
@@ -350,12 +340,18 @@ class _Scan:
                     # so far keep their answers.
                     self._flush()
                     self.answering = False
-            c = self._skip()
-            self.i += 1
-            if c == "]":
+            if self._after_member("]"):
                 return
-            if c != ",":
-                raise _GiveUp
+
+    def _after_member(self, close: str) -> bool:
+        """Past the comma or the `close` after a member: True at the end."""
+        c = self._skip()
+        self.i += 1
+        if c == close:
+            return True
+        if c != ",":
+            raise _GiveUp
+        return False
 
     def _item(self, item) -> None:
         if item.__class__ is not dict:
