@@ -444,7 +444,8 @@ fix_option = click.option(
 @fix_option
 @report_option
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Worker processes evaluating pods (default: the number of CPUs); the output is the same.")
+              help="Worker processes evaluating pods (default: the number of CPUs); the output is the same. "
+                   "With 1, a big snapshot is also read in one process.")
 @click.option("--no-reuse", is_flag=True, default=False,
               help="Run every pod's cycle, even for pods identical to an earlier one (the output is the same).")
 @debug_option
