@@ -44,9 +44,6 @@ from .spec_share import claims_key, spec_key, status_facts_key
 
 # Below this a second process costs more than it saves.
 MIN_BYTES = 8 << 20
-# A switch for programs that embed kschedx (`explain --jobs 1` passes
-# read_ahead=False to load_workload instead).
-ENABLED = True
 
 _FRAME_PODS = 4096
 _WINDOW = 4 << 20
@@ -64,7 +61,7 @@ def cpus() -> int:
 def start(data: bytes):
     """A ReadAhead over `data` (the bytes of one file), or None when one is
     not worth starting or cannot be."""
-    if not ENABLED or _OFFERED or len(data) < MIN_BYTES or not hasattr(os, "fork") or cpus() < 2:
+    if _OFFERED or len(data) < MIN_BYTES or not hasattr(os, "fork") or cpus() < 2:
         return None
     head = data[:64].lstrip()
     if head.startswith(b"\xef\xbb\xbf"):
@@ -139,7 +136,7 @@ class ReadAhead:
             except OSError:
                 told = b""
             if not told:
-                self._finish()
+                self._done = True
                 return None
             self._frames_told += len(told)
         try:
@@ -151,18 +148,15 @@ class ReadAhead:
             self._frames_read += 1
             if frame[0] == "end":
                 self._valid = frame[1] is True
-                self._finish()
+                self._done = True
                 return None
             first, keys, reps, oks, uids, freps = frame
             frame = (first, keys.split("\n"), array("i", reps), oks, uids, array("i", freps))
         except (OSError, ValueError, EOFError, TypeError, IndexError):
-            self._finish()
+            self._done = True
             return None
         self._last = frame
         return frame
-
-    def _finish(self) -> None:
-        self._done = True
 
     def close(self) -> None:
         """Stop the scan if it still runs and let it go."""
