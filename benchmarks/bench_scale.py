@@ -176,6 +176,18 @@ def run(label: str, argv: list[str], limit: int, out_name: str, check_json: bool
             "tree_pss_mib": sampler.peak_pss / 2**20}
 
 
+def compile_package() -> None:
+    """Byte-compile the kschedx the runs import, as `pip install` does: with
+    PYTHONDONTWRITEBYTECODE set (as in some containers and CI images) an
+    editable checkout would otherwise compile every module again in every
+    run, a cost no installed kschedx pays."""
+    import compileall
+
+    where = subprocess.run([sys.executable, "-c", "import kschedx, os; print(os.path.dirname(kschedx.__file__))"],
+                           cwd=OUT, capture_output=True, text=True, check=True).stdout.strip()
+    compileall.compile_dir(where, quiet=1)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snapshot", default=str(OUT / "mixed-5k.json"))
@@ -194,6 +206,7 @@ def main(argv=None) -> int:
     if args.check_json:
         return 0 if json_is_valid(Path(args.check_json)) else 1
     OUT.mkdir(exist_ok=True)
+    compile_package()
     extra = shlex.split(args.extra)
     snap, big = str(Path(args.snapshot).resolve()), str(Path(args.big_snapshot).resolve())
     runs = [

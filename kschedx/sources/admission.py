@@ -68,9 +68,10 @@ def stable_uid(kind: str, namespace: str | None, name: str) -> str:
     return uid_of(f"{namespace}/{name}" if kind == "Pod" else f"{kind}/{namespace or ''}/{name}")
 
 
-def uid_of(key: str) -> str:
-    """stable_uid() of a pod from its "namespace/name" key."""
-    h = hashlib.sha1(key.encode()).hexdigest()
+def uid_of(key: str, _sha1=hashlib.sha1) -> str:
+    """stable_uid() of a pod from its "namespace/name" key (made for
+    150,000 pods: sha1 is looked up once)."""
+    h = _sha1(key.encode()).hexdigest()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
@@ -115,18 +116,17 @@ class Admission:
             meta["uid"] = stable_uid(obj["kind"], meta.get("namespace"), meta["name"])
         return meta
 
-    def pod_metadata(self, pod: dict, origin, *, set_uid: bool = True) -> str:
+    def pod_metadata(self, pod: dict, origin) -> str:
         """metadata() for a pod, returning its "namespace/name" key; pods are
         many, so the common case (name and namespace given as strings) takes
-        the short way, with the same result. Without `set_uid` that way
-        leaves a missing uid to the caller (uid_of the key)."""
+        the short way, with the same result."""
         meta = pod.get("metadata")
         if meta.__class__ is dict:
             name = meta.get("name")
             ns = meta.get("namespace")
             if name and ns and name.__class__ is str and ns.__class__ is str:
                 key = f"{ns}/{name}"
-                if set_uid and not meta.get("uid"):
+                if not meta.get("uid"):
                     meta["uid"] = uid_of(key)
                 return key
         meta = self.metadata(pod, origin)

@@ -3,11 +3,12 @@
 Loading 150,000 pods is one long pass on one core: the parser builds every
 object, then admission and the snapshot look at every pod. Part of that
 depends on each pod alone: the key of its spec (which earlier pod has an
-equal one), the shape of its metadata and status, its uid when it has none,
-and which earlier pod has the same PodInfo facts. A forked process reads the
-same bytes, an item at a time, and works those out while the parent is still
-parsing; admission (Admission.pod's `answer`) and build_snapshot
-(ClusterState.facts_groups) take them instead of computing them.
+equal one), the shape of its metadata and status, and which earlier pod has
+the same PodInfo facts. A forked process reads the same bytes, an item at a
+time, and works those out while the parent is still parsing; admission
+(Admission.pod's `answer`) and build_snapshot (ClusterState.facts_groups)
+take them instead of computing them. A pod's stable uid, when it has none,
+the parent computes: the scan is the slower of the two.
 
 The answers are only ever a shortcut, never a second opinion:
 - pods are paired by their order in the file and checked by "namespace/name",
@@ -38,7 +39,6 @@ import tempfile
 from array import array
 
 from ..workers import kill_and_reap
-from .admission import uid_of
 from .shape import pod_shape_but_spec_valid
 from .spec_share import claims_key, spec_key, status_facts_key
 
@@ -48,6 +48,7 @@ MIN_BYTES = 8 << 20
 _FRAME_PODS = 4096
 _WINDOW = 4 << 20
 _WS = re.compile(r"[ \t\n\r]*")
+_SEPARATOR = re.compile(r"[ \t\n\r]*,[ \t\n\r]*")
 _HEADER = 8
 
 
@@ -108,7 +109,7 @@ class ReadAhead:
         self._valid = None  # the scan's verdict once read
 
     def answers(self, n: int):
-        """(first pod number, keys, reps, shape_ok, uids, facts reps) of the frame holding
+        """(first pod number, keys, reps, shape_ok, facts reps) of the frame holding
         pod `n`, waiting for the scan to write it; None when the scan ended
         before pod `n`. Pods are asked for in order."""
         while True:
@@ -150,8 +151,8 @@ class ReadAhead:
                 self._valid = frame[1] is True
                 self._done = True
                 return None
-            first, keys, reps, oks, uids, freps = frame
-            frame = (first, keys.split("\n"), array("i", reps), oks, uids, array("i", freps))
+            first, keys, reps, oks, freps = frame
+            frame = (first, keys.split("\n"), array("i", reps), oks, array("i", freps))
         except (OSError, ValueError, EOFError, TypeError, IndexError):
             self._done = True
             return None
@@ -213,7 +214,7 @@ class _Scan:
         self.data = data
         # The parent's pid: a scan whose parent is gone stops (see _more).
         self.parent = parent
-        self.pos = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+        self.pos = 3 if data[:3] == b"\xef\xbb\xbf" else 0
         self.text = ""
         self.i = 0
         self.out_fd = out_fd
@@ -228,7 +229,6 @@ class _Scan:
         self._reps = array("i")
         self._freps = array("i")
         self._oks = bytearray()
-        self._uids: list = []
 
     def run(self) -> None:
         valid = False
@@ -323,9 +323,19 @@ class _Scan:
         if self._skip() == "]":
             self.i += 1
             return
+        scan, separator = self.scan, _SEPARATOR.match
         while True:
-            self._skip()
-            item = self._value()
+            # The common case inline (an item, then a comma, both inside the
+            # window); _value and _after_member do the rest.
+            text = self.text
+            try:
+                item, end = scan(text, self.i)
+            except (ValueError, StopIteration):
+                end = None
+            if end is not None and end < len(text):
+                self.i = end
+            else:
+                item = self._value()
             if self.answering:
                 try:
                     self._item(item)
@@ -334,8 +344,14 @@ class _Scan:
                     # so far keep their answers.
                     self._flush()
                     self.answering = False
+            text = self.text
+            past = separator(text, self.i)
+            if past is not None and past.end() < len(text):
+                self.i = past.end()
+                continue
             if self._after_member("]"):
                 return
+            self._skip()
 
     def _after_member(self, close: str) -> bool:
         """Past the comma or the `close` after a member: True at the end."""
@@ -371,7 +387,6 @@ class _Scan:
         self._reps.append(rep)
         self._freps.append(self._facts_rep(rep, spec, item))
         self._oks.append(1 if pod_shape_but_spec_valid(item) else 0)
-        self._uids.append(None if meta.get("uid") else uid_of(key))
         self.n += 1
         if len(self._keys) >= _FRAME_PODS:
             self._flush()
@@ -393,9 +408,9 @@ class _Scan:
         if not self._keys:
             return
         self._write((self._frame_start, "\n".join(self._keys), self._reps.tobytes(), bytes(self._oks),
-                     self._uids, self._freps.tobytes()))
+                     self._freps.tobytes()))
         self._frame_start = self.n
-        self._keys, self._reps, self._oks, self._uids = [], array("i"), bytearray(), []
+        self._keys, self._reps, self._oks = [], array("i"), bytearray()
         self._freps = array("i")
 
     def _write(self, frame) -> None:
