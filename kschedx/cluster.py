@@ -176,6 +176,9 @@ class ClusterState:
     # (sources/read_ahead.py); build_snapshot uses them for the pods still
     # at their place, and None is "no groups".
     facts_groups: tuple | None = None
+    # What admission took out of the specs it replaced by shared ones
+    # (Admission.replaced): freed with the cluster, not while it loads.
+    replaced_specs: list = field(default_factory=list, repr=False, compare=False)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -341,6 +344,7 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
         state.pods.append(pod)
         groups.append(group)
         used_namespaces.add(pod["metadata"]["namespace"])
+    state.replaced_specs = admission.replaced
     if answered:
         if not ahead_of_origin.valid():
             raise read_ahead.Void

@@ -129,7 +129,9 @@ def _fill(idx: PodIndex, node_infos) -> None:
     for ni in node_infos:
         ni.pod_index = idx
         name = ni.name
-        for sig, n in Counter(map(signature, ni.pods)).items():
+        counted = ni.signature_counts
+        counts = counted[0] if counted is not None and counted[1] == ni.generation else Counter(map(signature, ni.pods))
+        for sig, n in counts.items():
             nodes = sig_nodes.get(sig)
             if nodes is None:
                 nodes = sig_nodes[sig] = {}
@@ -141,14 +143,17 @@ def _fill(idx: PodIndex, node_infos) -> None:
             nodes[name] = n
         for p in ni.pods_with_affinity:
             cache = p._cache
-            terms = cache.get(_TERMS)
+            terms = cache.get(_TERMS) if cache is not None else None
             if terms is None:
                 # affinity_terms(p, terms_memo), inlined for its common case.
                 hit = terms_memo.get((id(p.pod["spec"].get("affinity")), p.namespace))
                 if hit is None:
                     terms = affinity_terms(p, terms_memo)
                 else:
-                    terms = cache[_TERMS] = hit[1]
+                    terms = hit[1]
+                    if cache is None:
+                        cache = p._cache = {}
+                    cache[_TERMS] = terms
             entry = terms_nodes.get(id(terms))
             if entry is None:
                 entry = terms_nodes[id(terms)] = (terms, {})

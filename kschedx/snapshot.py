@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import itertools
 import marshal
+from collections import Counter
+from operator import attrgetter
 from datetime import datetime, timezone
 
 from .cluster import ClusterState
@@ -42,6 +44,7 @@ def generation_mark() -> int:
 # them (SpecFacts); False computes it for every pod (tests compare the two).
 SHARE_SPEC_FACTS = True
 _UNPARSED = object()
+_SIGNATURE = attrgetter("signature")
 
 
 def parse_time(value) -> datetime | None:
@@ -113,7 +116,7 @@ class PodInfo:
         self.priority = spec.get("priority") or 0
         self.node_name = spec.get("nodeName") or ""
         self._start_time = self._creation_time = _UNPARSED
-        self._cache = {}
+        self._cache = None  # made when first used (a snapshot holds many pods)
         self.signature = label_signature_of(self.namespace, self.labels, meta.get("deletionTimestamp") is not None)
         if facts is not None:
             self.resource = facts.resource
@@ -171,10 +174,13 @@ class PodInfo:
 
     def cached(self, key, compute):
         """Per-pod memo for what plugins derive from a pod (parsed terms...)."""
+        cache = self._cache
+        if cache is None:
+            cache = self._cache = {}
         try:
-            return self._cache[key]
+            return cache[key]
         except KeyError:
-            value = self._cache[key] = compute(self)
+            value = cache[key] = compute(self)
             return value
 
     def __repr__(self):
@@ -309,6 +315,7 @@ class NodeInfo:
         "pod_index",
         "columns",
         "row",
+        "signature_counts",
     )
 
     def __init__(self, node: dict | None = None):
@@ -328,6 +335,10 @@ class NodeInfo:
         # node's row there; None and -1 on clones and nodes added later.
         self.columns = None
         self.row = -1
+        # (Counter of the pods' label signatures, the generation it is of),
+        # counted by add_pods while its pods are at hand: the pod index
+        # (pod_index._fill) takes it while the node is unchanged.
+        self.signature_counts = None
         self.node = None
         self.name = ""
         self.labels = {}
@@ -395,6 +406,7 @@ class NodeInfo:
         self.non_zero_requested.milli_cpu += n0_cpu
         self.non_zero_requested.memory += n0_mem
         self.generation = next(_generation)
+        self.signature_counts = (Counter(map(_SIGNATURE, self.pods)), self.generation)
 
     def remove_pod(self, pi: PodInfo) -> bool:
         """Remove a pod by UID; False when it is not on this node."""
@@ -457,6 +469,7 @@ class NodeInfo:
         c.pod_index = None
         c.columns = None
         c.row = -1
+        c.signature_counts = None
         return c
 
     def __repr__(self):

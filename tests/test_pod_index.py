@@ -82,3 +82,25 @@ def test_index_follows_placements_and_evictions():
     assert idx.ns_sigs == fresh.ns_sigs
     assert {k: v[1] for k, v in idx.terms_nodes.items()} == {k: v[1] for k, v in fresh.terms_nodes.items()}
     assert idx.terms_nodes
+
+
+def test_index_built_after_changes_counts_the_nodes_as_they_are():
+    """build_snapshot's per-node signature counts (NodeInfo.signature_counts)
+    serve the index only for nodes unchanged since: pods placed and evicted
+    before the index is first asked for are counted as they now are."""
+    w = _workload()
+    fw = app.new_framework(w.cluster, tie_break="name", seed=None)
+    snap = fw.snapshot
+    assert snap.pod_index is None
+    counted = [ni for ni in snap.node_infos if ni.signature_counts is not None]
+    assert counted
+    target, other = counted[0], counted[1]
+    snap.assume(w.pods[0], target.name)
+    snap.remove(other.pods[0])
+    idx = pod_index.index_of(snap)
+    fresh = _rebuilt(snap)
+    assert idx.sig_nodes == fresh.sig_nodes
+    assert list(idx.sig_nodes) == list(fresh.sig_nodes)
+    assert all(list(idx.sig_nodes[s]) == list(fresh.sig_nodes[s]) for s in fresh.sig_nodes)
+    assert idx.ns_sigs == fresh.ns_sigs
+    assert any(target.name in nodes for sig, nodes in idx.sig_nodes.items() if sig == w.pods[0].signature)

@@ -315,3 +315,18 @@ def test_what_the_scan_does_not_follow_ends_its_answers(text, answered, valid):
 def test_utf16_is_not_scanned():
     text = json.dumps({"items": [], "kind": "List"}).encode("utf-16")
     assert _scan(text) == ([], False)
+
+
+def test_the_pods_asked_about_are_the_pod_files_own(tmp_path):
+    """The pods explained are those of the POD_FILEs, in their order (found
+    at the end of the admitted pods, the snapshot's pods not looked at): not
+    a snapshot pod that happens to carry the uid of one, nor a terminal one."""
+    snapshot = [preemption_node("n1"), make_pod("held", "ns", uid="u-same"), make_pod("bound", "ns", node="n1")]
+    asked = [make_pod("b", "ns", uid="u-same"), make_pod("done", "ns"), make_pod("a", "ns")]
+    asked[1]["status"] = {"phase": "Succeeded"}
+    snap = _write_list(tmp_path, snapshot)
+    pods = tmp_path / "pods.json"
+    pods.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": asked}))
+    w = app.load_workload([snap], [str(pods)])
+    assert sorted(pi.name for pi in w.pods) == ["a", "b"]
+    assert {p["metadata"]["name"] for p in w.cluster.pending_pods()} == {"held", "a", "b"}

@@ -141,7 +141,7 @@ def test_a_pod_whose_terms_were_parsed_before_is_indexed_under_its_own():
     snap = build_snapshot(build_cluster([(o, Origin("t.yaml", i)) for i, o in
                                          enumerate([preemption_node("n1"), *pods])]))
     first, *others = snap.node_infos[0].pods
-    own = first._cache["PodAffinityTerms"] = _compute_terms(first)
+    own = first.cached("PodAffinityTerms", _compute_terms)
     idx = pod_index.index_of(snap)
     assert idx.terms_nodes[id(own)][1] == {"n1": 1}
     shared = affinity_terms(others[0])
