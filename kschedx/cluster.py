@@ -222,7 +222,6 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
     scanned_count = 0
     seen: dict[tuple, object] = {}
     seen_pods: dict[str, object] = {}
-    pods: list[tuple[dict, object]] = []
     ignored: dict[str, int] = {}
 
     classes_pass = Admission({}, {})
@@ -240,6 +239,20 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
             class_origins[(kind, name)] = origin
     admission = Admission(state.priority_classes, state.runtime_classes, share_specs=SHARE_SPECS)
 
+    used_namespaces = set()
+    answered = False
+    # The read-ahead's current frame of answers (read_ahead.ReadAhead.answers).
+    first = size = 0
+    keys = reps = oks = facts = ()
+    # Per pod of state.pods, the read-ahead's number of the first pod with
+    # the same PodInfo facts (-1: none told), for build_snapshot.
+    groups = array("i")
+    # Each pod is admitted as soon as its metadata is (one pass over 150,000
+    # pods, not two), but the errors come as if every object's metadata were
+    # checked first: the first error of a pod's admission waits here while
+    # the other objects are checked, and no pod is admitted after it.
+    deferred: InputError | None = None
+
     for obj, origin in objects:
         kind = obj["kind"]
         if kind in ("PriorityClass", "RuntimeClass"):
@@ -254,14 +267,52 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
             except _MALFORMED as exc:
                 raise _malformed_error(obj, origin, exc) from None
             if scanned:
-                pods.append((obj, origin, pod_key, scanned_count))
+                n = scanned_count
                 scanned_count += 1
             else:
-                pods.append((obj, origin, pod_key, -1))
+                n = -1
             # Pods have a table of their own: they are most objects.
             if pod_key in seen_pods:
                 raise _duplicate(obj, origin, seen_pods[pod_key])
             seen_pods[pod_key] = origin
+            if deferred is not None:
+                continue
+            answer = None
+            group = -1
+            if n >= 0:
+                # The read-ahead's answers for this pod, or none from here on:
+                # then it is all done here, as without one.
+                if ahead is not None:
+                    i = n - first
+                    if not 0 <= i < size:
+                        frame = ahead.answers(n)
+                        if frame is None:
+                            ahead = None
+                        else:
+                            first, keys, reps, oks, facts = frame
+                            size = len(keys)
+                            i = n - first
+                    if ahead is not None and keys[i] == pod_key:
+                        answer = reps[i], oks[i]
+                        group = facts[i]
+                        answered = True
+                    else:
+                        ahead = None
+            status = obj.get("status")
+            if status.__class__ is dict and status.get("phase") in TERMINAL_PHASES:
+                continue
+            try:
+                if not admission.pod(obj, origin, metadata_done=True, answer=answer):
+                    check_pod_volumes(obj, origin)  # a shared spec's volumes were checked with its first pod
+            except _MALFORMED as exc:
+                deferred = _malformed_error(obj, origin, exc)
+                continue
+            except InputError as exc:
+                deferred = exc
+                continue
+            state.pods.append(obj)
+            groups.append(group)
+            used_namespaces.add(obj["metadata"]["namespace"])
             continue
         elif kind == "Node":
             with _malformed(obj, origin):
@@ -303,47 +354,8 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
             state.warnings.append(f"ignored {count} object(s) of kind {kind!r}, which is not a kind: "
                                   f"did you mean {known}?")
 
-    used_namespaces = set()
-    answered = False
-    # The read-ahead's current frame of answers (read_ahead.ReadAhead.answers).
-    first = size = 0
-    keys = reps = oks = facts = ()
-    # Per pod of state.pods, the read-ahead's number of the first pod with
-    # the same PodInfo facts (-1: none told), for build_snapshot.
-    groups = array("i")
-    for pod, origin, pod_key, n in pods:
-        answer = None
-        group = -1
-        if n >= 0:
-            # The read-ahead's answers for this pod, or none from here on:
-            # then it is all done here, as without one.
-            if ahead is not None:
-                i = n - first
-                if not 0 <= i < size:
-                    frame = ahead.answers(n)
-                    if frame is None:
-                        ahead = None
-                    else:
-                        first, keys, reps, oks, facts = frame
-                        size = len(keys)
-                        i = n - first
-                if ahead is not None and keys[i] == pod_key:
-                    answer = reps[i], oks[i]
-                    group = facts[i]
-                    answered = True
-                else:
-                    ahead = None
-        status = pod.get("status")
-        if status.__class__ is dict and status.get("phase") in TERMINAL_PHASES:
-            continue
-        try:
-            if not admission.pod(pod, origin, metadata_done=True, answer=answer):
-                check_pod_volumes(pod, origin)  # a shared spec's volumes were checked with its first pod
-        except _MALFORMED as exc:
-            raise _malformed_error(pod, origin, exc) from None
-        state.pods.append(pod)
-        groups.append(group)
-        used_namespaces.add(pod["metadata"]["namespace"])
+    if deferred is not None:
+        raise deferred
     state.replaced_specs = admission.replaced
     if answered:
         if not ahead_of_origin.valid():

@@ -310,6 +310,20 @@ def test_duplicate_objects():
     assert str(ei.value) == ("two.yaml (document 3): Pod/ns/a: duplicate object: Pod/ns/a is also defined in one.yaml")
 
 
+def test_an_objects_metadata_error_comes_before_an_earlier_pods_spec_error():
+    """Pods are admitted as their metadata is checked (one pass), yet the
+    error reported is the one of a metadata-first order: every object's
+    metadata and duplicates, then the pods' specs, first pod first."""
+    bad_spec = pod("web", "shop", containers=[{"name": "c", "resources": {"requests": {"cpu": "1x"}}}])
+    other_bad_spec = pod("api", "shop", containers=[{"name": "c", "resources": {"requests": {"cpu": "2y"}}}])
+    _, msg = input_error(bad_spec, other_bad_spec, pod("web", "shop"))
+    assert "duplicate object: Pod/shop/web" in msg
+    _, msg = input_error(bad_spec, other_bad_spec, {"apiVersion": "v1", "kind": "Node", "metadata": {}})
+    assert "object has no metadata.name" in msg
+    _, msg = input_error(bad_spec, other_bad_spec, pod("ok", "shop"))
+    assert "Pod/shop/web" in msg and "'1x'" in msg
+
+
 def test_same_name_in_different_namespaces_is_not_a_duplicate():
     c = admitted(pod("a", "ns1"), pod("a", "ns2"))
     assert len(c.pods) == 2
