@@ -35,7 +35,6 @@ import marshal
 import os
 import re
 import signal
-import tempfile
 from array import array
 
 from ..workers import kill_and_reap
@@ -69,6 +68,8 @@ def start(data: bytes):
         head = head[3:].lstrip()
     if not head.startswith(b"{"):
         return None
+    import tempfile  # here: most runs start no read-ahead
+
     try:
         out = tempfile.TemporaryFile(prefix="kschedx-")
         note_r, note_w = os.pipe()

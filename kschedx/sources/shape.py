@@ -166,15 +166,25 @@ def _walk(value, tree: _Tree, where: str):
     return None
 
 
-_TREES = {kind: _compile(shape) for kind, shape in SHAPES.items()}
-_METADATA = _TREES["*"]
-_DOCUMENT_TREES = {name: _compile(shape) for name, shape in DOCUMENTS.items()}
+# Each kind's tree, compiled when first needed: a run reads a few kinds,
+# and compiling them all would cost every start a tenth of its time.
+_TREES: dict[str, _Tree] = {}
+
+
+def _tree(kind) -> _Tree:
+    """The kind's tree; a kind without a shape of its own gets metadata's."""
+    if kind.__class__ is not str or kind not in SHAPES:
+        kind = "*"
+    tree = _TREES.get(kind)
+    if tree is None:
+        tree = _TREES[kind] = _compile(SHAPES[kind])
+    return tree
 
 
 def check_shape(obj: dict, origin, ref: str) -> None:
     """Raise InputError for the first field of `obj` that has the wrong type
     or a value the API server would refuse."""
-    _check(obj, _TREES.get(obj.get("kind"), _METADATA), origin, ref)
+    _check(obj, _tree(obj.get("kind")), origin, ref)
 
 
 def _without(tree: _Tree, key: str) -> _Tree:
@@ -188,7 +198,7 @@ def _without(tree: _Tree, key: str) -> _Tree:
     return out
 
 
-_POD_WITHOUT_SPEC = _without(_TREES["Pod"], "spec")
+_POD_WITHOUT_SPEC = _without(_tree("Pod"), "spec")
 
 
 def pod_shape_but_spec_valid(pod: dict) -> bool:
@@ -206,7 +216,7 @@ def check_pod_shape_but_spec(pod: dict, origin, ref: str) -> None:
 def check_document(doc, name: str, origin) -> None:
     """The same for a whole document that is not an API object (a
     kubeconfig): the error names the file and the field path."""
-    _check(doc, _DOCUMENT_TREES[name], origin, None)
+    _check(doc, _compile(DOCUMENTS[name]), origin, None)
 
 
 def _check(obj, tree: _Tree, origin, ref) -> None:
