@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .errors import InputError
 from .gc_policy import builds_long_lived
 from .sources import read_ahead
-from .sources.admission import Admission, object_ref
+from .sources.admission import Admission, object_ref, uid_of
 from .storage.validation import check_pod_volumes, check_storage_object
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
@@ -243,7 +243,7 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
     answered = False
     # The read-ahead's current frame of answers (read_ahead.ReadAhead.answers).
     first = size = 0
-    keys = reps = oks = facts = ()
+    keys = reps = oks = uids = facts = ()
     # Per pod of state.pods, the read-ahead's number of the first pod with
     # the same PodInfo facts (-1: none told), for build_snapshot.
     groups = array("i")
@@ -263,7 +263,8 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
         if kind == "Pod":
             scanned = origin is ahead_origin
             try:
-                pod_key = admission.pod_metadata(obj, origin)
+                # A scanned pod's uid (when it has none) comes with the answers.
+                pod_key = admission.pod_metadata(obj, origin, set_uid=not scanned)
             except _MALFORMED as exc:
                 raise _malformed_error(obj, origin, exc) from None
             if scanned:
@@ -289,15 +290,20 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
                         if frame is None:
                             ahead = None
                         else:
-                            first, keys, reps, oks, facts = frame
+                            first, keys, reps, oks, uids, facts = frame
                             size = len(keys)
                             i = n - first
                     if ahead is not None and keys[i] == pod_key:
                         answer = reps[i], oks[i]
                         group = facts[i]
                         answered = True
+                        uid = uids[i]
+                        if uid is not None and not obj["metadata"].get("uid"):
+                            obj["metadata"]["uid"] = uid
                     else:
                         ahead = None
+                if answer is None and not obj["metadata"].get("uid"):
+                    obj["metadata"]["uid"] = uid_of(pod_key)
             status = obj.get("status")
             if status.__class__ is dict and status.get("phase") in TERMINAL_PHASES:
                 continue

@@ -207,8 +207,8 @@ def test_explain_jobs_1_and_stdin_read_in_one_process(tmp_path, monkeypatch):
 
 # -- the scan itself, in this process --------------------------------------------
 def _scan(data: bytes):
-    """(answers, verdict) of a scan of `data`: (key, rep, shape ok, facts rep)
-    per pod."""
+    """(answers, verdict) of a scan of `data`: (key, rep, shape ok, uid, facts
+    rep) per pod."""
     out = tempfile.TemporaryFile()
     note_r, note_w = os.pipe()
     read_ahead._Scan(data, out.fileno(), note_w).run()
@@ -217,7 +217,7 @@ def _scan(data: bytes):
     answers, n = [], 0
     while (frame := reader.answers(n)) is not None:
         i = n - frame[0]
-        answers.append((frame[1][i], frame[2][i], bool(frame[3][i]), frame[4][i]))
+        answers.append((frame[1][i], frame[2][i], bool(frame[3][i]), frame[4][i], frame[5][i]))
         n += 1
     valid = reader.valid()
     reader.close()
@@ -277,17 +277,18 @@ def test_the_scan_answers_for_each_pod_what_admission_would_compute(objects, ind
     assert valid
     pods = [o for o in json.loads(text)["items"] if o["kind"] == "Pod"]
     assert len(answers) == len(pods)
-    for n, ((key, rep, ok, facts), pod) in enumerate(zip(answers, pods)):
+    for n, ((key, rep, ok, uid, facts), pod) in enumerate(zip(answers, pods)):
         meta = pod["metadata"]
         assert key == f"{meta['namespace']}/{meta['name']}"
         assert ok == pod_shape_but_spec_valid(pod)
+        assert uid == (None if meta.get("uid") else read_ahead.uid_of(key))
         # "Same spec as pod rep": an earlier (or this) pod, equal as written
         # but for nodeName, and types told apart (1, 1.0 and True are not).
         assert 0 <= rep <= n and answers[rep][1] == rep
         assert _without_own(pods[rep]["spec"]) == _without_own(pod["spec"])
         # "Same PodInfo facts as pod facts": the same spec, and the same
         # requests in the status (in-place resizes).
-        assert 0 <= facts <= n and answers[facts][3] == facts and answers[facts][1] == rep
+        assert 0 <= facts <= n and answers[facts][4] == facts and answers[facts][1] == rep
         assert status_facts_key(pods[facts].get("status")) == status_facts_key(pod.get("status"))
 
 

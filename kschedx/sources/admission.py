@@ -121,17 +121,18 @@ class Admission:
             meta["uid"] = stable_uid(obj["kind"], meta.get("namespace"), meta["name"])
         return meta
 
-    def pod_metadata(self, pod: dict, origin) -> str:
+    def pod_metadata(self, pod: dict, origin, *, set_uid: bool = True) -> str:
         """metadata() for a pod, returning its "namespace/name" key; pods are
         many, so the common case (name and namespace given as strings) takes
-        the short way, with the same result."""
+        the short way, with the same result. Without `set_uid` that way
+        leaves a missing uid to the caller (uid_of the key)."""
         meta = pod.get("metadata")
         if meta.__class__ is dict:
             name = meta.get("name")
             ns = meta.get("namespace")
             if name and ns and name.__class__ is str and ns.__class__ is str:
                 key = f"{ns}/{name}"
-                if not meta.get("uid"):
+                if set_uid and not meta.get("uid"):
                     meta["uid"] = uid_of(key)
                 return key
         meta = self.metadata(pod, origin)

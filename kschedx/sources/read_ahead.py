@@ -3,12 +3,11 @@
 Loading 150,000 pods is one long pass on one core: the parser builds every
 object, then admission and the snapshot look at every pod. Part of that
 depends on each pod alone: the key of its spec (which earlier pod has an
-equal one), the shape of its metadata and status, and which earlier pod has
-the same PodInfo facts. A forked process reads the same bytes, an item at a
-time, and works those out while the parent is still parsing; admission
-(Admission.pod's `answer`) and build_snapshot (ClusterState.facts_groups)
-take them instead of computing them. A pod's stable uid, when it has none,
-the parent computes: the scan is the slower of the two.
+equal one), the shape of its metadata and status, its stable uid when it
+has none, and which earlier pod has the same PodInfo facts. A forked process
+reads the same bytes, an item at a time, and works those out while the parent
+is still parsing; admission (Admission.pod's `answer`) and build_snapshot
+(ClusterState.facts_groups) take them instead of computing them.
 
 The answers are only ever a shortcut, never a second opinion:
 - pods are paired by their order in the file and checked by "namespace/name",
@@ -38,6 +37,7 @@ import signal
 from array import array
 
 from ..workers import kill_and_reap
+from .admission import uid_of
 from .shape import pod_shape_but_spec_valid
 from .spec_share import claims_key, spec_key, status_facts_key
 
@@ -110,7 +110,7 @@ class ReadAhead:
         self._valid = None  # the scan's verdict once read
 
     def answers(self, n: int):
-        """(first pod number, keys, reps, shape_ok, facts reps) of the frame holding
+        """(first pod number, keys, reps, shape_ok, uids, facts reps) of the frame holding
         pod `n`, waiting for the scan to write it; None when the scan ended
         before pod `n`. Pods are asked for in order."""
         while True:
@@ -152,8 +152,8 @@ class ReadAhead:
                 self._valid = frame[1] is True
                 self._done = True
                 return None
-            first, keys, reps, oks, freps = frame
-            frame = (first, keys.split("\n"), array("i", reps), oks, array("i", freps))
+            first, keys, reps, oks, uids, freps = frame
+            frame = (first, keys.split("\n"), array("i", reps), oks, uids, array("i", freps))
         except (OSError, ValueError, EOFError, TypeError, IndexError):
             self._done = True
             return None
@@ -230,6 +230,7 @@ class _Scan:
         self._reps = array("i")
         self._freps = array("i")
         self._oks = bytearray()
+        self._uids: list = []
 
     def run(self) -> None:
         valid = False
@@ -388,6 +389,7 @@ class _Scan:
         self._reps.append(rep)
         self._freps.append(self._facts_rep(rep, spec, item))
         self._oks.append(1 if pod_shape_but_spec_valid(item) else 0)
+        self._uids.append(None if meta.get("uid") else uid_of(key))
         self.n += 1
         if len(self._keys) >= _FRAME_PODS:
             self._flush()
@@ -409,9 +411,9 @@ class _Scan:
         if not self._keys:
             return
         self._write((self._frame_start, "\n".join(self._keys), self._reps.tobytes(), bytes(self._oks),
-                     self._freps.tobytes()))
+                     self._uids, self._freps.tobytes()))
         self._frame_start = self.n
-        self._keys, self._reps, self._oks = [], array("i"), bytearray()
+        self._keys, self._reps, self._oks, self._uids = [], array("i"), bytearray(), []
         self._freps = array("i")
 
     def _write(self, frame) -> None:
