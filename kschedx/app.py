@@ -16,7 +16,7 @@ from .sink import DocumentSink, ResultSink
 from .snapshot import PodInfo
 from .sources.admission import object_ref
 from .sources import read_ahead as ahead_scan
-from .sources.fixtures import read_objects
+from .sources.fixtures import CLASS_KINDS, ObjectList, read_objects
 from .workloads import WORKLOAD_KINDS, expand_workloads
 
 
@@ -143,7 +143,11 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
                                 "evaluating it as if it were pending")
                 obj["spec"] = {k: v for k, v in spec.items() if k != "nodeName"}
     raw_pods = _raw_pending_pods(cluster_objects + pod_objects) if keep_raw else {}
-    cluster = build_cluster(cluster_objects + pod_objects)
+    classes = None
+    if isinstance(cluster_objects, ObjectList):
+        # The snapshot's classes were noted as it was read; the POD_FILEs' are few.
+        classes = cluster_objects.classes + [pair for pair in pod_objects if pair[0].get("kind") in CLASS_KINDS]
+    cluster = build_cluster(cluster_objects + pod_objects, classes=classes)
     if pod_paths:
         incoming = set()
         for obj, _ in pod_objects:

@@ -200,23 +200,25 @@ class ClusterState:
 
 
 @builds_long_lived
-def build_cluster(objects, *, extra_pods=None) -> ClusterState:
+def build_cluster(objects, *, extra_pods=None, classes=None) -> ClusterState:
     """(object, origin) pairs -> an admitted ClusterState.
 
     Objects are admitted in two passes because Priority and RuntimeClass
-    admission of pods need the classes, wherever they appear in the input.
+    admission of pods need the classes, wherever they appear in the input:
+    `classes`, when the caller knows them, are those pairs among `objects`,
+    in order (fixtures.ObjectList), so that the first pass reads only them.
     A read-ahead of their file (sources/read_ahead.py) answers part of it.
     """
     aheads = read_ahead.take()
     try:
         origin, ahead = next(iter(aheads.items())) if len(aheads) == 1 else (None, None)
-        return _build_cluster(objects, origin, ahead)
+        return _build_cluster(objects, origin, ahead, classes)
     finally:
         for ahead in aheads.values():
             ahead.close()
 
 
-def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
+def _build_cluster(objects, ahead_origin, ahead, classes=None) -> ClusterState:
     ahead_of_origin = ahead
     state = ClusterState()
     scanned_count = 0
@@ -226,7 +228,7 @@ def _build_cluster(objects, ahead_origin, ahead) -> ClusterState:
 
     classes_pass = Admission({}, {})
     class_origins: dict[tuple, object] = {}
-    for obj, origin in objects:
+    for obj, origin in objects if classes is None else classes:
         kind = obj["kind"]
         if kind in ("PriorityClass", "RuntimeClass"):
             with _malformed(obj, origin):

@@ -310,3 +310,21 @@ def test_parsing_from_a_list_gives_what_parsing_the_bytes_gives(text, bom, name)
     result = parsed(box)
     assert result == parsed(bytes(data))
     assert box == [] or result[0] == "error"  # invalid UTF-8 is never decoded
+
+
+@pytest.mark.parametrize("lines", [False, True])
+def test_read_objects_notes_the_classes_among_them_in_order(tmp_path, lines):
+    """ObjectList.classes: the PriorityClass and RuntimeClass pairs, as
+    build_cluster's first pass would find them among all pairs."""
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 9}
+    rc = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"}, "handler": "kata"}
+    listed = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClassList",
+              "items": [{"metadata": {"name": "low"}, "value": 1}]}
+    (tmp_path / "a.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        node("n1"), pc, fixture_pod("p", "ns"), listed, {"apiVersion": "v1", "kind": "List", "items": [rc]}]}))
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump_all([fixture_pod("q", "ns"), dict(pc, metadata={"name": "mid"})]))
+    objects = read_objects([str(tmp_path)], lines=lines)
+    expected = [pair for pair in objects if pair[0]["kind"] in ("PriorityClass", "RuntimeClass")]
+    assert [o["metadata"]["name"] for o, _ in expected] == ["high", "low", "kata", "mid"]
+    assert len(objects.classes) == len(expected)
+    assert all(a[0] is b[0] and a[1] == b[1] for a, b in zip(objects.classes, expected))
