@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .errors import InputError
 from .gc_policy import builds_long_lived
 from .sources import read_ahead
+from .sources.fixtures import CLASS_KINDS
 from .sources.admission import Admission, object_ref, uid_of
 from .storage.validation import check_pod_volumes, check_storage_object
 
@@ -230,7 +231,7 @@ def _build_cluster(objects, ahead_origin, ahead, classes=None) -> ClusterState:
     class_origins: dict[tuple, object] = {}
     for obj, origin in objects if classes is None else classes:
         kind = obj["kind"]
-        if kind in ("PriorityClass", "RuntimeClass"):
+        if kind in CLASS_KINDS:
             with _malformed(obj, origin):
                 classes_pass.metadata(obj, origin)
             target = state.priority_classes if kind == "PriorityClass" else state.runtime_classes
@@ -257,7 +258,7 @@ def _build_cluster(objects, ahead_origin, ahead, classes=None) -> ClusterState:
 
     for obj, origin in objects:
         kind = obj["kind"]
-        if kind in ("PriorityClass", "RuntimeClass"):
+        if kind in CLASS_KINDS:
             if kind == "PriorityClass":
                 with _malformed(obj, origin):
                     admission.priority_class(obj, origin)
