@@ -391,7 +391,8 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     if scheds.extenders is not None:
         # An extender is a service of its own: it sees every pod, in order, once.
         reuse, jobs = False, 1
-    explainer = _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None))
+    explainer = _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None),
+                              getattr(sink, "reads_score_details", True))
     explained = _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None),
                            getattr(sink, "body_renderer", None))
     while True:
@@ -409,11 +410,13 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
 class _PodExplainer:
     """explain's work for one pod: its cycle, or an identical pod's result."""
 
-    def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False, nodes=None, encoder=None):
+    def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False, nodes=None, encoder=None,
+                 score_details: bool = True):
         from .reuse import ResultReuse
 
         self.scheds = scheds
         self.encoder = encoder  # the sink's node_records_encoder
+        self.score_details = score_details  # whether the sink reads score explanations
         self.workload = workload
         self.fix = fix
         self.nodes = nodes
@@ -451,7 +454,7 @@ class _PodExplainer:
                 # Every node's explanations computed once, now: the document's
                 # node dicts are then built a column at a time (result_dicts),
                 # and names_own_pod reads the same records.
-                r.settle()
+                r.settle(self.score_details)
             doc = _pod_document(r, "explain", self.workload, self.nodes, self.encoder)
             if whole and own:
                 records = r.nodes  # built by the document (read before it, they change its counts)

@@ -355,6 +355,7 @@ class StdoutSink(ResultSink):
         self.closed = False
         self.nodes_encoder = getattr(inner, "nodes_encoder", None)
         self.node_records_encoder = getattr(inner, "node_records_encoder", None)
+        self.reads_score_details = getattr(inner, "reads_score_details", True)
 
     def begin(self, head: dict) -> None:
         self._call(self.inner.begin, head)

@@ -28,6 +28,10 @@ class ResultSink:
     # place of building their dicts (result.node_dict): pod() then receives
     # what it returned as `nodes`. None: the dicts.
     node_records_encoder = None
+    # Whether pod() reads the explanations of the plugins' scores (`details`
+    # in each node's `scores`): a report that shows none of them spares the
+    # run asking every node for them (PodResult.settle).
+    reads_score_details = True
 
     def begin(self, head: dict) -> None:
         pass

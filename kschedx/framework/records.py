@@ -155,6 +155,11 @@ class ScoreTable:
             for pl, raw in zip(self.plugins, self.raw)
         ]
 
+    def settle_without_details(self) -> None:
+        """Settled with no plugin's explanations: none will be read."""
+        if self.details is None:
+            self.details = [None] * len(self.plugins)
+
     def _check_unchanged(self, indexes) -> None:
         for k in indexes:
             ni = self.nodes[k]
@@ -519,14 +524,18 @@ class PodResult:
         self._filter_summary, self._node_counts = summary, counts
 
     @pauses_collector
-    def settle(self) -> None:
+    def settle(self, score_details: bool = True) -> None:
         """Compute the explanations kept lazily, while the cycle's state is
         still the one they describe (simulate calls it before the snapshot
-        changes). The result then lives until its pod is written."""
+        changes). The result then lives until its pod is written. Without
+        `score_details` the scores are kept without their explanations."""
         if self.node_records is not None:
             self.node_records.table.settle()
             if self.node_records.score_table is not None:
-                self.node_records.score_table.settle()
+                if score_details:
+                    self.node_records.score_table.settle()
+                else:
+                    self.node_records.score_table.settle_without_details()
             return
         for nr in self._nodes or ():
             nr.settle()

@@ -51,6 +51,8 @@ class HumanSink(ResultSink):
         self.out = LossyWriter(out) if self.sym is ASCII else out
         self.wide = wide
         self.node = node
+        # Score explanations are shown in --node's story only.
+        self.reads_score_details = node is not None
         self.report = None
         self._console = None
         # The last pod's blocks drawn with Rich: id -> (block, width, text).
