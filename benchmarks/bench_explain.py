@@ -20,8 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kschedx import app  # noqa: E402
-from kschedx.result import build_document  # noqa: E402
+from kschedx.commands.load import load_workload
+from kschedx.commands import simulate as simulating
+from kschedx.framework.dispatch import new_framework
+from kschedx.result.document import build_document  # noqa: E402
 
 
 def peak_rss_mib() -> float:
@@ -36,9 +38,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    workload = app.load_workload(args.fixture)
+    workload = load_workload(args.fixture)
     t1 = time.perf_counter()
-    fw = app.new_framework(workload.cluster, tie_break="name", seed=None)
+    fw = new_framework(workload.cluster, tie_break="name", seed=None)
     t2 = time.perf_counter()
     nodes = len(fw.snapshot.node_infos)
     running = sum(len(ni.pods) for ni in fw.snapshot.node_infos)
@@ -65,7 +67,7 @@ def main(argv=None) -> int:
               f"max {max(latencies) * 1000:.0f} ms; result document: {doc_time:.2f} s")
 
     if args.simulate:
-        simulate = getattr(app, "simulate", None)
+        simulate = getattr(simulating, "simulate", None)
         if simulate is None:
             print("simulate: not available in this version of kschedx")
         else:

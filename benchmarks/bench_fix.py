@@ -24,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kschedx import app  # noqa: E402
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
 from kschedx.sources.fixtures import Origin, read_objects  # noqa: E402
 
 ZONE = "topology.kubernetes.io/zone"
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
             obj.setdefault("spec", {})["taints"] = [{"key": "maintenance", "value": "true", "effect": "NoSchedule"}]
     origin = Origin("bench")
     objects = [(o, origin) for o, _ in objects if o["kind"] != "Pod" or o["spec"].get("nodeName")]
-    workload = app.load_workload((), cluster_objects=objects + [(copy.deepcopy(p), origin) for p in PODS],
+    workload = load_workload((), cluster_objects=objects + [(copy.deepcopy(p), origin) for p in PODS],
                                  keep_raw=True)
     print(f"read and load: {cpu_seconds() - t0:.1f} s CPU")
     everyone = workload.pods
@@ -75,9 +76,9 @@ def main(argv=None) -> int:
     for pi in everyone:
         workload.pods = [pi]
         t1 = cpu_seconds()
-        plain = app.explain(workload, tie_break="name")
+        plain = explain(workload, tie_break="name")
         t2 = cpu_seconds()
-        fixed = app.explain(workload, tie_break="name", fix=True)
+        fixed = explain(workload, tie_break="name", fix=True)
         t3 = cpu_seconds()
         (p,) = fixed["pods"]
         search = p.get("fixSearch") or {}

@@ -26,11 +26,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from gen_mixed_workload import generate  # noqa: E402
 
-from kschedx import app  # noqa: E402
-from kschedx.cluster import build_cluster  # noqa: E402
-from kschedx.config.load import load_config, parse_config  # noqa: E402
+from kschedx.commands.load import Workload
+from kschedx.commands.simulate import simulate
+from kschedx.state.cluster import build_cluster  # noqa: E402
+from kschedx.framework.configured import load_config, parse_config  # noqa: E402
 from kschedx.framework.runner import queue_order  # noqa: E402
-from kschedx.snapshot import PodInfo  # noqa: E402
+from kschedx.state.snapshot import PodInfo  # noqa: E402
 from kschedx.sources.fixtures import Origin  # noqa: E402
 
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -109,7 +110,7 @@ def main(argv=None) -> int:
     small = generate(50, 200, 3, 10, 4, 5, 1)
     for cfg in configs.values():
         cluster = build_cluster([(o, Origin("generated")) for o in small])
-        app.simulate(app.Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()])),
+        simulate(Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()])),
                      tie_break="name", detail="placements", config=cfg)
     objs = generate(args.nodes, args.pods, 3, args.pending, 20, 5, 1)
     best: dict[str, float] = {}
@@ -117,9 +118,9 @@ def main(argv=None) -> int:
     for _ in range(args.repeat):
         for name, cfg in configs.items():
             cluster = build_cluster([(o, Origin("generated")) for o in objs])
-            workload = app.Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
+            workload = Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
             t0 = time.process_time()
-            doc = app.simulate(workload, tie_break="name", detail="placements", config=cfg)
+            doc = simulate(workload, tie_break="name", detail="placements", config=cfg)
             elapsed = time.process_time() - t0
             best[name] = min(best.get(name, elapsed), elapsed)
             placed[name] = doc["summary"]["placed"]

@@ -22,11 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_simulate import generate  # noqa: E402
 
-from kschedx import app  # noqa: E402
-from kschedx.cluster import build_cluster  # noqa: E402
+from kschedx.commands.explain import explain
+from kschedx.commands.load import Workload
+from kschedx.commands.simulate import simulate
+from kschedx.state.cluster import build_cluster  # noqa: E402
 from kschedx.framework.runner import queue_order  # noqa: E402
 from kschedx.render.html import to_html  # noqa: E402
-from kschedx.snapshot import PodInfo  # noqa: E402
+from kschedx.state.snapshot import PodInfo  # noqa: E402
 from kschedx.sources.fixtures import Origin  # noqa: E402
 
 
@@ -43,12 +45,12 @@ def main(argv=None) -> int:
     pods = queue_order([PodInfo(p) for p in cluster.pending_pods()])
     for mode in ("explain", "simulate"):
         chosen = pods[:args.explain] if mode == "explain" else pods
-        workload = app.Workload(cluster, chosen)
+        workload = Workload(cluster, chosen)
         t0 = time.perf_counter()
         if mode == "explain":
-            doc = app.explain(workload, tie_break="name")
+            doc = explain(workload, tie_break="name")
         else:
-            doc = app.simulate(workload, tie_break="name", detail="failures")
+            doc = simulate(workload, tie_break="name", detail="failures")
         t1 = time.perf_counter()
         page = to_html(doc)
         t2 = time.perf_counter()

@@ -21,10 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kschedx import app  # noqa: E402
-from kschedx.cluster import build_cluster  # noqa: E402
+from kschedx.commands.load import Workload
+from kschedx.commands.simulate import simulate
+from kschedx.state.cluster import build_cluster  # noqa: E402
 from kschedx.framework.runner import queue_order  # noqa: E402
-from kschedx.snapshot import PodInfo  # noqa: E402
+from kschedx.state.snapshot import PodInfo  # noqa: E402
 from kschedx.sources.fixtures import Origin  # noqa: E402
 
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -91,9 +92,9 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     objs = generate(args.nodes, args.pods, args.running_per_node, args.seed)
     cluster = build_cluster([(o, Origin("generated")) for o in objs])
-    workload = app.Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
+    workload = Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
     t1 = time.perf_counter()
-    doc = app.simulate(workload, tie_break="name", detail=args.detail)
+    doc = simulate(workload, tie_break="name", detail=args.detail)
     t2 = time.perf_counter()
 
     s = doc["summary"]

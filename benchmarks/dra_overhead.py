@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 import time
 
-from kschedx.cluster import build_cluster
+from kschedx.state.cluster import build_cluster
 from kschedx.framework.runner import Framework
-from kschedx.snapshot import PodInfo, build_snapshot
+from kschedx.state.snapshot import PodInfo, build_snapshot
 from kschedx.sources.fixtures import Origin
 
 

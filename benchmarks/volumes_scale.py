@@ -17,9 +17,9 @@ import argparse
 import gc
 import time
 
-from kschedx.cluster import build_cluster
+from kschedx.state.cluster import build_cluster
 from kschedx.framework.runner import Framework
-from kschedx.snapshot import PodInfo, build_snapshot
+from kschedx.state.snapshot import PodInfo, build_snapshot
 from kschedx.sources.fixtures import Origin
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")

@@ -22,7 +22,7 @@ SHELLS = ("bash", "zsh", "fish")
 def script(shell: str) -> str:
     from click.shell_completion import ShellComplete, get_completion_class
 
-    from kschedx.cli import main
+    from kschedx.cli.main import main
 
     comp = get_completion_class(shell)(main, {}, PROG, COMPLETE_VAR)
     # ShellComplete.source, not BashComplete.source: the latter also probes the

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from builders import api_node, api_pod, metadata, served
-from kschedx.cli import main
+from kschedx.cli.main import main
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import copy
 
-from kschedx import app
+from kschedx.commands import explain as explaining
+from kschedx.commands.load import load_workload
 from kschedx.fixes.jsonpatch import apply_patch
 from kschedx.sources.fixtures import Origin
 
@@ -45,8 +46,8 @@ def priority_class(name, value, policy=None) -> dict:
 
 def explain(objects, *, fix=True) -> dict:
     """The explain document of the objects' pending pods."""
-    workload = app.load_workload((), cluster_objects=[(copy.deepcopy(o), ORIGIN) for o in objects], keep_raw=fix)
-    return app.explain(workload, tie_break="name", fix=fix)
+    workload = load_workload((), cluster_objects=[(copy.deepcopy(o), ORIGIN) for o in objects], keep_raw=fix)
+    return explaining.explain(workload, tie_break="name", fix=fix)
 
 
 def the_pod(objects) -> dict:

@@ -212,12 +212,13 @@ def _compare_node(pod: str, en: dict, an: dict, skip: set[str], decided: bool, s
 def golden_simulate_steps():
     """(PodInfo, its PodResult) for every pod of every golden case, each
     case simulated in queue order with explanations settled."""
-    from kschedx import app
-    from kschedx.simulation import Simulation
+    from kschedx.commands.load import load_workload
+    from kschedx.framework.dispatch import new_schedulers
+    from kschedx.framework.simulation import Simulation
 
     for name in case_names():
-        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-        scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+        w = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+        scheds = new_schedulers(w.cluster, tie_break="name", seed=None)
         sim = Simulation(scheds)
         for pi in scheds.queue_order(list(w.pods)):
             yield pi, sim.step(pi, settle=lambda r: True)

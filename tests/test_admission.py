@@ -11,8 +11,8 @@ from builders import fixture_pod as pod
 from builders import priority_class as pc
 from builders import runtime_class as rc
 
-from kschedx.cluster import build_cluster
-from kschedx.errors import InputError
+from kschedx.state.cluster import build_cluster
+from kschedx.util.errors import InputError
 from kschedx.sources.admission import stable_uid
 from kschedx.sources.fixtures import Origin
 

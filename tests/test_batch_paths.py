@@ -9,16 +9,18 @@ import json
 
 import pytest
 
-from kschedx import app
-from kschedx.result import build_document
+from kschedx.commands.load import Workload, load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.framework.dispatch import new_framework
+from kschedx.result.document import build_document
 from golden_compare import GOLDEN, case_names
 
 BATCH_METHODS = ("filter_all", "score_all", "normalize_all")
 
 
 def explain_document(name: str, batch: bool) -> str:
-    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    fw = app.new_framework(workload.cluster, tie_break="name", seed=None)
+    workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    fw = new_framework(workload.cluster, tie_break="name", seed=None)
     if not batch:
         for pl in fw.profile.plugins:
             for method in BATCH_METHODS:
@@ -30,8 +32,8 @@ def explain_document(name: str, batch: bool) -> str:
 
 
 def test_the_default_profile_has_batch_paths():
-    workload = app.load_workload([str(GOLDEN / "cases" / f"{case_names()[0]}.yaml")])
-    fw = app.new_framework(workload.cluster, tie_break="name", seed=None)
+    workload = load_workload([str(GOLDEN / "cases" / f"{case_names()[0]}.yaml")])
+    fw = new_framework(workload.cluster, tie_break="name", seed=None)
     with_batch = {pl.name for pl in fw.profile.plugins if any(callable(getattr(pl, m, None)) for m in BATCH_METHODS)}
     assert {"NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "ImageLocality",
             "PodTopologySpread", "InterPodAffinity"} <= with_batch
@@ -46,9 +48,9 @@ def _mixed_workload(nodes: int):
     import importlib.util
     from pathlib import Path
 
-    from kschedx.cluster import build_cluster
+    from kschedx.state.cluster import build_cluster
     from kschedx.framework.runner import queue_order
-    from kschedx.snapshot import PodInfo
+    from kschedx.state.snapshot import PodInfo
     from kschedx.sources.fixtures import Origin
 
     path = Path(__file__).resolve().parent.parent / "benchmarks" / "gen_mixed_workload.py"
@@ -57,7 +59,7 @@ def _mixed_workload(nodes: int):
     spec.loader.exec_module(gen)
     objs = gen.generate(nodes, nodes * 6, 3, 40, groups=3, replicas=4, seed=11)
     cluster = build_cluster([(o, Origin("generated")) for o in objs])
-    return app.Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
+    return Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
 
 
 @pytest.mark.parametrize("detail", ["full", "failures"])
@@ -70,7 +72,7 @@ def test_simulate_batch_paths_agree_with_per_node_methods(detail, monkeypatch):
     from kschedx.framework.registry import IN_TREE
 
     def document():
-        return json.dumps(app.simulate(_mixed_workload(150), tie_break="name", detail=detail), sort_keys=True)
+        return json.dumps(simulate(_mixed_workload(150), tie_break="name", detail=detail), sort_keys=True)
 
     with_batch = document()
     for entry in IN_TREE.values():

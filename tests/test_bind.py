@@ -9,9 +9,12 @@ import pytest
 
 from builders import api_pdb, api_pod
 from cluster_scenarios import no_ambient_config, run, small_cluster  # noqa: F401 (fixture)
-from kschedx import app, bind, cli_cluster
-from kschedx.cluster import ClusterState
-from kschedx.errors import ClusterError
+from kschedx.commands.explain import explain
+from kschedx.commands.load import Workload
+from kschedx.commands import bind
+from kschedx.cli import bind as cli_bind
+from kschedx.state.cluster import ClusterState
+from kschedx.util.errors import ClusterError
 from kschedx.sources.cluster import connect
 
 BINDING = r"/api/v1/namespaces/[^/]+/pods/[^/]+/binding"
@@ -20,7 +23,7 @@ STATUS = r"/api/v1/namespaces/[^/]+/pods/[^/]+/status"
 
 
 def _preemption_evaluated() -> bool:
-    doc = app.explain(app.Workload(ClusterState(), []))
+    doc = explain(Workload(ClusterState(), []))
     return "DefaultPreemption" not in doc["notEvaluated"]
 
 
@@ -94,7 +97,7 @@ def test_dry_run_writes_nothing(kube_api):
 
 def test_confirmation_on_a_terminal(kube_api, monkeypatch):
     small_cluster(kube_api)
-    monkeypatch.setattr(cli_cluster, "_interactive", lambda: True)
+    monkeypatch.setattr(cli_bind, "_interactive", lambda: True)
     kc = kube_api.kubeconfig
     r = run("bind", "default/web", "--tie-break", "name", "--kubeconfig", kc, input="n\n")
     assert r.exit_code == 1 and "Bind default/web to node n3?" in r.stderr and "not bound" in r.stdout
@@ -342,7 +345,7 @@ def test_execute_rechecks_the_fit_after_the_victims_left(kube_api):
 def test_shell_completion_offers_pending_pods(kube_api):
     from click.shell_completion import get_completion_class
 
-    from kschedx.cli import main
+    from kschedx.cli.main import main
 
     small_cluster(kube_api)
     comp = get_completion_class("bash")(main, {}, "kschedx", "_KSCHEDX_COMPLETE")

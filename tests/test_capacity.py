@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from builders import HIGH, LOW
 from builders import preemption_node as node
 from builders import preemption_pod as pod
-from kschedx import app
-from kschedx import capacity as cap
-from kschedx.cli import main
+from kschedx.commands.load import load_workload
+from kschedx.commands import capacity as cap
+from kschedx.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -32,7 +32,7 @@ def _run(*args):
 
 
 def _capacity(cluster, pods, **options):
-    workload = app.load_workload([cluster], [pods])
+    workload = load_workload([cluster], [pods])
     return cap.capacity(workload, cap.Options(**options), tie_break="name")
 
 
@@ -68,7 +68,7 @@ def test_copies_have_distinct_names_and_uids(tmp_path):
 
 
 def test_stops_on_topology_spreading_in_the_bundled_fixture():
-    workload = app.load_workload([str(FIXTURES / "capacity" / "cluster.yaml")],
+    workload = load_workload([str(FIXTURES / "capacity" / "cluster.yaml")],
                                  [str(FIXTURES / "capacity" / "web.yaml")])
     doc = cap.capacity(workload, cap.Options(), tie_break="name")
     [t] = doc["templates"]
@@ -84,7 +84,7 @@ def test_stops_on_topology_spreading_in_the_bundled_fixture():
 
 
 def test_memory_limit_in_the_bundled_fixture():
-    workload = app.load_workload([str(FIXTURES / "capacity" / "cluster.yaml")],
+    workload = load_workload([str(FIXTURES / "capacity" / "cluster.yaml")],
                                  [str(FIXTURES / "capacity" / "api.yaml")])
     [t] = cap.capacity(workload, cap.Options(), tie_break="name")["templates"]
     assert (t["limitedBy"]["plugin"], t["limitedBy"]["resource"]) == ("NodeResourcesFit", "memory")

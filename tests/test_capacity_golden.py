@@ -16,8 +16,9 @@ import pytest
 import yaml
 
 from golden_compare import GOLDEN, case_names
-from kschedx import app
-from kschedx import capacity as cap
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.commands import capacity as cap
 
 MAX_COPIES = 4
 
@@ -48,20 +49,20 @@ def _copies_file(tmp_path, raw: dict, n: int) -> str:
 
 
 def _simulated(case_path, tmp_path, raw, n):
-    workload = app.load_workload([case_path], [_copies_file(tmp_path, raw, n)])
-    return app.simulate(workload, tie_break="name", detail="placements")["pods"]
+    workload = load_workload([case_path], [_copies_file(tmp_path, raw, n)])
+    return simulate(workload, tie_break="name", detail="placements")["pods"]
 
 
 @pytest.mark.parametrize("name", case_names())
 def test_capacity_matches_simulate_of_the_same_copies(name, tmp_path):
     case_path = str(GOLDEN / "cases" / f"{name}.yaml")
     raw_pods = _raw_pods(case_path)
-    workload = app.load_workload([case_path])
+    workload = load_workload([case_path])
     if not workload.pods:
         pytest.skip("no pending pod")
     for preempt in (False, True):
         options = cap.Options(max=MAX_COPIES, allow_preemption=preempt)
-        doc = cap.capacity(app.load_workload([case_path]), options, tie_break="name")
+        doc = cap.capacity(load_workload([case_path]), options, tie_break="name")
         for t in doc["templates"]:
             ns, _, pod_name = t["template"].partition("/")
             n = t["count"]

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from builders import preemption_node as node
 from builders import preemption_pod as pod
-from kschedx import app
-from kschedx import capacity as cap
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.commands import capacity as cap
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -64,7 +65,7 @@ def test_copy_n_plus_one_never_fits(scenario):
         tmp = Path(tmp)
         cluster = _write(tmp / "cluster.yaml", cluster_objs)
         pods = _write(tmp / "pod.yaml", [template])
-        doc = cap.capacity(app.load_workload([cluster], [pods]), cap.Options(max=MAX), tie_break="name")
+        doc = cap.capacity(load_workload([cluster], [pods]), cap.Options(max=MAX), tie_break="name")
         [t] = doc["templates"]
         assert sum(t["perNode"].values()) == t["count"]
         if t["stop"] == cap.STOP_MAX:
@@ -84,7 +85,7 @@ def test_copy_n_plus_one_never_fits(scenario):
         nxt = copy.deepcopy(template)
         nxt["metadata"]["name"] = f"web-capacity-{t['count'] + 1}"
         nxt["metadata"]["uid"] = "next"
-        result = app.explain(app.load_workload([filled], [_write(tmp / "next.yaml", [nxt])]), tie_break="name")
+        result = explain(load_workload([filled], [_write(tmp / "next.yaml", [nxt])]), tie_break="name")
         [p] = result["pods"]
         assert p["status"] == "Unschedulable"
         assert p["message"] == t["message"]

@@ -13,8 +13,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from kschedx import app
-from kschedx.cli import EXIT_INTERNAL_ERROR, main
+from kschedx.commands import explain as explaining
+from kschedx.commands import simulate as simulating
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.cli.main import EXIT_INTERNAL_ERROR, main
 
 ROOT = Path(__file__).resolve().parent.parent
 CLUSTER = str(ROOT / "fixtures" / "cluster")
@@ -104,7 +107,7 @@ def test_unknown_node_suggests_close_names():
 # -- machine output -----------------------------------------------------------------
 def test_json_is_the_document_app_explain_builds():
     r = run("explain", pod("web"), pod("too-big"), "--snapshot", CLUSTER, "-o", "json", "--tie-break", "name")
-    expected = app.explain(app.load_workload([CLUSTER], [pod("web"), pod("too-big")]), tie_break="name")
+    expected = explain(load_workload([CLUSTER], [pod("web"), pod("too-big")]), tie_break="name")
     assert json.loads(r.stdout) == expected
     assert r.stderr == ""
 
@@ -151,7 +154,7 @@ class FakeTerminal(io.StringIO):
 
 
 def _doc():
-    return app.explain(app.load_workload([CLUSTER], [pod("web")]), tie_break="name")
+    return explain(load_workload([CLUSTER], [pod("web")]), tie_break="name")
 
 
 def test_colour_on_a_terminal(monkeypatch):
@@ -181,7 +184,7 @@ def test_rich_and_plain_say_the_same_words(monkeypatch):
     from kschedx.render.human import render
 
     monkeypatch.setenv("COLUMNS", "400")
-    doc = app.explain(app.load_workload([CLUSTER], [pod("web"), pod("too-big")]), tie_break="name")
+    doc = explain(load_workload([CLUSTER], [pod("web"), pod("too-big")]), tie_break="name")
     rich_out, plain_out = io.StringIO(), io.StringIO()
     render(doc, out=rich_out, color=True)
     render(doc, out=plain_out, color=False)
@@ -272,7 +275,7 @@ def test_internal_error_is_one_line_and_a_hint(monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(app, "explain_into", broken)
+    monkeypatch.setattr(explaining, "explain_into", broken)
     r = run("explain", pod("web"), "--snapshot", CLUSTER)
     assert r.exit_code == EXIT_INTERNAL_ERROR
     assert r.stderr.splitlines()[0] == "kschedx: internal error: RuntimeError: boom"
@@ -284,7 +287,7 @@ def test_debug_shows_the_traceback(monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(app, "explain_into", broken)
+    monkeypatch.setattr(explaining, "explain_into", broken)
     for args in (("--debug", "explain"), ("explain", "--debug")):
         with pytest.raises(RuntimeError, match="boom"):
             run(*args, pod("web"), "--snapshot", CLUSTER)
@@ -335,7 +338,7 @@ def test_closed_pipe_keeps_the_result_exit_code():
 
 
 def test_importing_the_cli_loads_no_heavy_module():
-    r = _python("-c", "import sys, kschedx.cli; "
+    r = _python("-c", "import sys, kschedx.cli.main; "
                       "print(sorted(m for m in ('kubernetes', 'rich', 'tabulate') if m in sys.modules))")
     assert r.stdout.strip() == "[]", r.stdout + r.stderr
 
@@ -343,7 +346,7 @@ def test_importing_the_cli_loads_no_heavy_module():
 def test_explain_never_imports_kubernetes():
     code = (
         "import sys\n"
-        "from kschedx.cli import main\n"
+        "from kschedx.cli.main import main\n"
         "try:\n"
         "    main(['explain', 'fixtures/pods/web.yaml', '--snapshot', 'fixtures/cluster/'], prog_name='kschedx')\n"
         "except SystemExit:\n"
@@ -359,7 +362,7 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch):
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(app, "simulate_into", interrupted)
+    monkeypatch.setattr(simulating, "simulate_into", interrupted)
     r = run("simulate", pod("web"), "--snapshot", CLUSTER)
     assert r.exit_code == 130
     assert r.stderr.strip() == "kschedx: interrupted"

@@ -15,8 +15,10 @@ import yaml
 
 from builders import api_node, api_pdb, api_pod, metadata, served
 from cluster_scenarios import closed_port, in_cluster, no_ambient_config, run, small_cluster  # noqa: F401 (fixture)
-from kschedx import cli_cluster
-from kschedx.cluster import PLUGINS_READING
+from kschedx.cli import connection as cli_connection
+from kschedx.cli import progress as cli_progress
+from kschedx.cli import workload as cli_workload
+from kschedx.state.cluster import PLUGINS_READING
 
 POD_FILE = """\
 apiVersion: v1
@@ -314,7 +316,7 @@ def test_snapshot_is_deterministic_and_ordered(kube_api, tmp_path):
 
 
 def test_interrupted_snapshot_leaves_no_file(kube_api, tmp_path, monkeypatch):
-    from kschedx import snapshot_writer
+    from kschedx.sources import writer as snapshot_writer
 
     small_cluster(kube_api)
     target = tmp_path / "cluster.json"
@@ -335,8 +337,8 @@ def test_interrupted_snapshot_leaves_no_file(kube_api, tmp_path, monkeypatch):
 def test_sigterm_while_writing_removes_the_partial_file(tmp_path):
     import signal
 
-    from kschedx import snapshot_writer
-    from kschedx.cluster import snapshot_info
+    from kschedx.sources import writer as snapshot_writer
+    from kschedx.sources.snapshot_info import snapshot_info
 
     target = tmp_path / "c.yaml"
     objects = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(50)]
@@ -371,32 +373,32 @@ def test_snapshot_never_reads_secrets_or_configmaps(kube_api, tmp_path):
 
 def test_progress_display_on_a_terminal(kube_api, capsys):
     small_cluster(kube_api)
-    conn = cli_cluster.ClusterOptions(str(kube_api.kubeconfig)).connect()
-    with cli_cluster.read_progress(conn, enabled=True) as progress:
+    conn = cli_connection.ClusterOptions(str(kube_api.kubeconfig)).connect()
+    with cli_progress.read_progress(conn, enabled=True) as progress:
         read = conn.read_objects(progress)
     assert len([o for o in read.objects if o["kind"] == "Pod"]) == 5
     assert f"read 3 nodes, 5 pods and 2 other objects from {kube_api.url}" in capsys.readouterr().err
-    with cli_cluster.read_progress(conn, enabled=False) as progress:
+    with cli_progress.read_progress(conn, enabled=False) as progress:
         assert progress is None
 
 
 @pytest.mark.parametrize("text, seconds", [("30s", 30), ("2m", 120), ("1m30s", 90), ("500ms", 0.5),
                                            ("1h", 3600), ("45", 45), ("0.25", 0.25)])
 def test_durations(text, seconds):
-    assert cli_cluster.parse_duration(text) == seconds
+    assert cli_connection.parse_duration(text) == seconds
 
 
 @pytest.mark.parametrize("text", ["", "0", "-1", "5x", "1m-2s", "s", "inf", "nan"])
 def test_bad_durations(text):
     with pytest.raises(ValueError):
-        cli_cluster.parse_duration(text)
+        cli_connection.parse_duration(text)
 
 
 def test_pod_arguments_are_files_or_names(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("pods").mkdir()
     Path("pods/web.yaml").write_text(POD_FILE)
-    files, refs = cli_cluster.split_pod_arguments(["pods/web.yaml", "default/web", "-", "web.yaml",
+    files, refs = cli_workload.split_pod_arguments(["pods/web.yaml", "default/web", "-", "web.yaml",
                                                    "team/api-0", "missing/pod.json.gz", "pods"])
     assert files == ["pods/web.yaml", "-", "web.yaml", "missing/pod.json.gz", "pods"]
     assert refs == ["default/web", "team/api-0"]
@@ -456,7 +458,7 @@ def test_snapshot_file_is_private_and_replaces_an_older_one(kube_api, tmp_path):
 def test_durations_compose(parts):
     text = "".join(f"{n}{unit}" for n, unit in parts)
     seconds = sum(n * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[unit] for n, unit in parts)
-    assert cli_cluster.parse_duration(text) == pytest.approx(seconds)
+    assert cli_connection.parse_duration(text) == pytest.approx(seconds)
 
 
 def test_unwritable_output_directory_fails_before_reading_the_cluster(kube_api, tmp_path, monkeypatch):
@@ -479,7 +481,7 @@ def test_unwritable_output_directory_fails_before_reading_the_cluster(kube_api, 
 def test_write_failure_is_one_line_and_keeps_the_older_file(kube_api, tmp_path, monkeypatch):
     import errno
 
-    from kschedx import snapshot_writer
+    from kschedx.sources import writer as snapshot_writer
 
     small_cluster(kube_api)
     target = tmp_path / "cluster.json"

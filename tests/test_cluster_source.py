@@ -14,7 +14,7 @@ import yaml
 from builders import api_node, api_pdb, api_pod, metadata, served
 from cluster_scenarios import closed_port, in_cluster, no_ambient_config  # noqa: F401 (fixture)
 from kubeapi_tls import make_ca
-from kschedx.errors import ClusterError, InputError
+from kschedx.util.errors import ClusterError, InputError
 from kschedx.sources import cluster
 from kschedx.sources.cluster import BindConflict, ClusterAPIError, EvictionBlocked
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.shell_completion import get_completion_class
 
-from kschedx.cli import main
+from kschedx.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,9 +8,9 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from kschedx.cli import main
-from kschedx.config.load import parse_config
-from kschedx.errors import InputError
+from kschedx.cli.main import main
+from kschedx.framework.configured import parse_config
+from kschedx.util.errors import InputError
 
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 

@@ -16,9 +16,9 @@ import copy
 import pytest
 
 from kschedx.config.defaults import default_configuration
-from kschedx.config.load import parse_config
+from kschedx.framework.configured import parse_config
 from kschedx.config.validation import validate_configuration
-from kschedx.errors import InputError
+from kschedx.util.errors import InputError
 
 VALID = {
     "parallelism": 8,

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from golden_compare import GOLDEN, case_names, load_expected
-from kschedx import app
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
 from kschedx.framework.runner import Framework
-from kschedx.snapshot import build_snapshot
+from kschedx.state.snapshot import build_snapshot
 
 DRA = "DynamicResources"
 DRA_CASES = [n for n in case_names() if n.startswith("dra-") or n == "hand-dra"]
@@ -46,8 +47,8 @@ def _pods_with_claims(doc: dict, workload) -> set[str]:
 
 @pytest.mark.parametrize("name", DRA_CASES)
 def test_explain_dynamic_resources(name):
-    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    actual = app.explain(workload, tie_break="name")
+    workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    actual = explain(workload, tie_break="name")
     expected = load_expected("explain", name)
     assert DRA not in actual["notEvaluated"]
     for ep, ap in zip(expected["pods"], actual["pods"]):
@@ -64,7 +65,7 @@ def simulate_dra(workload):
     results = []
     for pi in workload.pods:
         r = fw.schedule(pi)
-        r.settle()  # explanations are read before the snapshot changes, as app.simulate does
+        r.settle()  # explanations are read before the snapshot changes, as simulate does
         results.append(r)
         if r.status == "Scheduled":
             fw.run_reserve_plugins(r, r.selected_node)
@@ -74,9 +75,9 @@ def simulate_dra(workload):
 
 @pytest.mark.parametrize("name", DRA_CASES)
 def test_simulate_dynamic_resources(name):
-    from kschedx.result import build_document
+    from kschedx.result.document import build_document
 
-    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
     fw, results = simulate_dra(workload)
     actual = build_document(results, mode="simulate", tie_break="name", profile=fw.profile.name,
                             not_evaluated=fw.profile.not_evaluated, warnings=[])

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kschedx import app
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
 
 ROOT = Path(__file__).resolve().parent.parent
 CLUSTER = ROOT / "fixtures" / "cluster"
@@ -17,7 +18,7 @@ FAILED = ("Unschedulable", "UnschedulableAndUnresolvable")
 
 @lru_cache(maxsize=None)
 def result(name: str) -> dict:
-    doc = app.explain(app.load_workload([str(CLUSTER)], [str(PODS / f"{name}.yaml")]), tie_break="name")
+    doc = explain(load_workload([str(CLUSTER)], [str(PODS / f"{name}.yaml")]), tie_break="name")
     assert doc["pods"], name
     return doc["pods"][0]
 
@@ -120,7 +121,7 @@ def test_debug_shell():
 
 
 def test_pending_pod_of_the_snapshot():
-    doc = app.explain(app.load_workload([str(CLUSTER)]), tie_break="name")
+    doc = explain(load_workload([str(CLUSTER)]), tie_break="name")
     assert [(p["pod"], p["status"]) for p in doc["pods"]] == [("shop/search-indexer-5f6c7d8b9-r2x4z", "Scheduled")]
 
 

@@ -15,10 +15,12 @@ import yaml
 from click.testing import CliRunner
 
 from extender_server import ExtenderServer, Reply
-from kschedx import app
-from kschedx.cli import main
-from kschedx.config.load import parse_config
-from kschedx.errors import InputError
+from kschedx.commands import explain as explaining
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.cli.main import main
+from kschedx.framework.configured import parse_config
+from kschedx.util.errors import InputError
 
 NODE = """
 apiVersion: v1
@@ -93,8 +95,8 @@ def config(*extenders: dict, extra: str = "") -> str:
 
 
 def explain(tmp_path, cfg_text: str, pods=None, **kw) -> dict:
-    w = app.load_workload([cluster(tmp_path, **kw)], pods if pods is not None else [pod(tmp_path)])
-    return app.explain(w, tie_break="name", config=parse_config(cfg_text, "sched.yaml"))
+    w = load_workload([cluster(tmp_path, **kw)], pods if pods is not None else [pod(tmp_path)])
+    return explaining.explain(w, tie_break="name", config=parse_config(cfg_text, "sched.yaml"))
 
 
 def node(p: dict, name: str) -> dict:
@@ -403,8 +405,8 @@ def full_cluster(tmp_path) -> str:
 
 
 def preempt(tmp_path, cfg_text: str, mode: str = "explain") -> dict:
-    w = app.load_workload([full_cluster(tmp_path)], [pod(tmp_path, "urgent", cpu="2", priority=100)])
-    run = app.explain if mode == "explain" else app.simulate
+    w = load_workload([full_cluster(tmp_path)], [pod(tmp_path, "urgent", cpu="2", priority=100)])
+    run = explaining.explain if mode == "explain" else simulate
     return run(w, tie_break="name", config=parse_config(cfg_text, "sched.yaml"))
 
 
@@ -553,7 +555,7 @@ def _api_bindings(api) -> list:
 
 def test_bind_verb_only_with_yes(kube_api, tmp_path, extender, monkeypatch):
     from cluster_scenarios import run, small_cluster
-    from kschedx import cli_cluster
+    from kschedx.cli import bind as cli_bind
 
     small_cluster(kube_api)
     uid = kube_api.get("Pod", "default", "web")["metadata"]["uid"]
@@ -564,7 +566,7 @@ def test_bind_verb_only_with_yes(kube_api, tmp_path, extender, monkeypatch):
     r = run("bind", "default/web", "--dry-run", "--tie-break", "name", "--kubeconfig", kc, "--config", cfg)
     assert r.exit_code == 0, r.stderr
     assert f"binder: extender {extender.url}" in r.stdout
-    monkeypatch.setattr(cli_cluster, "_interactive", lambda: True)
+    monkeypatch.setattr(cli_bind, "_interactive", lambda: True)
     r = run("bind", "default/web", "--tie-break", "name", "--kubeconfig", kc, "--config", cfg, input="y\n")
     assert r.exit_code == 1 and "calls its bind verb only with --yes" in r.stdout
     assert extender.requests == [] and _api_bindings(kube_api) == []
@@ -622,8 +624,8 @@ def test_reply_with_a_node_it_was_not_sent(tmp_path, extender):
 def test_simulate_asks_the_extender_for_every_pod(tmp_path, extender):
     extender.on("filter", lambda args: {"NodeNames": args["NodeNames"][-1:]})
     pods = [pod(tmp_path, f"p{i}", cpu="1") for i in range(3)]
-    w = app.load_workload([cluster(tmp_path, busy_cpu="")], pods)
-    doc = app.simulate(w, tie_break="name", config=parse_config(
+    w = load_workload([cluster(tmp_path, busy_cpu="")], pods)
+    doc = simulate(w, tie_break="name", config=parse_config(
         config({"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True}), "sched.yaml"))
     assert [p["placedNode"] for p in doc["pods"]] == ["n3", "n3", "n3"]
     assert extender.verbs() == ["filter"] * 3

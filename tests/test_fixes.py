@@ -238,7 +238,7 @@ def test_cli_fix_flag(tmp_path, output):
     import yaml
     from click.testing import CliRunner
 
-    from kschedx.cli import main
+    from kschedx.cli.main import main
 
     f = tmp_path / "c.yaml"
     f.write_text(yaml.safe_dump_all([node("gpu-1", cpu="8", taints=[GPU_TAINT]), node("small", cpu="1"),
@@ -269,10 +269,11 @@ def _fixture_table():
 
 
 def _fixture_kinds(root, pods, snapshot):
-    from kschedx import app
+    from kschedx.commands import explain as explaining
+    from kschedx.commands.load import load_workload
 
-    workload = app.load_workload([str(root / snapshot)], [str(root / p) for p in pods], keep_raw=True)
-    return [[f["kind"] for f in p["fixes"]] for p in app.explain(workload, tie_break="name", fix=True)["pods"]]
+    workload = load_workload([str(root / snapshot)], [str(root / p) for p in pods], keep_raw=True)
+    return [[f["kind"] for f in p["fixes"]] for p in explaining.explain(workload, tie_break="name", fix=True)["pods"]]
 
 
 def test_fixture_table_stays_true():

@@ -14,7 +14,7 @@ import json
 
 from click.testing import CliRunner
 
-from kschedx.cli import main
+from kschedx.cli.main import main
 
 NODE = """\
 apiVersion: v1

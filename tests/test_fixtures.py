@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from builders import fixture_node as node
 from builders import fixture_pod
-from kschedx.errors import InputError
+from kschedx.util.errors import InputError
 from kschedx.sources.fixtures import Origin, expand_paths, parse_documents, read_objects
 
 
@@ -247,7 +247,7 @@ def test_unreadable_path_is_an_input_error(tmp_path):
 def test_cli_reports_bad_input_on_one_line_with_exit_code_3(tmp_path, content, fragment):
     from click.testing import CliRunner
 
-    from kschedx.cli import main
+    from kschedx.cli.main import main
 
     path = tmp_path / "f.yaml"
     path.write_bytes(content)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import strategies as st
 
 import fuzz
-from kschedx.cli import main
+from kschedx.cli.main import main
 
 GOLDEN = sorted((Path(__file__).resolve().parent / "golden" / "cases").glob("*.yaml"))
 _LOADED = {}

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from kschedx import app
-from kschedx.config.load import load_config
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.framework.configured import load_config
 from golden_compare import GOLDEN, case_names, compare, load_expected
 
 HERE = Path(__file__).parent
@@ -38,7 +40,7 @@ def placements(doc: dict) -> dict:
 @pytest.mark.parametrize("case", CASES)
 def test_simulate_places_every_pod_where_kube_scheduler_did(config, case):
     cfg = None if config == "default" else load_config(str(GOLDEN_CONFIG / "configs" / f"{config}.yaml"))
-    doc = app.simulate(app.load_workload([str(GOLDEN_CONFIG / "cases" / f"{case}.json")]), tie_break="name",
+    doc = simulate(load_workload([str(GOLDEN_CONFIG / "cases" / f"{case}.json")]), tie_break="name",
                        config=cfg, detail="placements")
     expected = json.loads((GOLDEN_CONFIG / "expected" / config / f"{case}.json").read_text())["pods"]
     got = placements(doc)
@@ -58,15 +60,15 @@ def default_variant(request):
 
 @pytest.mark.parametrize("name", case_names())
 def test_default_profile_written_out_agrees_on_every_golden_case(default_variant, name):
-    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    actual = app.explain(workload, tie_break="name", config=default_variant)
+    workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    actual = explain(workload, tie_break="name", config=default_variant)
     diffs = compare(load_expected("explain", name), actual)
     assert not diffs, "\n".join(diffs[:40])
 
 
 @pytest.mark.parametrize("name", case_names())
 def test_default_profile_written_out_agrees_on_every_golden_simulation(default_variant, name):
-    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    actual = app.simulate(workload, tie_break="name", config=default_variant)
+    workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    actual = simulate(workload, tie_break="name", config=default_variant)
     diffs = compare(load_expected("simulate", name), actual, simulate=True)
     assert not diffs, "\n".join(diffs[:40])

@@ -15,20 +15,22 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from kschedx import app, workers
-from kschedx.cli import main
+from kschedx.commands.explain import explain_into
+from kschedx.commands.load import load_workload
+from kschedx.util import workers
+from kschedx.cli.main import main
 from kschedx.framework.runner import Framework
 from kschedx.render.human import HumanSink
 from kschedx.render.layout import Report
 from kschedx.render.machine import JsonSink, to_json
-from kschedx.sink import DocumentSink
+from kschedx.result.sink import DocumentSink
 from golden_compare import GOLDEN, case_names
 from test_reuse import groups_cluster, load, with_twins
 
 
 def explain_text(workload, **kwargs) -> str:
     sink = DocumentSink()
-    code = app.explain_into(sink, workload, **kwargs)
+    code = explain_into(sink, workload, **kwargs)
     return json.dumps([code, sink.doc], default=repr, ensure_ascii=False)
 
 
@@ -50,9 +52,9 @@ def forks(monkeypatch):
 @pytest.mark.parametrize("name", case_names())
 def test_golden_documents_are_the_same_with_workers(name, tie_break, seed):
     path = [str(GOLDEN / "cases" / f"{name}.yaml")]
-    one = explain_text(app.load_workload(path), tie_break=tie_break, seed=seed, jobs=1)
-    assert explain_text(app.load_workload(path), tie_break=tie_break, seed=seed, jobs=2) == one
-    assert explain_text(app.load_workload(path), tie_break=tie_break, seed=seed, jobs=2, reuse=False) == one
+    one = explain_text(load_workload(path), tie_break=tie_break, seed=seed, jobs=1)
+    assert explain_text(load_workload(path), tie_break=tie_break, seed=seed, jobs=2) == one
+    assert explain_text(load_workload(path), tie_break=tie_break, seed=seed, jobs=2, reuse=False) == one
     # With twins: workers and the pods that share an earlier pod's result.
     twins = with_twins(name)
     one = explain_text(twins(), tie_break=tie_break, seed=seed, jobs=1, reuse=False)
@@ -61,7 +63,7 @@ def test_golden_documents_are_the_same_with_workers(name, tie_break, seed):
     texts = []
     for jobs in (1, 2):
         out = io.StringIO()
-        app.explain_into(JsonSink(out), twins(), tie_break=tie_break, seed=seed, jobs=jobs)
+        explain_into(JsonSink(out), twins(), tie_break=tie_break, seed=seed, jobs=jobs)
         texts.append(out.getvalue())
     assert texts[0] == texts[1]
     assert texts[0] == to_json(json.loads(texts[0]))
@@ -72,7 +74,7 @@ def test_golden_documents_are_the_same_with_workers(name, tie_break, seed):
 
 def human_text(workload, **kwargs) -> str:
     out = io.StringIO()
-    code = app.explain_into(HumanSink(out=out, color=False), workload, **kwargs)
+    code = explain_into(HumanSink(out=out, color=False), workload, **kwargs)
     return f"{code}\n{out.getvalue()}"
 
 
@@ -124,7 +126,7 @@ def test_workers_encode_the_nodes_for_json(monkeypatch):
     outs = []
     for jobs in (1, 2):
         out = io.StringIO()
-        app.explain_into(JsonSink(out), load(objs), tie_break="random", seed=4, jobs=jobs)
+        explain_into(JsonSink(out), load(objs), tie_break="random", seed=4, jobs=jobs)
         outs.append(out.getvalue())
     assert outs[0] == outs[1]
     # Written from the records where each pod is computed, by either run.
@@ -134,7 +136,7 @@ def test_workers_encode_the_nodes_for_json(monkeypatch):
     received.clear()
     for jobs in (1, 2):
         out = io.StringIO()
-        app.explain_into(JsonSink(out), load(objs), tie_break="random", seed=4, jobs=jobs)
+        explain_into(JsonSink(out), load(objs), tie_break="random", seed=4, jobs=jobs)
         assert out.getvalue() == outs[0]
     assert received[:12] == ["list"] * 12 and "EncodedNodes" in received[12:]
 
@@ -259,7 +261,7 @@ def test_one_pods_work_runs_with_the_collector_paused(monkeypatch):
 
     monkeypatch.setattr(Framework, "schedule", watched)
     assert gc.isenabled()
-    app.explain_into(Watching(), load(groups_cluster(groups=2, replicas=2)), tie_break="name", jobs=1)
+    explain_into(Watching(), load(groups_cluster(groups=2, replicas=2)), tie_break="name", jobs=1)
     assert gc.isenabled()
     assert seen and {what for what, _ in seen} == {"cycle", "write"}
     assert not any(enabled for _, enabled in seen)

@@ -20,8 +20,8 @@ from click.testing import CliRunner
 
 from builders import api_node, api_pod, metadata, served
 from cluster_scenarios import no_ambient_config  # noqa: F401 (fixture)
-from kschedx import kubectl_plugin
-from kschedx.cli import main
+from kschedx.cli import kubectl_plugin
+from kschedx.cli.main import main
 
 KUBECTL = shutil.which("kubectl")
 

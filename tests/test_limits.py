@@ -9,8 +9,8 @@ import gzip
 import pytest
 from click.testing import CliRunner
 
-from kschedx import workloads
-from kschedx.cli import main
+from kschedx.sources import workloads
+from kschedx.cli.main import main
 
 NODE = """apiVersion: v1
 kind: Node

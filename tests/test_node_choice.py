@@ -10,9 +10,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from kschedx import app
-from kschedx.cli import main
-from kschedx.node_choice import NodeChoice, NodeChoiceError, parse_node_choice
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.cli.main import main
+from kschedx.result.node_choice import NodeChoice, NodeChoiceError, parse_node_choice
 from golden_compare import GOLDEN, case_names
 
 CLUSTER = "fixtures/cluster/"
@@ -87,26 +89,26 @@ def _check_choices(doc: dict, run):
 
 @pytest.mark.parametrize("name", case_names())
 def test_every_choice_keeps_the_pod_fields_of_every_golden_case(name):
-    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    doc = app.explain(workload, tie_break="name")
+    workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    doc = explain(workload, tie_break="name")
     assert "nodeDetail" not in doc
-    _check_choices(doc, lambda choice: app.explain(workload, tie_break="name", nodes=choice))
+    _check_choices(doc, lambda choice: explain(workload, tie_break="name", nodes=choice))
 
 
 @pytest.mark.parametrize("name", case_names()[::3])
 def test_every_choice_in_simulate(name):
     def run(choice=None):
-        workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-        return app.simulate(workload, tie_break="name", nodes=choice)
+        workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+        return simulate(workload, tie_break="name", nodes=choice)
 
     _check_choices(run(), run)
 
 
 def test_placements_detail_keeps_the_summary():
-    workload = app.load_workload([CLUSTER] + PODS[1:2])
-    full = app.simulate(workload, tie_break="name")
-    workload = app.load_workload([CLUSTER] + PODS[1:2])
-    placements = app.simulate(workload, tie_break="name", detail="placements")
+    workload = load_workload([CLUSTER] + PODS[1:2])
+    full = simulate(workload, tie_break="name")
+    workload = load_workload([CLUSTER] + PODS[1:2])
+    placements = simulate(workload, tie_break="name", detail="placements")
     pod, lean = full["pods"][0], placements["pods"][0]
     assert lean["nodes"] == [] and lean["filterSummary"] == pod["filterSummary"] != {}
     assert lean["nodeCounts"] == pod["nodeCounts"] == {"nodes": 5, "feasible": 0}

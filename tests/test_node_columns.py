@@ -1,4 +1,4 @@
-"""The node columns (kschedx/node_columns.py) change no result: documents are
+"""The node columns (state/node_columns.py) change no result: documents are
 the same with and without them, and the values kept per key, updated only
 for the rows that changed, always equal the per-node Filter and Score
 methods, whatever pods come and go."""
@@ -13,13 +13,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kschedx import app, node_columns
-from kschedx.cluster import build_cluster
+from kschedx.commands.explain import explain
+from kschedx.commands.load import Workload
+from kschedx.commands.simulate import simulate
+from kschedx.framework.dispatch import new_framework
+from kschedx.state import node_columns
+from kschedx.state.cluster import build_cluster
 from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.runner import queue_order
 from kschedx.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kschedx.plugins.noderesources.fit import NodeResourcesFit
-from kschedx.snapshot import NodeInfo, PodInfo
+from kschedx.state.snapshot import NodeInfo, PodInfo
 from kschedx.sources.fixtures import Origin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +48,7 @@ def _generator():
 def _workload(nodes=16, pods=120, pending=24):
     objs = _generator().generate(nodes, pods, 3, pending, groups=3, replicas=3, seed=11)
     cluster = build_cluster([(o, Origin("generated")) for o in objs])
-    return app.Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
+    return Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
 
 
 @pytest.mark.parametrize("command", ["explain", "simulate"])
@@ -52,8 +56,8 @@ def test_same_document_with_and_without_the_columns(command, monkeypatch):
     def run(enabled):
         monkeypatch.setattr(node_columns, "ENABLED", enabled)
         w = _workload()
-        doc = app.explain(w, tie_break="name") if command == "explain" else \
-            app.simulate(w, tie_break="name", detail="full")
+        doc = explain(w, tie_break="name") if command == "explain" else \
+            simulate(w, tie_break="name", detail="full")
         return json.dumps(doc)
 
     with_columns = run(True)
@@ -86,7 +90,7 @@ def _check(plugins, pod, nodes):
 @given(st.lists(st.tuples(st.booleans(), st.integers(0, 10_000), st.integers(0, 10_000)), max_size=40))
 def test_kept_values_follow_every_change(moves):
     w = _workload(nodes=6, pods=40, pending=8)
-    fw = app.new_framework(w.cluster, tie_break="name", seed=None)
+    fw = new_framework(w.cluster, tie_break="name", seed=None)
     snap = fw.snapshot
     plugins = _plugins(fw)
     pending = list(w.pods)
@@ -109,7 +113,7 @@ def test_kept_values_follow_every_change(moves):
 
 def test_clones_and_added_nodes_take_the_per_node_path():
     w = _workload(nodes=5, pods=30, pending=4)
-    fw = app.new_framework(w.cluster, tie_break="name", seed=None)
+    fw = new_framework(w.cluster, tie_break="name", seed=None)
     snap = fw.snapshot
     plugins = _plugins(fw)
     pod = w.pods[0]
@@ -131,7 +135,7 @@ def test_clones_and_added_nodes_take_the_per_node_path():
 
 def test_set_node_refreshes_the_row():
     w = _workload(nodes=4, pods=20, pending=4)
-    fw = app.new_framework(w.cluster, tie_break="name", seed=None)
+    fw = new_framework(w.cluster, tie_break="name", seed=None)
     snap = fw.snapshot
     plugins = _plugins(fw)
     pod = w.pods[0]
@@ -146,7 +150,7 @@ def test_set_node_refreshes_the_row():
 
 def test_the_epoch_starts_again_after_many_changes():
     w = _workload(nodes=3, pods=12, pending=4)
-    fw = app.new_framework(w.cluster, tie_break="name", seed=None)
+    fw = new_framework(w.cluster, tie_break="name", seed=None)
     snap = fw.snapshot
     plugins = _plugins(fw)
     pod = w.pods[0]

@@ -21,13 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from kschedx import app
+from kschedx.commands.load import Workload, load_workload
+from kschedx.framework.dispatch import new_schedulers
 from kschedx.framework.records import SKIPPED, FilterTable, FilterVerdict, NodeResult, PluginScore, ScoreTable
 from kschedx.framework.interface import Plugin
 from kschedx.framework.status import Code, Status
-from kschedx.result import node_dict, pod_dict
-from kschedx.reuse import names_own_pod, records_text
-from kschedx.snapshot import PodInfo
+from kschedx.result.document import pod_dict
+from kschedx.result.node_record import node_dict
+from kschedx.commands.reuse import names_own_pod, records_text
+from kschedx.state.snapshot import PodInfo
 from kschedx.sources.fixtures import Origin
 from builders import HIGH, LOW, ONE_POD, make_node, make_pod, preemption_node, preemption_pod, taint
 from golden_compare import GOLDEN, case_names, golden_simulate_steps
@@ -61,7 +63,7 @@ def check_result(r, pi: PodInfo, mode: str = "explain") -> tuple[bool, bool]:
 
 
 def explain_results(workload, settle: bool, config=None):
-    scheds = app.new_schedulers(workload.cluster, tie_break="name", seed=None, config=config)
+    scheds = new_schedulers(workload.cluster, tie_break="name", seed=None, config=config)
     for pi in scheds.queue_order(workload.pods):
         scheds.sampling.next_start_node_index = 0
         r = scheds.schedule(pi)
@@ -74,7 +76,7 @@ def explain_results(workload, settle: bool, config=None):
 def test_golden_explain_records_have_the_tokens_of_the_nodes_text(settle):
     answers = []
     for name in case_names():
-        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+        w = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
         for pi, r in explain_results(w, settle):
             answers.append(check_result(r, pi))
     assert len(answers) > 150
@@ -92,10 +94,10 @@ def test_golden_simulate_records_have_the_tokens_of_the_nodes_text():
 @pytest.mark.parametrize("case,config", [(c.name, None) for c in sorted((GOLDEN_CONFIG / "cases").glob("*.json"))]
                          + [("mixed-44.json", "reweighted.yaml"), ("mixed-44.json", "added-affinity.yaml")])
 def test_golden_config_records_have_the_tokens_of_the_nodes_text(case, config):
-    from kschedx.config.load import load_config
+    from kschedx.framework.configured import load_config
 
     cfg = load_config(str(GOLDEN_CONFIG / "configs" / config)) if config else None
-    w = app.load_workload([str(GOLDEN_CONFIG / "cases" / case)])
+    w = load_workload([str(GOLDEN_CONFIG / "cases" / case)])
     for pi, r in explain_results(w, True, cfg):
         check_result(r, pi)
 
@@ -104,9 +106,9 @@ def test_golden_config_records_have_the_tokens_of_the_nodes_text(case, config):
 HOST = "kubernetes.io/hostname"
 
 
-def load(objs) -> app.Workload:
+def load(objs) -> Workload:
     origin = Origin("generated")
-    return app.load_workload((), cluster_objects=[(copy.deepcopy(o), origin) for o in objs])
+    return load_workload((), cluster_objects=[(copy.deepcopy(o), origin) for o in objs])
 
 
 def decisions(objs) -> dict[str, tuple[bool, bool, bool]]:
@@ -207,7 +209,7 @@ def hand_made_records() -> list[NodeResult]:
         None, SKIPPED,
         [Status(Code.UNSCHEDULABLE, "m-table-reason", plugin="m-tp3", details=["m-table-detail"]),
          None, Status(Code.SUCCESS, details={"m-pass-key": "m-pass-value"})]])
-    from kschedx.snapshot import generation_mark
+    from kschedx.state.snapshot import generation_mark
 
     nodes = [_Node("m-node-t0"), _Node("m-node-t1"), _Node("m-node-t2")]
     scores = ScoreTable(None, None, nodes[1:])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from builders import api_object, container, framework, make_node, make_pod, metadata
 
-from kschedx.snapshot import PodInfo
+from kschedx.state.snapshot import PodInfo
 
 GI = 1024**3
 HOSTNAME = "kubernetes.io/hostname"

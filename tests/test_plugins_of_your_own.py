@@ -25,9 +25,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kschedx.cli import main
-from kschedx.config.load import parse_config
-from kschedx.errors import InputError
+from kschedx.cli.main import main
+from kschedx.commands import explain as explaining
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.framework.dispatch import new_schedulers
+from kschedx.framework.configured import parse_config
+from kschedx.util.errors import InputError
 
 EXAMPLE = Path(__file__).resolve().parent / "example_plugin"
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -279,8 +283,7 @@ class _Boom:
               "got 0.5"),
 ])
 def test_a_plugin_failing_at_run_time_is_the_pods_error(monkeypatch, tmp_path, cluster, method, message):
-    from kschedx import app
-    from kschedx.config.load import load_config
+    from kschedx.framework.configured import load_config
     from kschedx.framework.interface import Plugin
 
     def filter(self, state, pod_info, node_info):
@@ -293,7 +296,7 @@ def test_a_plugin_failing_at_run_time_is_the_pods_error(monkeypatch, tmp_path, c
     _Boom.register(monkeypatch, cls)
     snap, pod = cluster
     cfg = load_config(config(tmp_path, "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: Boom}]\n"))
-    doc = app.explain(app.load_workload([snap], [pod]), tie_break="name", config=cfg)
+    doc = explaining.explain(load_workload([snap], [pod]), tie_break="name", config=cfg)
     assert doc["pods"][0]["status"] == "Error"
     assert doc["pods"][0]["message"] == message
 
@@ -312,8 +315,7 @@ def test_a_class_that_is_not_a_plugin_is_refused(monkeypatch):
 
 
 def test_a_registered_queue_sort_plugin_orders_the_pods(monkeypatch, tmp_path, cluster):
-    from kschedx import app
-    from kschedx.config.load import load_config
+    from kschedx.framework.configured import load_config
     from kschedx.framework.interface import Plugin
 
     class NameSort(Plugin):
@@ -329,12 +331,12 @@ def test_a_registered_queue_sort_plugin_orders_the_pods(monkeypatch, tmp_path, c
         path = tmp_path / f"{name}.yaml"
         path.write_text(POD.replace("name: app,", f"name: {name},"))
         files.append(str(path))
-    w = app.load_workload([snap], files)
-    assert [p["pod"] for p in app.simulate(w, tie_break="name")["pods"]] == ["default/a", "default/b", "default/c"]
+    w = load_workload([snap], files)
+    assert [p["pod"] for p in simulate(w, tie_break="name")["pods"]] == ["default/a", "default/b", "default/c"]
     cfg = load_config(config(tmp_path, "profiles:\n- plugins:\n    queueSort:\n      enabled: [{name: NameSort}]\n"
                                        "      disabled: [{name: '*'}]\n"))
-    for run in (app.simulate, app.explain):
-        doc = run(app.load_workload([snap], files), tie_break="name", config=cfg)
+    for run in (simulate, explaining.explain):
+        doc = run(load_workload([snap], files), tie_break="name", config=cfg)
         assert [p["pod"] for p in doc["pods"]] == ["default/c", "default/b", "default/a"]
 
 
@@ -372,8 +374,7 @@ def test_allow_unknown_plugins_when_the_unknown_plugin_was_the_queue_sort(tmp_pa
 
 def test_a_failing_prefilter_extension_is_the_plugins_error(monkeypatch, tmp_path, cluster):
     """AddPod / RemovePod (run for nominated pods and preemption) are guarded too."""
-    from kschedx import app
-    from kschedx.config.load import load_config
+    from kschedx.framework.configured import load_config
     from kschedx.framework.cycle_state import CycleState
     from kschedx.framework.interface import Plugin, PluginError
 
@@ -397,8 +398,8 @@ def test_a_failing_prefilter_extension_is_the_plugins_error(monkeypatch, tmp_pat
     snap, pod = cluster
     cfg = load_config(config(tmp_path, "profiles:\n- plugins:\n    preFilter:\n      enabled: [{name: Boom}]\n"
                                        "      disabled: [{name: '*'}]\n"))
-    w = app.load_workload([snap], [pod])
-    fw = app.new_schedulers(w.cluster, tie_break="name", seed=None, config=cfg).primary
+    w = load_workload([snap], [pod])
+    fw = new_schedulers(w.cluster, tie_break="name", seed=None, config=cfg).primary
     pi, node = w.pods[0], fw.snapshot.node_infos[0]
     fw.run_pre_filter_extension_remove_pod(CycleState(), pi, pi, node)  # None: Success
     with pytest.raises(PluginError) as e:

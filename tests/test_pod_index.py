@@ -1,4 +1,4 @@
-"""The pod index (kschedx/pod_index.py) changes no result: every document of
+"""The pod index (state/pod_index.py) changes no result: every document of
 a mixed workload is the same with and without it, and after a simulation
 the incrementally kept index equals one built afresh."""
 
@@ -10,10 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from kschedx import app, pod_index
-from kschedx.cluster import build_cluster
+from kschedx.commands.explain import explain
+from kschedx.commands.load import Workload
+from kschedx.commands.simulate import simulate
+from kschedx.framework.dispatch import new_framework
+from kschedx.state import pod_index
+from kschedx.state.cluster import build_cluster
 from kschedx.framework.runner import queue_order
-from kschedx.snapshot import PodInfo
+from kschedx.state.snapshot import PodInfo
 from kschedx.sources.fixtures import Origin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +33,7 @@ def _generator():
 def _workload(nodes=24, pods=240, pending=30):
     objs = _generator().generate(nodes, pods, 3, pending, groups=3, replicas=3, seed=7)
     cluster = build_cluster([(o, Origin("generated")) for o in objs])
-    return app.Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
+    return Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
 
 
 def _doc(run, enabled: bool, monkeypatch) -> str:
@@ -41,8 +45,8 @@ def _doc(run, enabled: bool, monkeypatch) -> str:
 def test_same_document_with_and_without_the_index(command, monkeypatch):
     def run(w):
         if command == "explain":
-            return app.explain(w, tie_break="name")
-        return app.simulate(w, tie_break="name", detail="full")
+            return explain(w, tie_break="name")
+        return simulate(w, tie_break="name", detail="full")
 
     with_index = _doc(run, True, monkeypatch)
     without = _doc(run, False, monkeypatch)
@@ -62,7 +66,7 @@ def _rebuilt(snapshot) -> pod_index.PodIndex:
 
 def test_index_follows_placements_and_evictions():
     w = _workload()
-    fw = app.new_framework(w.cluster, tie_break="name", seed=None)
+    fw = new_framework(w.cluster, tie_break="name", seed=None)
     snap = fw.snapshot
     idx = pod_index.index_of(snap)
     placed = []
@@ -89,7 +93,7 @@ def test_index_built_after_changes_counts_the_nodes_as_they_are():
     serve the index only for nodes unchanged since: pods placed and evicted
     before the index is first asked for are counted as they now are."""
     w = _workload()
-    fw = app.new_framework(w.cluster, tie_break="name", seed=None)
+    fw = new_framework(w.cluster, tie_break="name", seed=None)
     snap = fw.snapshot
     assert snap.pod_index is None
     counted = [ni for ni in snap.node_infos if ni.signature_counts is not None]

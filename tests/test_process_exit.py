@@ -19,7 +19,7 @@ def _python(code: str, *args: str):
                           timeout=120)
 
 
-RUN = "import sys\nfrom kschedx.cli import run\nsys.argv[0] = 'kschedx'\n"
+RUN = "import sys\nfrom kschedx.cli.main import run\nsys.argv[0] = 'kschedx'\n"
 
 
 def test_output_exit_code_and_exit_handlers_are_kept():
@@ -51,5 +51,5 @@ def test_a_running_thread_gets_pythons_own_exit():
 def test_exit_codes_as_python_makes_them():
     for value, status, stderr in (("None", 0, ""), ("3", 3, ""), ("256", 0, ""), ("-1", 255, ""),
                                   ("'gone'", 1, "gone\n")):
-        r = _python(f"from kschedx.cli import end_process\nend_process({value})\n")
+        r = _python(f"from kschedx.cli.main import end_process\nend_process({value})\n")
         assert (r.returncode, r.stderr) == (status, stderr), value

@@ -8,10 +8,12 @@ import json
 import yaml
 from click.testing import CliRunner
 
-from kschedx import app
-from kschedx.cli import main
-from kschedx.config.load import load_config
-from kschedx.result import exit_code
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.cli.main import main
+from kschedx.framework.configured import load_config
+from kschedx.result.document import exit_code
 
 CLUSTER = "fixtures/cluster"
 TWO = "fixtures/config/two-profiles.yaml"
@@ -29,7 +31,7 @@ def pod_file(tmp_path, name: str, scheduler: str | None):
 
 def test_each_pod_goes_to_its_profile(tmp_path):
     files = [pod_file(tmp_path, "a", None), pod_file(tmp_path, "b", "batch-scheduler")]
-    doc = app.explain(app.load_workload([CLUSTER], files), tie_break="name", config=load_config(TWO))
+    doc = explain(load_workload([CLUSTER], files), tie_break="name", config=load_config(TWO))
     assert doc["profiles"] == ["default-scheduler", "batch-scheduler"]
     by_pod = {p["pod"].split("/")[1]: p for p in doc["pods"]}
     assert by_pod["a"]["profile"] == "default-scheduler"
@@ -42,7 +44,7 @@ def test_each_pod_goes_to_its_profile(tmp_path):
 
 def test_pod_no_profile_serves_asked_by_name_fails(tmp_path):
     files = [pod_file(tmp_path, "c", "someone-else")]
-    doc = app.explain(app.load_workload([CLUSTER], files), tie_break="name", config=load_config(TWO))
+    doc = explain(load_workload([CLUSTER], files), tie_break="name", config=load_config(TWO))
     pod = doc["pods"][0]
     assert pod["status"] == "NoProfile" and pod["askedByName"] is True and pod["profile"] is None
     assert 'no profile serves schedulerName "someone-else"' in pod["message"]
@@ -55,8 +57,8 @@ def test_snapshot_pending_pod_of_another_scheduler_does_not_fail(tmp_path):
     pending["spec"]["schedulerName"] = "someone-else"
     path = tmp_path / "pending.yaml"
     path.write_text(yaml.safe_dump(pending))
-    w = app.load_workload([str(tmp_path)])
-    doc = app.simulate(w, tie_break="name", config=load_config(TWO))
+    w = load_workload([str(tmp_path)])
+    doc = simulate(w, tie_break="name", config=load_config(TWO))
     assert [p["status"] for p in doc["pods"]] == ["NoProfile"]
     assert "askedByName" not in doc["pods"][0]
     assert doc["summary"]["noProfile"] == 1
@@ -65,7 +67,7 @@ def test_snapshot_pending_pod_of_another_scheduler_does_not_fail(tmp_path):
 
 def test_without_config_every_pod_gets_the_default_profile(tmp_path):
     files = [pod_file(tmp_path, "d", "someone-else")]
-    doc = app.explain(app.load_workload([CLUSTER], files), tie_break="name")
+    doc = explain(load_workload([CLUSTER], files), tie_break="name")
     assert doc["pods"][0]["status"] == "Scheduled" and doc["pods"][0]["profile"] == "default-scheduler"
     assert "profiles" not in doc
 

@@ -22,8 +22,8 @@ from builders import container, make_pod, req_containers, sidecar
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kschedx.labels import SelectorError, label_selector, node_selector_requirements
-from kschedx.resources import pod_requests
+from kschedx.api.labels import SelectorError, label_selector, node_selector_requirements
+from kschedx.api.resources import pod_requests
 from kschedx.sources.fixtures import read_objects
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -279,7 +279,7 @@ def plus(a, b):
 
 
 def milli(rl):
-    from kschedx.resources import to_milli_list
+    from kschedx.api.resources import to_milli_list
 
     return to_milli_list(rl)
 

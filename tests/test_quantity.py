@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from kschedx.quantity import (
+from kschedx.api.quantity import (
     BINARY_SI,
     DECIMAL_EXPONENT,
     DECIMAL_SI,

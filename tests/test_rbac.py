@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from cluster_scenarios import no_ambient_config, run, small_cluster  # noqa: F401 (fixture)
-from kschedx import bind
+from kschedx.commands import bind
 from kschedx.sources.cluster import KINDS, connect
 
 ROOT = Path(__file__).resolve().parents[1]

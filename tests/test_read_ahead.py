@@ -16,10 +16,11 @@ import tempfile
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from kschedx import app
-from kschedx.errors import InputError
-from kschedx.sink import DocumentSink
-from kschedx.snapshot import build_snapshot
+from kschedx.commands.explain import explain_into
+from kschedx.commands.load import load_workload
+from kschedx.util.errors import InputError
+from kschedx.result.sink import DocumentSink
+from kschedx.state.snapshot import build_snapshot
 from kschedx.sources import read_ahead
 from kschedx.sources.fixtures import read_objects
 from kschedx.sources.shape import pod_shape_but_spec_valid
@@ -79,7 +80,7 @@ def _twins(obj: dict, i: int) -> list:
 
 def _outcome(paths, pod_paths=(), read_ahead_on=True) -> str:
     try:
-        workload = app.load_workload(paths, pod_paths, read_ahead=read_ahead_on)
+        workload = load_workload(paths, pod_paths, read_ahead=read_ahead_on)
     except InputError as exc:
         return f"error: {exc}"
     pods = json.dumps(workload.cluster.pods, default=repr)
@@ -87,7 +88,7 @@ def _outcome(paths, pod_paths=(), read_ahead_on=True) -> str:
     facts = json.dumps([(pi.key, pi.uid, pi.resource.as_dict(), pi.non0_cpu, pi.non0_mem, pi.host_ports,
                          pi.has_affinity, pi.priority) for pi in snap.pod_infos.values()], default=repr)
     sink = DocumentSink()
-    app.explain_into(sink, workload, tie_break="name", seed=None)
+    explain_into(sink, workload, tie_break="name", seed=None)
     return f"{pods}\n{facts}\n{json.dumps(sink.doc, default=repr)}"
 
 
@@ -115,9 +116,9 @@ def _cluster(n: int, **spec) -> list:
 
 def test_pods_without_uid_get_the_same_stable_uid(tmp_path, always):
     path = _write_list(tmp_path, _cluster(12))
-    with_ahead = app.load_workload([path]).cluster.pods
+    with_ahead = load_workload([path]).cluster.pods
     assert always
-    alone = app.load_workload([path], read_ahead=False).cluster.pods
+    alone = load_workload([path], read_ahead=False).cluster.pods
     assert [p["metadata"]["uid"] for p in with_ahead] == [p["metadata"]["uid"] for p in alone]
     assert all(p["metadata"]["uid"] for p in alone)
 
@@ -127,9 +128,9 @@ def test_a_twin_with_a_wrong_field_outside_its_spec_is_reported_as_alone(tmp_pat
     objs[5]["status"] = {"phase": "Running", "startTime": 7}
     path = _write_list(tmp_path, objs)
     with pytest.raises(InputError) as alone:
-        app.load_workload([path], read_ahead=False)
+        load_workload([path], read_ahead=False)
     with pytest.raises(InputError) as ahead:
-        app.load_workload([path])
+        load_workload([path])
     assert str(ahead.value) == str(alone.value)
     assert "status.startTime" in str(alone.value)
     assert always
@@ -186,7 +187,7 @@ def test_a_scan_that_dies_leaves_the_result_as_it_would_be_alone(tmp_path, alway
 def test_explain_jobs_1_and_stdin_read_in_one_process(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from kschedx.cli import main
+    from kschedx.cli.main import main
 
     monkeypatch.setattr(read_ahead, "MIN_BYTES", 0)
     monkeypatch.setattr(read_ahead, "cpus", lambda: 2)
@@ -328,6 +329,6 @@ def test_the_pods_asked_about_are_the_pod_files_own(tmp_path):
     snap = _write_list(tmp_path, snapshot)
     pods = tmp_path / "pods.json"
     pods.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": asked}))
-    w = app.load_workload([snap], [str(pods)])
+    w = load_workload([snap], [str(pods)])
     assert sorted(pi.name for pi in w.pods) == ["a", "b"]
     assert {p["metadata"]["name"] for p in w.cluster.pending_pods()} == {"held", "a", "b"}

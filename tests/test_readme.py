@@ -36,7 +36,7 @@ def _anchor(heading: str) -> str:
 
 
 def test_help_epilog_links_existing_sections():
-    from kschedx.cli import README_EPILOG, README_SECTIONS
+    from kschedx.cli.main import README_EPILOG, README_SECTIONS
 
     anchors = {_anchor(h) for h in re.findall(r"^#{2,4} (.+)$", README, flags=re.M)}
     for anchor, _ in README_SECTIONS:

@@ -459,7 +459,7 @@ def test_rich_draws_a_shared_body_once_and_the_same(monkeypatch):
     # Pods that take an identical earlier pod's result share its body's
     # blocks: on a terminal each block is drawn once, and the report is the
     # one Rich draws from all the blocks at once.
-    from kschedx import app
+    from kschedx.commands.explain import explain, explain_into
     from kschedx.render import human
     from kschedx.render.human import HumanSink, render_rich
     from kschedx.render.layout import build
@@ -468,7 +468,7 @@ def test_rich_draws_a_shared_body_once_and_the_same(monkeypatch):
     monkeypatch.setenv("COLUMNS", "150")
     objs = groups_cluster(groups=3, replicas=4, nodes=70)
     whole = io.StringIO()
-    render_rich(build(app.explain(load(objs), tie_break="name")), whole)
+    render_rich(build(explain(load(objs), tie_break="name")), whole)
     drawn = []
     rich_text = human.rich_text
 
@@ -480,7 +480,7 @@ def test_rich_draws_a_shared_body_once_and_the_same(monkeypatch):
     for jobs in (1, 2):
         drawn.clear()
         out = io.StringIO()
-        app.explain_into(HumanSink(out=out, color=True), load(objs), tie_break="name", jobs=jobs)
+        explain_into(HumanSink(out=out, color=True), load(objs), tie_break="name", jobs=jobs)
         assert out.getvalue() == whole.getvalue()
         tables = [b for b in drawn if type(b).__name__ == "Table"]
         assert len(tables) == len({id(b) for b in tables}) < 12 * 2  # a group's tables once

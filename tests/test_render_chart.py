@@ -11,8 +11,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from rich.console import Console
 
-from kschedx.app import node_group
-from kschedx.cli import main
+from kschedx.result.node_group import node_group
+from kschedx.cli.main import main
 from kschedx.render import chart
 from kschedx.render.simulate import render_simulate
 

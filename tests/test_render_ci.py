@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kschedx.cli import main
+from kschedx.cli.main import main
 from kschedx.render.github import annotation, to_github
 from kschedx.render.junit import to_junit
 from kschedx.render.tap import to_tap

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import io
 
-from kschedx import app
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
 from kschedx.render.simulate import preemption_text, render_simulate
 from golden_compare import GOLDEN
 
 
 def test_preemption_text_names_victims_and_losing_candidates():
-    w = app.load_workload([str(GOLDEN / "cases" / "hand-08-preemption-pdb.yaml")])
-    p = app.explain(w, tie_break="name")["pods"][0]
+    w = load_workload([str(GOLDEN / "cases" / "hand-08-preemption-pdb.yaml")])
+    p = explain(w, tie_break="name")["pods"][0]
     text = preemption_text(p, wide=False)
     assert "nominated n2" in text and "default/batch" in text and "0 PodDisruptionBudget violation(s)" in text
     wide = preemption_text(p, wide=True)
@@ -19,14 +21,14 @@ def test_preemption_text_names_victims_and_losing_candidates():
 
 
 def test_preemption_text_is_empty_without_nomination_unless_wide():
-    w = app.load_workload([str(GOLDEN / "cases" / "hand-05-preemption.yaml")])
-    polite = app.explain(w, tie_break="name")["pods"][1]
+    w = load_workload([str(GOLDEN / "cases" / "hand-05-preemption.yaml")])
+    polite = explain(w, tie_break="name")["pods"][1]
     assert preemption_text(polite) == ""
 
 
 def test_render_simulate_tables():
-    w = app.load_workload([str(GOLDEN / "cases" / "hand-05-preemption.yaml")])
-    doc = app.simulate(w, tie_break="name", detail="placements")
+    w = load_workload([str(GOLDEN / "cases" / "hand-05-preemption.yaml")])
+    doc = simulate(w, tie_break="name", detail="placements")
     out = io.StringIO()
     render_simulate(doc, out=out)
     text = out.getvalue()
@@ -37,8 +39,8 @@ def test_render_simulate_tables():
 
 
 def test_simulate_wide_lists_preemption_candidates():
-    w = app.load_workload([str(GOLDEN / "cases" / "hand-08-preemption-pdb.yaml")])
-    doc = app.simulate(w, tie_break="name", detail="placements")
+    w = load_workload([str(GOLDEN / "cases" / "hand-08-preemption-pdb.yaml")])
+    doc = simulate(w, tie_break="name", detail="placements")
     narrow, wide = io.StringIO(), io.StringIO()
     render_simulate(doc, out=narrow)
     render_simulate(doc, wide=True, out=wide)
@@ -52,8 +54,8 @@ SIMULATE = GOLDEN.parent.parent / "fixtures" / "simulate"
 
 
 def _simulate_text(wide=False):
-    w = app.load_workload([str(SIMULATE / "cluster.yaml")], [str(SIMULATE / "deploy.yaml")])
-    doc = app.simulate(w, tie_break="name", detail="placements")
+    w = load_workload([str(SIMULATE / "cluster.yaml")], [str(SIMULATE / "deploy.yaml")])
+    doc = simulate(w, tie_break="name", detail="placements")
     out = io.StringIO()
     render_simulate(doc, wide=wide, out=out)
     return doc, out.getvalue()

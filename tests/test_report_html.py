@@ -13,7 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 import chromium
-from kschedx.cli import main
+from kschedx.cli.main import main
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
 from kschedx.render import html as report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -208,11 +211,10 @@ def test_simulate_report_shows_placements_and_utilization(tmp_path):
 
 
 def test_detail_failures_keeps_the_verdicts_of_unplaced_pods_only():
-    from kschedx import app
 
     def doc(detail):
-        w = app.load_workload([str(SIM / "cluster.yaml")], [str(SIM / "deploy.yaml")])
-        return app.simulate(w, tie_break="name", detail=detail)
+        w = load_workload([str(SIM / "cluster.yaml")], [str(SIM / "deploy.yaml")])
+        return simulate(w, tie_break="name", detail=detail)
 
     full, failures = doc("full"), doc("failures")
     assert failures["detail"] == "failures"
@@ -234,10 +236,9 @@ VARIED_CASES = ("case-1-106", "case-1-114", "dra-2-3", "case-1-100", "case-1-10"
 
 
 def golden_doc(name: str, mode: str = "explain") -> dict:
-    from kschedx import app
 
-    w = app.load_workload([str(ROOT / "tests" / "golden" / "cases" / f"{name}.yaml")])
-    return app.explain(w, tie_break="name") if mode == "explain" else app.simulate(w, tie_break="name")
+    w = load_workload([str(ROOT / "tests" / "golden" / "cases" / f"{name}.yaml")])
+    return explain(w, tie_break="name") if mode == "explain" else simulate(w, tie_break="name")
 
 
 @pytest.mark.parametrize("name", VARIED_CASES)

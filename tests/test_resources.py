@@ -14,7 +14,7 @@ from builders import container, make_pod, put, req_containers, sidecar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kschedx.resources import (
+from kschedx.api.resources import (
     DEFAULT_MEMORY_REQUEST,
     defaults_apply,
     non_missing_container_requests,
@@ -22,7 +22,7 @@ from kschedx.resources import (
     pod_requests,
     to_milli_list,
 )
-from kschedx.snapshot import PodInfo
+from kschedx.state.snapshot import PodInfo
 
 INFEASIBLE = [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]
 
@@ -265,7 +265,7 @@ def test_pod_info_uses_status_resources_of_a_resized_pod():
 def test_memory_beyond_int64_milli_is_not_wrapped():
     # 8Ei is stored capped at 2^63-1 bytes; MilliValue() of that wraps in
     # int64, Value() does not, and the scheduler reads memory via Value().
-    from kschedx.resources import milli, value_of
+    from kschedx.api.resources import milli, value_of
 
     assert value_of(milli("8Ei")) == 2**63 - 1
     assert value_of(milli("1Gi")) == 1024**3

@@ -1,4 +1,4 @@
-"""Node dicts built a plugin column at a time (result_dicts.node_dicts),
+"""Node dicts built a plugin column at a time (result/node_dicts.py),
 equal entries shared, are result.node_dict's dicts: equal, keys in the same
 order, on every golden case and on records of every shape."""
 
@@ -8,9 +8,11 @@ import json
 
 import pytest
 
-from kschedx import app
-from kschedx.result import node_dict
-from kschedx.result_dicts import node_dicts
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.framework.dispatch import new_schedulers
+from kschedx.result.node_record import node_dict
+from kschedx.result.node_dicts import node_dicts
 from golden_compare import GOLDEN, case_names, golden_simulate_steps
 from test_own_pod import hand_made_records
 
@@ -27,8 +29,8 @@ def check(records) -> list[dict]:
 @pytest.mark.parametrize("settle", [True, False])
 def test_golden_explain_node_dicts(settle):
     for name in case_names():
-        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-        scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+        w = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+        scheds = new_schedulers(w.cluster, tie_break="name", seed=None)
         for pi in scheds.queue_order(w.pods):
             scheds.sampling.next_start_node_index = 0
             r = scheds.schedule(pi)
@@ -54,7 +56,7 @@ def _built_for_one_pod_of_30_nodes() -> list[dict]:
     from test_reuse import groups_cluster, load
 
     w = load(groups_cluster(groups=1, replicas=1, nodes=30))
-    scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+    scheds = new_schedulers(w.cluster, tie_break="name", seed=None)
     r = scheds.schedule(w.pods[0])
     r.settle()
     return check(r.nodes)
@@ -83,8 +85,8 @@ def test_the_report_of_shared_dicts_is_the_report_of_a_copy(name):
     if name == "generated":
         w = load(groups_cluster(groups=4, replicas=2, nodes=40))
     else:
-        w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    doc = app.explain(w, tie_break="name")
+        w = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    doc = explain(w, tie_break="name")
     apart = json.loads(json.dumps(doc, default=repr))
     assert apart == doc
     for wide in (False, True):

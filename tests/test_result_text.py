@@ -1,4 +1,4 @@
-"""Node records written straight from the runner's records (result_text) are
+"""Node records written straight from the runner's records (result/node_text.py) are
 byte for byte what writing result.node_dict's dicts gives."""
 
 from __future__ import annotations
@@ -10,13 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kschedx import app
+from kschedx.commands.explain import explain_into
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate_into
 from kschedx.framework.records import FilterVerdict, NodeResult, PluginScore
 from kschedx.framework.status import Code, Status
-from kschedx.render.machine import MEMBER_NEWLINE, JsonSink, _indented, to_json
-from kschedx.result import node_dict
-from kschedx.result_text import node_records_text
-from kschedx.sink import DocumentSink, ResultSink
+from kschedx.render.machine import MEMBER_NEWLINE, JsonSink, to_json
+from kschedx.result.json_text import indented as _indented
+from kschedx.result.node_record import node_dict
+from kschedx.result.node_text import node_records_text
+from kschedx.result.sink import DocumentSink, ResultSink
 from golden_compare import GOLDEN, case_names
 
 NEWLINES = (MEMBER_NEWLINE, "\n", "\n   ")
@@ -48,12 +51,12 @@ class CompareRecords(ResultSink):
 @pytest.mark.parametrize("mode", ["explain", "simulate"])
 @pytest.mark.parametrize("name", case_names())
 def test_the_golden_cases_records_are_written_as_their_dicts(name, mode):
-    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
     sink = CompareRecords()
     if mode == "explain":
-        app.explain_into(sink, workload, tie_break="name", reuse=False)  # every pod's own cycle
+        explain_into(sink, workload, tie_break="name", reuse=False)  # every pod's own cycle
     else:
-        app.simulate_into(sink, workload, tie_break="name")
+        simulate_into(sink, workload, tie_break="name")
     assert sink.pods == len(workload.pods)
 
 
@@ -61,11 +64,11 @@ def test_the_golden_cases_records_are_written_as_their_dicts(name, mode):
 @pytest.mark.parametrize("name", case_names())
 def test_the_json_sink_alone_streams_the_golden_document(name, mode):
     # The sink's own encoder is in use only when nothing else reads the pods.
-    run = app.explain_into if mode == "explain" else app.simulate_into
+    run = explain_into if mode == "explain" else simulate_into
     docs = DocumentSink()
-    run(docs, app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    run(docs, load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
     out = io.StringIO()
-    run(JsonSink(out), app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    run(JsonSink(out), load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
     assert out.getvalue() == to_json(docs.doc)
 
 
@@ -188,7 +191,7 @@ def test_long_pieces_written_on_their_own_make_the_same_document(monkeypatch, ap
     monkeypatch.setattr(machine, "WRITTEN_APART", apart)
     name = case_names()[0]
     docs = DocumentSink()
-    app.simulate_into(docs, app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    simulate_into(docs, load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
     writes = []
 
     class Out(io.StringIO):
@@ -197,7 +200,7 @@ def test_long_pieces_written_on_their_own_make_the_same_document(monkeypatch, ap
             return super().write(text)
 
     out = Out()
-    app.simulate_into(JsonSink(out), app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    simulate_into(JsonSink(out), load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
     assert out.getvalue() == to_json(docs.doc)
     assert any(w.startswith(('\n        {', '[\n        {')) for w in writes)  # a pod's nodes, on their own
     sink = JsonSink(io.StringIO())

@@ -1,4 +1,4 @@
-"""Identical pods share one cycle in explain (kschedx/reuse.py): the whole
+"""Identical pods share one cycle in explain (commands/reuse.py): the whole
 document is the same with reuse and without, on every golden case and on
 generated clusters whose pending pods come in identical groups; pods that
 differ in anything a plugin reads never share."""
@@ -11,12 +11,14 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from kschedx import app
-from kschedx.cli import main
+from kschedx.commands.explain import explain, explain_into
+from kschedx.commands.load import Workload, load_workload
+from kschedx.framework.dispatch import new_schedulers
+from kschedx.cli.main import main
 from kschedx.framework.runner import Framework
-from kschedx.reuse import ResultReuse, scheduling_key
-from kschedx.sink import DocumentSink
-from kschedx.snapshot import PodInfo
+from kschedx.commands.reuse import ResultReuse, scheduling_key
+from kschedx.result.sink import DocumentSink
+from kschedx.state.snapshot import PodInfo
 from kschedx.sources.fixtures import Origin
 from builders import HIGH, LOW, ONE_POD, make_node, make_pod, preemption_node, preemption_pod
 from golden_compare import GOLDEN, case_names
@@ -28,7 +30,7 @@ HOST = "kubernetes.io/hostname"
 def explain_text(workload_of, **kwargs) -> str:
     """The whole explain document as text (key order included)."""
     sink = DocumentSink()
-    app.explain_into(sink, workload_of(), **kwargs)
+    explain_into(sink, workload_of(), **kwargs)
     return json.dumps(sink.doc, default=repr, ensure_ascii=False)
 
 
@@ -64,7 +66,7 @@ def with_twins(name: str, keep_raw: bool = False):
                 if meta.get("uid"):
                     meta["uid"] = meta["uid"] + "-twin"
                 objs.append((twin, origin))
-        return app.load_workload((), cluster_objects=objs, keep_raw=keep_raw)
+        return load_workload((), cluster_objects=objs, keep_raw=keep_raw)
 
     return workload
 
@@ -73,7 +75,7 @@ def with_twins(name: str, keep_raw: bool = False):
 @pytest.mark.parametrize("name", case_names())
 def test_golden_documents_are_the_same_with_and_without_reuse(name, tie_break, seed, hits):
     def workload():
-        return app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+        return load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
 
     without = explain_text(workload, tie_break=tie_break, seed=seed, reuse=False)
     assert not hits
@@ -90,7 +92,7 @@ def test_golden_fixes_sampling_and_node_choices_are_the_same_with_reuse(name):
     # --fix runs more cycles per unschedulable pod; --sampling upstream
     # starts each explained pod at node 0; --nodes top=N and failing keep the
     # selected node, drawn at random among ties.
-    from kschedx.node_choice import parse_node_choice
+    from kschedx.result.node_choice import parse_node_choice
 
     twins = with_twins(name, keep_raw=True)
     for kwargs in (dict(fix=True), dict(sampling="upstream"), dict(nodes=parse_node_choice("top=1")),
@@ -106,7 +108,7 @@ def test_golden_twins_do_share_cycles(hits):
     for name in case_names():
         w = with_twins(name)()
         pods += len(w.pods) // 2
-        app.explain(w, tie_break="name")
+        explain(w, tie_break="name")
     assert len(hits) > pods // 2, (len(hits), pods)
 
 
@@ -143,9 +145,9 @@ def groups_cluster(groups: int = 6, replicas: int = 4, nodes: int = 9, interleav
     return objs
 
 
-def load(objs) -> app.Workload:
+def load(objs) -> Workload:
     origin = Origin("generated")
-    return app.load_workload((), cluster_objects=[(copy.deepcopy(o), origin) for o in objs])
+    return load_workload((), cluster_objects=[(copy.deepcopy(o), origin) for o in objs])
 
 
 @pytest.mark.parametrize("tie_break,seed", [("name", None), ("random", 1), ("random", 2)])
@@ -166,7 +168,7 @@ def test_interleaved_groups_agree_too(hits):
 
 def test_a_shared_result_keeps_its_own_name_uid_and_draw():
     objs = groups_cluster(groups=1, replicas=6)
-    doc = app.explain(load(objs), tie_break="random", seed=3)
+    doc = explain(load(objs), tie_break="random", seed=3)
     pods = doc["pods"]
     assert [p["pod"] for p in pods] == [f"default/grp0-{r}" for r in range(6)]
     assert len({p["uid"] for p in pods}) == 6
@@ -251,7 +253,7 @@ def test_a_nominated_pod_is_never_shared():
             make_pod("a", status={"nominatedNodeName": "n"}, **BASE),
             make_pod("b", status={"nominatedNodeName": "n"}, **BASE)]
     w = load(objs)
-    scheds = app.new_schedulers(w.cluster, tie_break="name", seed=None)
+    scheds = new_schedulers(w.cluster, tie_break="name", seed=None)
     reuse = ResultReuse(scheds, w)
     assert [reuse.key(pi) for pi in w.pods] == [None, None]
 
@@ -259,9 +261,9 @@ def test_a_nominated_pod_is_never_shared():
 def _twins_and_first_result():
     """Two identical pods: (their ResultReuse, the first pod, its key, its document)."""
     w = load(groups_cluster(groups=1, replicas=2))
-    reuse = ResultReuse(app.new_schedulers(w.cluster, tie_break="name", seed=None), w)
+    reuse = ResultReuse(new_schedulers(w.cluster, tie_break="name", seed=None), w)
     first = w.pods[0]
-    return reuse, w, first, reuse.key(first), app.explain(w, tie_break="name")["pods"][0]
+    return reuse, w, first, reuse.key(first), explain(w, tie_break="name")["pods"][0]
 
 
 def test_a_result_that_names_its_pod_is_not_kept():

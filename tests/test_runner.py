@@ -18,7 +18,7 @@ from kschedx.framework.runner import ONE_FEASIBLE_NOTE, Framework
 from kschedx.framework.status import Code, Status
 from kschedx.plugins.nodeaffinity import NodeAffinity
 from kschedx.plugins.noderesources.fit import NodeResourcesFit
-from kschedx.snapshot import PodInfo, build_snapshot
+from kschedx.state.snapshot import PodInfo, build_snapshot
 
 POINTS = {"pre_enqueue": "pre_enqueue", "pre_filter": "pre_filter", "filter": "filter", "post_filter": "post_filter",
           "pre_score": "pre_score", "score": "score"}

@@ -233,8 +233,8 @@ def test_best_of_some_window_examples():
 
 
 def test_scheduler_sampling_state_from_a_configuration():
-    from kschedx.config.load import parse_config
-    from kschedx.dispatch import sampling_state
+    from kschedx.framework.configured import parse_config
+    from kschedx.framework.dispatch import sampling_state
 
     head = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
     assert sampling_state("all").global_percentage == 0

@@ -15,9 +15,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from kschedx import app
-from kschedx.cli import main
-from kschedx.config.load import parse_config
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.cli.main import main
+from kschedx.framework.configured import parse_config
 
 ZONE = "topology.kubernetes.io/zone"
 CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
@@ -118,7 +120,7 @@ def ref_pick(found, pod):
 
 def write(tmp_path, objects, config_text):
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
-    return app.load_workload([str(tmp_path / "cluster.yaml")]), parse_config(config_text, "sched.yaml")
+    return load_workload([str(tmp_path / "cluster.yaml")]), parse_config(config_text, "sched.yaml")
 
 
 @pytest.mark.parametrize("seed, num_nodes, global_pct, profile_pct", [
@@ -130,7 +132,7 @@ def test_simulate_upstream_follows_the_reference(tmp_path, seed, num_nodes, glob
     objects, nodes, pods = make_cluster(seed, num_nodes, 40)
     pct_line = f"  percentageOfNodesToScore: {profile_pct}\n" if profile_pct is not None else ""
     workload, config = write(tmp_path, objects, CONFIG.format(global_pct=global_pct, profile_pct=pct_line))
-    doc = app.simulate(workload, tie_break="name", config=config, sampling="upstream")
+    doc = simulate(workload, tie_break="name", config=config, sampling="upstream")
 
     order = ref_tree_order(nodes)
     assert [nd["name"] for nd in order] != [nd["name"] for nd in nodes]  # zones do interleave
@@ -158,7 +160,7 @@ def test_all_mode_reports_what_upstream_could_pick(tmp_path):
     that is the best of some window of k consecutive feasible nodes."""
     objects, nodes, pods = make_cluster(4, 300, 12)
     workload, config = write(tmp_path, objects, CONFIG.format(global_pct=0, profile_pct=""))
-    doc = app.simulate(workload, tie_break="name", config=config)
+    doc = simulate(workload, tie_break="name", config=config)
     order = ref_tree_order(nodes)
     k = ref_num_to_find(0, 300)
     start = 0
@@ -187,7 +189,7 @@ def test_all_mode_reports_what_upstream_could_pick(tmp_path):
 def test_explain_starts_every_pod_at_index_zero(tmp_path):
     objects, nodes, pods = make_cluster(5, 200, 5)
     workload, config = write(tmp_path, objects, CONFIG.format(global_pct=0, profile_pct=""))
-    doc = app.explain(workload, tie_break="name", config=config, sampling="upstream")
+    doc = explain(workload, tie_break="name", config=config, sampling="upstream")
     order = ref_tree_order(nodes)
     for pod, got in zip(pods, doc["pods"]):
         found, processed = ref_cycle(order, pod, 0, 100)
@@ -200,7 +202,7 @@ def test_small_cluster_has_no_sampling_field(tmp_path):
     objects, _, _ = make_cluster(6, 40, 3)
     workload, config = write(tmp_path, objects, CONFIG.format(global_pct=0, profile_pct=""))
     for mode in ("all", "upstream"):
-        doc = app.simulate(workload, tie_break="name", config=config, sampling=mode)
+        doc = simulate(workload, tie_break="name", config=config, sampling=mode)
         assert all("sampling" not in p for p in doc["pods"])
 
 
@@ -215,7 +217,7 @@ def test_without_score_plugins_one_feasible_node_is_enough(tmp_path):
                  "spec": {"containers": [{"name": "c", "image": "x"}]}} for j in range(7)]
     config = CONFIG.format(global_pct=0, profile_pct="").replace("      enabled: [{name: NodeResourcesFit}]\n", "")
     workload, cfg = write(tmp_path, objects, config)
-    doc = app.simulate(workload, tie_break="name", config=cfg, sampling="upstream")
+    doc = simulate(workload, tie_break="name", config=cfg, sampling="upstream")
     assert [p["placedNode"] for p in doc["pods"]] == ["c", "a", "e", "b", "d", "c", "a"]
     assert [p["sampling"]["startIndex"] for p in doc["pods"]] == [0, 1, 2, 3, 4, 0, 1]
     assert all(p["sampling"]["numFeasibleNodesToFind"] == 1 for p in doc["pods"])
@@ -229,7 +231,7 @@ def test_fitting_nominated_node_searches_nothing(tmp_path):
     pod_objs = [o for o in objects if o["kind"] == "Pod"]
     pod_objs[0]["status"] = {"nominatedNodeName": free["name"]}
     workload, config = write(tmp_path, objects, CONFIG.format(global_pct=0, profile_pct=""))
-    doc = app.simulate(workload, tie_break="name", config=config, sampling="upstream")
+    doc = simulate(workload, tie_break="name", config=config, sampling="upstream")
     first, second = doc["pods"][0], doc["pods"][1]
     assert first["placedNode"] == free["name"] and "sampling" not in first
     assert second["sampling"]["startIndex"] == 0
@@ -264,7 +266,7 @@ def test_failed_nominated_node_counts_as_processed(tmp_path):
     pod_objs = [o for o in objects if o["kind"] == "Pod"]
     pod_objs[0]["status"] = {"nominatedNodeName": tainted["name"]}
     workload, config = write(tmp_path, objects, CONFIG.format(global_pct=0, profile_pct=""))
-    doc = app.simulate(workload, tie_break="name", config=config, sampling="upstream")
+    doc = simulate(workload, tie_break="name", config=config, sampling="upstream")
     s = doc["pods"][0]["sampling"]
     assert s["processedNodes"] == processed + 1
     assert doc["pods"][1]["sampling"]["startIndex"] == processed + 1
@@ -274,7 +276,7 @@ def test_node_story_and_html_report_say_it(tmp_path):
     objects, nodes, pods = make_cluster(10, 220, 1)
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
     workload, config = write(tmp_path, objects, CONFIG.format(global_pct=0, profile_pct=""))
-    doc = app.explain(workload, tie_break="name", config=config)
+    doc = explain(workload, tie_break="name", config=config)
     s = doc["pods"][0]["sampling"]
     feasible = [n["name"] for n in doc["pods"][0]["nodes"] if n["feasible"]]
     never = next(n for n in feasible if n not in s["upstreamCouldPick"])
@@ -290,7 +292,7 @@ def test_node_story_and_html_report_say_it(tmp_path):
     r = runner.invoke(main, base + ["--report", str(report)])
     assert r.exit_code == 0, r.output
     assert "sampling: kube-scheduler stops at" in report.read_text()
-    up = app.explain(workload, tie_break="name", config=config, sampling="upstream")["pods"][0]
+    up = explain(workload, tie_break="name", config=config, sampling="upstream")["pods"][0]
     unscored = next(n["name"] for n in up["nodes"] if n["feasible"] and n.get("scores") is None)
     r = runner.invoke(main, base + ["--sampling", "upstream", "--node", unscored])
     assert "not scored: kube-scheduler's search (node sampling)" in r.output
@@ -310,7 +312,7 @@ def test_prefilter_result_narrows_the_search(tmp_path):
         if o["kind"] == "Pod":
             o["spec"]["affinity"] = affinity
     workload, config = write(tmp_path, objects, CONFIG.format(global_pct=0, profile_pct=""))
-    doc = app.simulate(workload, tie_break="name", config=config, sampling="upstream")
+    doc = simulate(workload, tie_break="name", config=config, sampling="upstream")
     order = [nd for nd in ref_tree_order(nodes) if nd["name"] in set(chosen)]
     start = 0
     for pod, got in zip(pods, doc["pods"]):
@@ -342,13 +344,13 @@ def test_extenders_filter_the_nodes_the_search_kept(tmp_path):
         text = CONFIG.format(global_pct=0, profile_pct="") + yaml.safe_dump(
             {"extenders": [{"urlPrefix": server.url, "filterVerb": "filter", "nodeCacheCapable": True}]})
         workload, config = write(tmp_path, objects, text)
-        up = app.explain(workload, tie_break="name", config=config, sampling="upstream")["pods"][0]
+        up = explain(workload, tie_break="name", config=config, sampling="upstream")["pods"][0]
         [(_, args, _)] = server.requests
         assert sorted(args["NodeNames"]) == sorted(nd["name"] for nd in found)
         assert up["selectedNode"] != rejected
         assert up["selectedNode"] == ref_pick([nd for nd in found if nd["name"] != rejected], pods[0])["name"]
         server.requests.clear()
-        doc = app.explain(workload, tie_break="name", config=config)["pods"][0]
+        doc = explain(workload, tie_break="name", config=config)["pods"][0]
         [(_, args, _)] = server.requests
         assert len(args["NodeNames"]) == doc["sampling"]["feasibleNodes"]
         assert rejected not in doc["sampling"]["upstreamCouldPick"]

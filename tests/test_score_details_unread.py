@@ -8,7 +8,8 @@ import io
 
 import pytest
 
-from kschedx import app
+from kschedx.commands.explain import explain_into
+from kschedx.commands.load import load_workload
 from kschedx.render.human import HumanSink
 from golden_compare import GOLDEN, case_names
 
@@ -18,7 +19,7 @@ def _text(path: str, reads: bool | None, jobs: int = 1) -> str:
     sink = HumanSink(out=out, color=False, wide=jobs > 1)
     if reads is not None:
         sink.reads_score_details = reads
-    code = app.explain_into(sink, app.load_workload([path]), tie_break="name", jobs=jobs)
+    code = explain_into(sink, load_workload([path]), tie_break="name", jobs=jobs)
     return f"{code}\n{out.getvalue()}"
 
 

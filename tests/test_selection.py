@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kschedx.cli import main
-from kschedx.labels import SelectorError, parse_selector
-from kschedx.selection import FieldSelectorError, PodSelection, parse_field_selector
+from kschedx.cli.main import main
+from kschedx.api.labels import SelectorError, parse_selector
+from kschedx.api.selection import FieldSelectorError, PodSelection, parse_field_selector
 
 
 def req(sel):

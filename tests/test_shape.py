@@ -9,12 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kschedx import app
-from kschedx.cluster import build_cluster
-from kschedx.errors import InputError
+from kschedx.commands.explain import explain
+from kschedx.commands.load import Workload
+from kschedx.state.cluster import build_cluster
+from kschedx.util.errors import InputError
 from kschedx.framework.runner import queue_order
 from kschedx.render.layout import build
-from kschedx.snapshot import PodInfo
+from kschedx.state.snapshot import PodInfo
 from kschedx.sources.admission import object_ref
 from kschedx.sources.fixtures import Origin, read_objects
 from kschedx.sources.shape import check_shape
@@ -50,8 +51,8 @@ def test_any_field_of_any_type_is_evaluated_or_rejected_cleanly(field, value):
     target[path[-1]] = value
     try:
         cluster = build_cluster(objects)
-        workload = app.Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
-        build(app.explain(workload, tie_break="name"))
+        workload = Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
+        build(explain(workload, tie_break="name"))
     except InputError:
         pass  # one line naming file, object and field; anything else fails the test
 

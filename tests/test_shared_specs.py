@@ -14,11 +14,14 @@ import json
 
 import pytest
 
-from kschedx import app, cluster as cluster_module, snapshot as snapshot_module
-from kschedx.cluster import build_cluster
-from kschedx.errors import InputError
-from kschedx.sink import DocumentSink
-from kschedx.snapshot import build_snapshot
+from kschedx.commands.explain import explain_into
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.state import cluster as cluster_module, snapshot as snapshot_module
+from kschedx.state.cluster import build_cluster
+from kschedx.util.errors import InputError
+from kschedx.result.sink import DocumentSink
+from kschedx.state.snapshot import build_snapshot
 from kschedx.sources.fixtures import Origin, read_objects
 from builders import HIGH, LOW, ONE_POD, affinity_term, container, label_selector, make_pod, match_labels
 from builders import preemption_node, preemption_pod, priority_class, spread_constraint
@@ -78,11 +81,11 @@ def _outcome(name: str, objects=_with_twins) -> str:
     pods = json.dumps(cluster.pods, default=repr)
     facts = json.dumps(_facts(build_snapshot(cluster)), default=repr)
     try:
-        workload = app.load_workload((), cluster_objects=objects(name))
+        workload = load_workload((), cluster_objects=objects(name))
     except InputError as exc:
         return f"{pods}\n{facts}\nerror: {exc}"
     sink = DocumentSink()
-    app.explain_into(sink, workload, tie_break="name", seed=None)
+    explain_into(sink, workload, tie_break="name", seed=None)
     return f"{pods}\n{facts}\n{json.dumps(sink.doc, default=repr)}"
 
 
@@ -201,9 +204,9 @@ def test_simulate_and_preemption_leave_the_twins_of_a_changed_pod_alone(sharing)
             preemption_pod("v1", node="n1", req=req, priority=LOW), preemption_pod("v2", node="n1", req=req, priority=LOW),
             preemption_pod("urgent", req={"cpu": "2"}, priority=HIGH),
             preemption_pod("w1", req=req, priority=LOW), preemption_pod("w2", req=req, priority=LOW)]
-    workload = app.load_workload((), cluster_objects=[(o, Origin("t.yaml", i)) for i, o in enumerate(objs)])
+    workload = load_workload((), cluster_objects=[(o, Origin("t.yaml", i)) for i, o in enumerate(objs)])
     before = json.dumps(workload.cluster.pods)
-    doc = app.simulate(workload, tie_break="name")
+    doc = simulate(workload, tie_break="name")
     placed = {p["pod"]: p.get("placedNode") for p in doc["pods"]}
     assert placed == {"ns/urgent": "n1", "ns/w1": "n2", "ns/w2": None} or placed == {
         "default/urgent": "n1", "default/w1": "n2", "default/w2": None}
@@ -245,8 +248,8 @@ def test_bad_input_in_a_later_twin_names_that_pod_and_field(bad, monkeypatch):
 
 
 def test_the_pod_index_gives_twins_in_other_namespaces_their_own_terms(sharing):
-    from kschedx.pod_index import index_of
-    from kschedx.podaffinity import affinity_terms
+    from kschedx.state.pod_index import index_of
+    from kschedx.state.podaffinity import affinity_terms
 
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         affinity_term(match_labels(app="web"), HOST)]}}

@@ -9,8 +9,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from kschedx import app
-from kschedx.cli import main
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate
+from kschedx.state.snapshot import PodInfo
+from kschedx.cli.main import main
 from golden_compare import GOLDEN
 from builders import HIGH, LOW, MID, ONE_POD
 from builders import preemption_node as node
@@ -24,7 +27,7 @@ def _write(tmp_path, objs, name="cluster.yaml"):
 
 
 def _simulate(tmp_path, objs, **kw):
-    return app.simulate(app.load_workload([_write(tmp_path, objs)]), tie_break="name", **kw)
+    return simulate(load_workload([_write(tmp_path, objs)]), tie_break="name", **kw)
 
 
 def _by_pod(doc):
@@ -79,9 +82,9 @@ def test_queue_order_is_priority_then_creation_time(tmp_path):
 
 def test_victim_placed_earlier_in_the_run_is_marked(tmp_path):
     # low is placed first (it comes first in this queue), then urgent preempts it.
-    w = app.load_workload([_write(tmp_path, [node("n1", ONE_POD), pod("low", priority=LOW)])])
-    w.pods.append(app.PodInfo(pod("urgent", priority=HIGH)))
-    doc = app.simulate(w, tie_break="name")
+    w = load_workload([_write(tmp_path, [node("n1", ONE_POD), pod("low", priority=LOW)])])
+    w.pods.append(PodInfo(pod("urgent", priority=HIGH)))
+    doc = simulate(w, tie_break="name")
     by = _by_pod(doc)
     assert by["default/low"]["placedNode"] == "n1"
     assert by["default/low"]["preemptedBy"] == "default/urgent"
@@ -115,7 +118,7 @@ def test_lower_priority_nomination_is_cleared_by_preemption(tmp_path):
 def test_random_tie_break_is_reproducible_with_seed(tmp_path):
     objs = [node(f"n{i}") for i in range(6)] + [pod(f"p{i}", req={"cpu": "10m"}) for i in range(12)]
     path = _write(tmp_path, objs)
-    runs = [app.simulate(app.load_workload([path]), tie_break="random", seed=42) for _ in range(2)]
+    runs = [simulate(load_workload([path]), tie_break="random", seed=42) for _ in range(2)]
     assert [p["placedNode"] for p in runs[0]["pods"]] == [p["placedNode"] for p in runs[1]["pods"]]
 
 
@@ -156,7 +159,7 @@ def test_cli_simulate_deployment(tmp_path):
 
 @pytest.mark.parametrize("name", ["hand-05-preemption", "hand-08-preemption-pdb"])
 def test_explain_and_simulate_agree_on_first_preemption(name):
-    w = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    e = app.explain(w, tie_break="name")["pods"][0]["preemption"]
-    s = app.simulate(w, tie_break="name")["pods"][0]["preemption"]
+    w = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    e = explain(w, tie_break="name")["pods"][0]["preemption"]
+    s = simulate(w, tie_break="name")["pods"][0]["preemption"]
     assert e["nominatedNode"] == s["nominatedNode"] and e["victims"] == s["victims"]

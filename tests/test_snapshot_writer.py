@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kschedx.cluster import snapshot_info
-from kschedx.errors import UsageError
-from kschedx.snapshot_writer import output_format, sort_key, write_snapshot
+from kschedx.sources.snapshot_info import snapshot_info
+from kschedx.util.errors import UsageError
+from kschedx.sources.writer import output_format, sort_key, write_snapshot
 from kschedx.sources.fixtures import read_objects
 
 # Strings YAML 1.1 would read as something else if written plain.

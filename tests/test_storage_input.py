@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kschedx.errors import InputError
+from kschedx.util.errors import InputError
 from builders import csi_node, pvc, storage_class
 from builders import admitted as build
 from builders import csi_pv as pv

@@ -13,12 +13,16 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from kschedx import app
-from kschedx.cli import main
+from kschedx.commands.explain import explain_into
+from kschedx.commands.load import Workload, load_workload
+from kschedx.commands.simulate import simulate_into
+from kschedx.state.cluster import ClusterState
+from kschedx.state.snapshot import PodInfo
+from kschedx.cli.main import main
 from kschedx.framework.runner import Framework
 from kschedx.render.machine import JsonlSink, JsonSink, YamlSink, to_json, to_yaml
-from kschedx.result import exit_code
-from kschedx.sink import DocumentSink, ResultSink
+from kschedx.result.document import exit_code
+from kschedx.result.sink import DocumentSink, ResultSink
 from kschedx.sources.fixtures import Origin
 from builders import HIGH, LOW, ONE_POD, make_node, make_pod
 from builders import preemption_node, preemption_pod
@@ -82,8 +86,8 @@ def _check_formats(doc, json_text, yaml_text, jsonl_text, *, load_yaml=True):
 @pytest.mark.parametrize("mode", ["explain", "simulate"])
 @pytest.mark.parametrize("index,name", list(enumerate(case_names())))
 def test_every_format_streams_the_golden_document(index, name, mode):
-    workload = app.load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    run = app.explain_into if mode == "explain" else app.simulate_into
+    workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
+    run = explain_into if mode == "explain" else simulate_into
     # YAML (PyYAML's Python representer) is slow: every third case shows it.
     texts = _all_formats(lambda sink: run(sink, workload, tie_break="name"), with_yaml=index % 3 == 0)
     _check_formats(*texts, load_yaml=False)
@@ -91,7 +95,7 @@ def test_every_format_streams_the_golden_document(index, name, mode):
 
 def test_an_empty_run_is_still_a_document():
     doc, json_text, yaml_text, jsonl_text = _all_formats(
-        lambda sink: app.explain_into(sink, app.Workload(app.ClusterState(), [])))
+        lambda sink: explain_into(sink, Workload(ClusterState(), [])))
     assert doc["pods"] == []
     _check_formats(doc, json_text, yaml_text, jsonl_text)
     assert '"pods": [],' in json_text or '"pods": []\n' in json_text
@@ -99,7 +103,7 @@ def test_an_empty_run_is_still_a_document():
 
 
 # -- a small generated cluster: plain, inter-pod (anti-)affinity, spreading -----------
-def _cluster(pending: int, nodes: int = 12) -> app.Workload:
+def _cluster(pending: int, nodes: int = 12) -> Workload:
     objs = []
     for i in range(nodes):
         name = f"node-{i:02d}"
@@ -125,7 +129,7 @@ def _cluster(pending: int, nodes: int = 12) -> app.Workload:
                                           "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}],
                              **extra))
     origin = Origin("generated")
-    return app.load_workload((), cluster_objects=[(o, origin) for o in objs])
+    return load_workload((), cluster_objects=[(o, origin) for o in objs])
 
 
 class _Discard:
@@ -143,7 +147,7 @@ def _peak_bytes(pending: int, make_sink) -> int:
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        app.explain_into(make_sink(), workload, tie_break="name")
+        explain_into(make_sink(), workload, tie_break="name")
         return tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()
@@ -179,13 +183,13 @@ def test_each_pod_is_written_before_the_next_is_scheduled(monkeypatch):
             seen.append((pod["pod"], len(calls)))
 
     workload = _cluster(5)
-    app.explain_into(Watch(), workload, tie_break="name")
+    explain_into(Watch(), workload, tie_break="name")
     assert seen == [(pi.key, i + 1) for i, pi in enumerate(workload.pods)]
 
 
 def test_generated_cluster_streams_in_every_format():
     workload = _cluster(6)
-    for run in (app.explain_into, app.simulate_into):
+    for run in (explain_into, simulate_into):
         doc, *texts = _all_formats(lambda sink: run(sink, workload, tie_break="name"))
         assert len(doc["pods"]) == 6
         _check_formats(doc, *texts)
@@ -196,9 +200,9 @@ def test_simulate_holds_a_pod_back_only_while_a_later_pod_can_preempt_it(tmp_pat
     # low's document (with preemptedBy) is written only after urgent's cycle.
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump_all([preemption_node("n1", ONE_POD), preemption_pod("low", priority=LOW)]))
-    w = app.load_workload([str(path)])
-    w.pods.append(app.PodInfo(preemption_pod("urgent", priority=HIGH)))
-    w.pods.append(app.PodInfo(preemption_pod("last", priority=LOW)))
+    w = load_workload([str(path)])
+    w.pods.append(PodInfo(preemption_pod("urgent", priority=HIGH)))
+    w.pods.append(PodInfo(preemption_pod("last", priority=LOW)))
     arrived = []
 
     class Watch(DocumentSink):
@@ -207,7 +211,7 @@ def test_simulate_holds_a_pod_back_only_while_a_later_pod_can_preempt_it(tmp_pat
             super().pod(pod)
 
     sink = Watch()
-    app.simulate_into(sink, w, tie_break="name")
+    simulate_into(sink, w, tie_break="name")
     assert arrived == ["default/low", "default/urgent", "default/last"]
     low = sink.doc["pods"][0]
     assert low["placedNode"] == "n1" and low["preemptedBy"] == "default/urgent"

@@ -8,7 +8,8 @@ import copy
 import pytest
 
 from golden_compare import GOLDEN, case_names
-from kschedx import app
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
 from kschedx.sources.fixtures import read_objects
 from kschedx.sources.trim import LAST_APPLIED, trim
 
@@ -17,8 +18,8 @@ from kschedx.sources.trim import LAST_APPLIED, trim
 def test_golden_case_gives_the_same_result_trimmed(name):
     objects = read_objects([str(GOLDEN / "cases" / f"{name}.yaml")])
     trimmed = [(trim(copy.deepcopy(obj)), origin) for obj, origin in objects]
-    full = app.explain(app.load_workload((), cluster_objects=objects), tie_break="name")
-    lean = app.explain(app.load_workload((), cluster_objects=trimmed), tie_break="name")
+    full = explain(load_workload((), cluster_objects=objects), tie_break="name")
+    lean = explain(load_workload((), cluster_objects=trimmed), tie_break="name")
     assert lean == full
 
 
@@ -94,7 +95,7 @@ def test_pod_keeps_what_scheduling_reads():
 
 def test_resize_still_counts_after_trimming():
     """An infeasible resize: the effective requests come from the status."""
-    from kschedx.resources import pod_requests
+    from kschedx.api.resources import pod_requests
 
     pod = _pod()
     assert pod_requests(trim(copy.deepcopy(pod))) == pod_requests(pod)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kschedx import app
+from kschedx.commands import explain as explaining
+from kschedx.commands.load import load_workload
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "volumes"
 
 
 def explain(name):
-    doc = app.explain(app.load_workload([str(FIXTURES / name)]), tie_break="name")
+    doc = explaining.explain(load_workload([str(FIXTURES / name)]), tie_break="name")
     return {p["pod"]: p for p in doc["pods"]}
 
 

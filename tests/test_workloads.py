@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from kschedx import app
-from kschedx.errors import InputError
-from kschedx.workloads import add_daemon_tolerations, node_should_run_daemon_pod, pin_to_node
+from kschedx.commands.load import load_workload
+from kschedx.util.errors import InputError
+from kschedx.sources.workloads import add_daemon_tolerations, node_should_run_daemon_pod, pin_to_node
 
 CLUSTER = """
 apiVersion: v1
@@ -48,7 +48,7 @@ def _load(tmp_path, *objs):
     cluster.write_text(CLUSTER)
     pods = tmp_path / "workload.yaml"
     pods.write_text(yaml.safe_dump_all(objs))
-    return app.load_workload([str(cluster)], [str(pods)])
+    return load_workload([str(cluster)], [str(pods)])
 
 
 def _workload(kind, name, spec, api="apps/v1"):
@@ -203,7 +203,7 @@ def test_daemonset_respects_node_selector_and_existing_pods(tmp_path):
     (tmp_path / "running.yaml").write_text(yaml.safe_dump(running))
     (tmp_path / "cluster.yaml").write_text(CLUSTER)
     (tmp_path / "ds.yaml").write_text(yaml.safe_dump(ds))
-    w = app.load_workload([str(tmp_path / "cluster.yaml"), str(tmp_path / "running.yaml")], [str(tmp_path / "ds.yaml")])
+    w = load_workload([str(tmp_path / "cluster.yaml"), str(tmp_path / "running.yaml")], [str(tmp_path / "ds.yaml")])
     assert len(w.pods) == 1
     assert w.pods[0].spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
         "nodeSelectorTerms"][0]["matchFields"][0]["values"] == ["n3"]
@@ -238,7 +238,7 @@ def test_bad_replicas_is_an_input_error(tmp_path):
 
 
 def test_absurd_replica_counts_fail_in_one_line_instead_of_running_out_of_memory(tmp_path):
-    from kschedx.workloads import MAX_PODS_PER_WORKLOAD
+    from kschedx.sources.workloads import MAX_PODS_PER_WORKLOAD
 
     spec = {"replicas": 10**9, "selector": {"matchLabels": {"app": "web"}}, "template": TEMPLATE}
     with pytest.raises(InputError, match=r"field spec.replicas: 1,000,000,000 pods: kschedx expands a workload"):

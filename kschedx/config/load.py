@@ -1,17 +1,16 @@
-"""`--config FILE|-`: read a KubeSchedulerConfiguration as kube-scheduler
-v1.35.4 does (strict v1 decoding, defaulting, validation, NewFramework's
-checks), into the profiles kschedx runs. Any error is one InputError naming
-the file and the field path, with upstream's text."""
+"""`--config FILE|-`: a KubeSchedulerConfiguration read as kube-scheduler
+v1.35.4 reads it: strict v1 decoding, defaulting and validation. Any error
+is one InputError naming the file and the field path, with upstream's text.
+framework/configured.py then plans the profiles kschedx runs."""
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 
 import yaml
 
-from ..errors import InputError
-from .defaults import PLUGINS_WITH_ARGS, _plugin_args_functions, default_configuration
+from ..util.errors import InputError
+from .defaults import default_configuration
 from .fielderr import aggregate
 from .schema import API_VERSION, CONFIGURATION, KIND, PLUGIN_ARGS, StrictDecoder
 from .validation import validate_configuration
@@ -29,31 +28,6 @@ IGNORED_FIELDS = {
 }
 
 
-@dataclass
-class SchedulerConfig:
-    """A decoded, defaulted, validated KubeSchedulerConfiguration."""
-
-    source: str
-    profiles: list  # ProfilePlan, in configuration order
-    # Global percentageOfNodesToScore after defaulting (0: upstream's adaptive
-    # default); each profile's own value is ProfilePlan.percentage_of_nodes_to_score.
-    percentage_of_nodes_to_score: int | None
-    extenders: list  # defaulted v1 Extender dicts
-    document: dict  # the defaulted v1 document
-    warnings: list = field(default_factory=list)
-    skip_extenders: bool = False  # --skip-extenders: listed in notEvaluated, never called
-
-    def profile_for(self, scheduler_name: str | None):
-        for plan in self.profiles:
-            if plan.name == scheduler_name:
-                return plan
-        return None
-
-    @property
-    def scheduler_names(self) -> list[str]:
-        return [p.name for p in self.profiles]
-
-
 def read_config_text(path: str) -> tuple[str, str]:
     """The file's text and its name for messages."""
     if path == "-":
@@ -67,14 +41,9 @@ def read_config_text(path: str) -> tuple[str, str]:
         raise InputError("is not UTF-8 text: a KubeSchedulerConfiguration is YAML or JSON", source=path) from None
 
 
-def load_config(path: str, *, allow_unknown_plugins: bool = False) -> SchedulerConfig:
-    text, source = read_config_text(path)
-    return parse_config(text, source, allow_unknown_plugins=allow_unknown_plugins)
-
-
-def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: bool = False) -> SchedulerConfig:
-    from ..framework.profile import ProfileError, plan_profile
-    from ..framework.registry import EntryPointError
+def decode_config(text: str, source: str = "<config>") -> tuple[dict, list[str]]:
+    """The document decoded strictly, defaulted and validated, and the
+    warnings for the fields kschedx ignores."""
 
     def fail(message: str):
         raise InputError(message, source=source)
@@ -105,29 +74,7 @@ def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: 
     if errors:
         fail(aggregate(errors))
     _extender_ignored_resources(cfg, fail)
-    plans = []
-    for prof in cfg["profiles"]:
-        try:
-            plan = plan_profile(prof, allow_unknown=allow_unknown_plugins)
-        except EntryPointError as e:
-            fail(str(e))
-        except ProfileError as e:
-            hint = ""
-            if "does not exist" in str(e):
-                hint = (" (not a kube-scheduler v1.35 in-tree plugin, and no installed package registers it "
-                        "under the kschedx.plugins entry-point group; --allow-unknown-plugins skips it)")
-            fail(f"{e}{hint}")
-        plan.source = source
-        _check_plugin_args(plan, fail)
-        if plan.unknown:
-            warnings.append(f"{source}: profile {plan.name}: plugins kschedx does not have are not evaluated: "
-                            + ", ".join(plan.unknown))
-        for stand_in in plan.stand_ins:
-            kind = {"PrioritySort": "queue sort", "DefaultBinder": "bind"}[stand_in]
-            warnings.append(f"{source}: profile {plan.name}: no {kind} plugin is left once those are left out: "
-                            f"{stand_in} stands in")
-        plans.append(plan)
-    return SchedulerConfig(source, plans, cfg["percentageOfNodesToScore"], cfg["extenders"], cfg, warnings)
+    return cfg, warnings
 
 
 def decode_strict(raw: dict, fail) -> None:
@@ -178,16 +125,3 @@ def _extender_ignored_resources(cfg: dict, fail) -> None:
         if pc is None:
             fail("couldn't create scheduler: can't find NodeResourcesFitArgs in plugin config")
         pc["args"] = dict(pc.get("args") or {}, ignoredResources=list(ignored))
-
-
-def _check_plugin_args(plan, fail) -> None:
-    """Errors a plugin's New gives for its args (NodeResourcesFit validates
-    its own: validatePluginConfig does not)."""
-    _, validate_args = _plugin_args_functions()
-    name = "NodeResourcesFit"
-    if name in plan.plugin_names() and name in PLUGINS_WITH_ARGS:
-        errs = validate_args(name, plan.args.get(name) or {}, "")
-        if errs:
-            text = errs[0] if len(errs) == 1 and errs[0].startswith("initializing plugin ") else (
-                f'initializing plugin "{name}": ' + aggregate([e.lstrip(".") for e in errs]))
-            fail(f"creating profile for scheduler name {plan.name}: {text}")

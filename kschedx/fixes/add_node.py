@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from ..resources import CPU, MEMORY
-from ..result import quantity_text
+from ..api.resources import CPU, MEMORY
+from ..result.document import quantity_text
 from ..plugins.interpodaffinity.filtering import ERR_REASON_AFFINITY as AFFINITY_REASON
 from .jsonpatch import pointer
 
@@ -42,7 +42,7 @@ def _fits_empty(pi, ni) -> bool:
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES, node_target
+    from .search import MAX_CANDIDATES, node_target
 
     snap = search.snapshot
     shapes: dict[str, object] = {}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .common import append_ops, taint_text
 from .jsonpatch import pointer
-from ..labels import NodeSelector
+from ..api.labels import NodeSelector
 from .requests import _free, _step, _text, map_ops
 from .tolerations import toleration_for, untolerated
 
@@ -68,7 +68,7 @@ def _request_ops(search, ni, reasons) -> tuple[list, list] | None:
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES, POD
+    from .search import MAX_CANDIDATES, POD
 
     if any(f.side == POD for f in search.fixes):
         return []

@@ -34,7 +34,7 @@ def _candidates(spec: dict):
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES
+    from .search import MAX_CANDIDATES
 
     nodes = [search.snapshot.get(n) for n in search.blockers.only("NodeAffinity")]
     if not nodes:

@@ -69,7 +69,7 @@ def labels_for(spec: dict, labels: dict) -> dict | None:
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES, node_target
+    from .search import MAX_CANDIDATES, node_target
 
     spec = search.pod_info.spec
     candidates = []

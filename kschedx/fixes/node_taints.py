@@ -3,7 +3,7 @@ undo) when that alone keeps the pod off it."""
 
 from __future__ import annotations
 
-from ..plugins.helper.taints import tolerations_tolerate_taint
+from ..api.taints import tolerations_tolerate_taint
 from .common import taint_text
 from .jsonpatch import apply_patch, pointer
 from .tolerations import untolerated
@@ -14,7 +14,7 @@ UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES
+    from .search import MAX_CANDIDATES
 
     b = search.blockers
     names = sorted(set(b.only("TaintToleration", "NodeUnschedulable")),
@@ -61,6 +61,6 @@ def find(search) -> list:
 
 
 def _target(name: str) -> dict:
-    from . import node_target
+    from .search import node_target
 
     return node_target(name)

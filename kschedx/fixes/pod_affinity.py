@@ -22,7 +22,7 @@ def _term_text(term: dict) -> str:
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES
+    from .search import MAX_CANDIDATES
 
     nodes = search.blockers.only("InterPodAffinity")
     reasons = {r for n in nodes for r in search.blockers.reasons(n, "InterPodAffinity")}

@@ -28,7 +28,7 @@ def _classes(search):
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES
+    from .search import MAX_CANDIDATES
 
     pre = search.pod_doc.get("preemption") or {}
     if pre.get("nominatedNode") or not search.blockers.resolvable:

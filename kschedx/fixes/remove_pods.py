@@ -8,8 +8,8 @@ come back); a node that needs one of them removed is left out."""
 from __future__ import annotations
 
 from ..plugins.interpodaffinity.filtering import ERR_REASON_EXISTING_ANTI_AFFINITY
-from ..resources import PODS
-from ..snapshot import HostPortInfo
+from ..api.resources import PODS
+from ..state.snapshot import HostPortInfo
 
 KIND = "remove-pods"
 ORDER = 3
@@ -94,7 +94,7 @@ def victims_for(pi, ni, forced=()) -> list | None:
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES, pod_target
+    from .search import MAX_CANDIDATES, pod_target
 
     pre = search.pod_doc.get("preemption") or {}
     if pre.get("nominatedNode"):

@@ -8,8 +8,8 @@ probe is a whole cycle, so the grid is searched, never assumed."""
 
 from __future__ import annotations
 
-from ..resources import CPU, EPHEMERAL_STORAGE, MEMORY, milli
-from ..result import quantity_text
+from ..api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, milli
+from ..result.document import quantity_text
 from .jsonpatch import pointer
 
 KIND = "reduce-request"
@@ -158,7 +158,7 @@ def _several(search, nodes, current) -> list:
     """Nodes short of several resources at once: every request cut to what
     one node has free (on each resource's grid), for the nodes needing the
     smallest cut; one cycle each."""
-    from . import MAX_CANDIDATES
+    from .search import MAX_CANDIDATES
 
     options = []
     for name in nodes:

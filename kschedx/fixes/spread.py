@@ -11,7 +11,7 @@ ORDER = 2
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES
+    from .search import MAX_CANDIDATES
 
     nodes = search.blockers.only("PodTopologySpread")
     constraints = (search.raw_pod.get("spec") or {}).get("topologySpreadConstraints") or []

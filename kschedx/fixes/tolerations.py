@@ -3,7 +3,7 @@ nodes where nothing else does."""
 
 from __future__ import annotations
 
-from ..plugins.helper.taints import tolerations_tolerate_taint
+from ..api.taints import tolerations_tolerate_taint
 from .common import append_ops, taint_text
 
 KIND = "add-toleration"
@@ -26,7 +26,7 @@ def toleration_for(taint: dict) -> dict:
 
 
 def find(search) -> list:
-    from . import MAX_CANDIDATES
+    from .search import MAX_CANDIDATES
 
     tolerations = search.pod_info.spec.get("tolerations")
     groups: dict[tuple, tuple[list, list]] = {}

@@ -15,8 +15,8 @@ import copy
 import random
 from contextlib import contextmanager
 
-from ..errors import KschedxError
-from ..snapshot import NodeInfo, PodInfo
+from ..util.errors import KschedxError
+from ..state.snapshot import NodeInfo, PodInfo
 from ..sources.admission import Admission
 from .jsonpatch import PatchError, apply_patch
 

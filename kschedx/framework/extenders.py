@@ -90,7 +90,7 @@ class Extenders:
         """NewHTTPExtender for each `extenders[i]`; one that cannot be built
         (bad TLS files or data, a bad httpTimeout) is an InputError naming
         the file and the field, as kube-scheduler would not start."""
-        from ..errors import InputError
+        from ..util.errors import InputError
         from ..extenders.client import ExtenderConfigError, HTTPExtender
 
         built = []
@@ -339,9 +339,9 @@ def _go_quote(s: str) -> str:
 def _node_info_from_reply(ext, item: dict, sent: dict):
     """A node of the reply as a NodeInfo of its own (NewNodeInfo + SetNode):
     no pods, no image states."""
-    from ..errors import InputError
+    from ..util.errors import InputError
     from ..extenders.client import ExtenderError
-    from ..snapshot import NodeInfo
+    from ..state.snapshot import NodeInfo
     from ..sources.shape import check_shape
 
     name = (item.get("metadata") or {}).get("name") if isinstance(item.get("metadata"), dict) else None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..labels import SelectorError, label_selector
+from ..api.labels import SelectorError, label_selector
 from .fit_error import fit_error_message
 from .interface import PostFilterResult
 from .status import Code, Status

@@ -196,7 +196,7 @@ def _new_out_of_tree(cls, handle, args, name: str, plan: ProfilePlan):
     exception from its constructor is the factory's error: the configuration
     is rejected, exit 3) and guarded: an exception from one of its extension
     points is that plugin's Error for the pod, not a crash of kschedx."""
-    from ..errors import InputError
+    from ..util.errors import InputError
 
     try:
         plugin = cls(handle, {} if args is None else args)

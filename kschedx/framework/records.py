@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import add, mul
 
-from ..gc_policy import pauses_collector
-from ..snapshot import NodeInfo, PodInfo, generation_mark
+from ..util.gc_policy import pauses_collector
+from ..state.snapshot import NodeInfo, PodInfo, generation_mark
 from .cycle_state import CycleState
 from .interface import Plugin
 from .status import Code, DeferredStatus, Status

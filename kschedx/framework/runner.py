@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from itertools import compress
 
-from ..snapshot import NodeInfo, PodInfo, Snapshot
+from ..state.snapshot import NodeInfo, PodInfo, Snapshot
 from .cycle_state import CycleState
 from .fit_error import fit_error_message
 from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, PluginError, PreFilterResult

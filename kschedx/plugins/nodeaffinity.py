@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult
 from ..config.pluginargs import checked_plugin_args
 from ..framework.status import Code, Status
-from ..labels import NodeSelector, NodeSelectorTerm, SelectorError, is_empty_term, selector_from_set
+from ..api.labels import NodeSelector, NodeSelectorTerm, SelectorError, is_empty_term, selector_from_set
 from .helper.combinations import verdict_per_combination
 from .helper.normalize_score import default_normalize_score, default_normalize_values
 

@@ -6,7 +6,7 @@ from itertools import compress
 
 from ..framework.interface import Plugin
 from ..framework.status import Code, Status
-from .helper.taints import tolerations_tolerate_taint
+from ..api.taints import tolerations_tolerate_taint
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 _CORDON_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}

@@ -7,7 +7,7 @@ from itertools import compress
 from ..framework.interface import MAX_NODE_SCORE, Plugin
 from ..framework.status import Code, Status
 from .helper.normalize_score import default_normalize_score, default_normalize_values
-from .helper.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint, tolerations_tolerate_taint
+from ..api.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint, tolerations_tolerate_taint
 
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
 _PRE_SCORE_KEY = "PreScoreTaintToleration"

@@ -112,8 +112,6 @@ def template_blocks(t: dict, doc: dict, *, wide: bool, rich: bool) -> list:
                          (t["message"], FAIL if t["stop"] != "NeedsPreemption" else WARN), indent=2))
     limit = t.get("limitedBy")
     if limit:
-        from ..capacity import limit_line
-
         out.append(_line(("limited by: ", HEADER), (limit_line(limit), STRONG), indent=2))
         others = limit.get("reasons", [])[1:]
         if others:
@@ -186,3 +184,11 @@ def chart_blocks(t: dict, *, wide: bool, rich: bool) -> list:
                    f"{units.amount(resource, usage.allocatable)}")
         table.rows.append([[Span(label)], bar, res, [Span(amounts, MUTED)]])
     return [_line((title, HEADER), indent=2), _line((legend, MUTED), indent=2), table]
+
+
+def limit_line(limit: dict | None) -> str | None:
+    """"NodeResourcesFit, memory, on 38 of 40 nodes"."""
+    if limit is None:
+        return None
+    what = limit.get("resource") or limit["reason"]
+    return f"{limit['plugin']}, {what}, on {limit['nodes']} of {limit['totalNodes']} nodes"

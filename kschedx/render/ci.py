@@ -3,7 +3,7 @@ fail exactly as the exit code counts it, and the words for either."""
 
 from __future__ import annotations
 
-from ..result import pod_fails
+from ..result.document import pod_fails
 
 __all__ = ["pod_fails", "outcome", "failure_message", "summary"]
 

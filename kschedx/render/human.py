@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-from ..sink import ResultSink
+from ..result.sink import ResultSink
 from .layout import ASCII, HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, RenderedBody, Report, Table, symbols_for
 
 STYLES = {

@@ -295,7 +295,7 @@ class Report:
         if isinstance(pod.get("nodes"), RenderedBody):
             self.blocks.extend(pod["nodes"].blocks)
             return
-        # Pods that take an identical earlier pod's result (kschedx/reuse.py)
+        # Pods that take an identical earlier pod's result (commands/reuse.py)
         # share its `nodes` list and differ only in the fields the header
         # shows: their body (5,000 nodes grouped and ranked) is the same
         # blocks, built once. Blocks are never changed once built.
@@ -879,7 +879,7 @@ def fix_change_text(change: dict, sym: Symbols) -> str:
 def _distinct_verdicts(nodes: list[dict]) -> list[dict]:
     """Every node's Filter verdicts in node order, each verdict object once:
     node dicts built by the runner share equal verdicts and equal `filters`
-    lists (kschedx/result_dicts.py), so 5,000 nodes are read as a few."""
+    lists (result/node_dicts.py), so 5,000 nodes are read as a few."""
     lists: dict = {}
     for n in nodes:
         fl = n.get("filters")

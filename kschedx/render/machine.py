@@ -9,10 +9,10 @@ value), what dumping the whole document at once gives (to_json, to_yaml).
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring as _string  # json's own (C) string encoder, ensure_ascii=False
 
-from ..result import Tally
-from ..sink import ResultSink
+from ..result.document import Tally
+from ..result.json_text import indented
+from ..result.sink import ResultSink
 
 
 def to_json(doc: dict) -> str:
@@ -52,7 +52,7 @@ def _dumper():
     return _DUMPER
 
 
-# Pods that take an earlier identical pod's result (kschedx/reuse.py) share
+# Pods that take an earlier identical pod's result (commands/reuse.py) share
 # its `nodes` list, the bulk of a pod's text on a large cluster: the sink
 # keeps the last one's text (and the list, so that its identity holds), and
 # encodes it once for all the pods of a group (queue order keeps them together).
@@ -74,13 +74,13 @@ class EncodedNodes:
 
 
 def encode_nodes(nodes) -> EncodedNodes:
-    return EncodedNodes(_indented(nodes, MEMBER_NEWLINE))
+    return EncodedNodes(indented(nodes, MEMBER_NEWLINE))
 
 
 def encode_node_records(records) -> EncodedNodes:
     """The same text as encode_nodes([node_dict(n) for n in records]),
-    written from the records (kschedx/result_text.py)."""
-    from ..result_text import node_records_text
+    written from the records (result/node_text.py)."""
+    from ..result.node_text import node_records_text
 
     return EncodedNodes(node_records_text(records, MEMBER_NEWLINE))
 
@@ -113,7 +113,7 @@ class JsonSink(ResultSink):
         sep = "{"
         for key, value in pod.items():
             pieces.append(sep + MEMBER_NEWLINE + json.dumps(key, ensure_ascii=False) + ": ")
-            pieces.append(self._nodes_text(value) if key == "nodes" else _indented(value, MEMBER_NEWLINE))
+            pieces.append(self._nodes_text(value) if key == "nodes" else indented(value, MEMBER_NEWLINE))
             sep = ","
         pieces.append("\n    }" if pod else "{}")
         small = []
@@ -132,11 +132,11 @@ class JsonSink(ResultSink):
         if isinstance(nodes, EncodedNodes):
             return nodes.text
         if not isinstance(nodes, list) or not nodes:
-            return _indented(nodes, MEMBER_NEWLINE)
+            return indented(nodes, MEMBER_NEWLINE)
         kept = self.texts.get(id(nodes))
         if kept is not None and kept[0] is nodes:
             return kept[1]
-        text = _indented(nodes, MEMBER_NEWLINE)
+        text = indented(nodes, MEMBER_NEWLINE)
         self.texts[id(nodes)] = (nodes, text)
         while len(self.texts) > KEPT_TEXTS:
             del self.texts[next(iter(self.texts))]
@@ -146,92 +146,12 @@ class JsonSink(ResultSink):
         close = "\n  ]" if self.pods else "]"
         if tail:
             # '{\n  "warnings": ...\n}' continues the document after the pods
-            # (json.dumps(tail, indent=2) as _indented writes it: simulate's
+            # (json.dumps(tail, indent=2) as indented writes it: simulate's
             # utilization lists every node)
-            self.out.write(close + "," + _indented(tail, "\n")[1:] + "\n")
+            self.out.write(close + "," + indented(tail, "\n")[1:] + "\n")
         else:
             self.out.write(close + "\n}\n")
         self.out.flush()
-
-
-def _indented(value, newline: str) -> str:
-    """json.dumps(value, indent=2, ensure_ascii=False), written with `newline`
-    (a line break and the indentation of where the value goes) for each
-    line break, character for character.
-
-    CPython's json encodes indented output in Python, one generator step per
-    token: a pod of 5,000 nodes (18 MB of text) took 0.65 s, most of the time
-    of writing it. This walk builds each container's text with one join and
-    writes the common values (str, int, float, bool, None, in dicts with str
-    keys and lists) itself, 2.5 times faster; anything else (tuples, other
-    keys, subclasses) is left to json.dumps. tests/test_stream.py compares the
-    result with json.dumps on every golden document."""
-    return _enc(value, newline)
-
-
-def _enc(o, nl: str) -> str:
-    t = type(o)
-    if t is str:
-        return _string(o)
-    if t is dict:
-        if not o:
-            return "{}"
-        inner = nl + "  "
-        parts = []
-        for k, v in o.items():
-            if type(k) is not str:
-                return _fallback(o, nl)
-            tv = type(v)
-            if tv is str:
-                parts.append(inner + _string(k) + ": " + _string(v))
-            elif tv is int:
-                parts.append(inner + _string(k) + ": " + int.__repr__(v))
-            elif tv is float:
-                parts.append(inner + _string(k) + ": " + _float(v))
-            elif v is None:
-                parts.append(inner + _string(k) + ": null")
-            elif v is True:
-                parts.append(inner + _string(k) + ": true")
-            elif v is False:
-                parts.append(inner + _string(k) + ": false")
-            else:
-                parts.append(inner + _string(k) + ": " + _enc(v, inner))
-        return "{" + ",".join(parts) + nl + "}"
-    if t is list:
-        if not o:
-            return "[]"
-        inner = nl + "  "
-        return "[" + ",".join([inner + _enc(v, inner) for v in o]) + nl + "]"
-    if t is int:
-        return int.__repr__(o)
-    if t is float:
-        return _float(o)
-    if o is None:
-        return "null"
-    if o is True:
-        return "true"
-    if o is False:
-        return "false"
-    return _fallback(o, nl)
-
-
-def _float(f: float) -> str:
-    # json's own spelling: repr, and JavaScript's names for what JSON lacks.
-    if f != f:
-        return "NaN"
-    if f == _INF:
-        return "Infinity"
-    if f == -_INF:
-        return "-Infinity"
-    return float.__repr__(f)
-
-
-_INF = float("inf")
-
-
-def _fallback(o, nl: str) -> str:
-    text = json.dumps(o, indent=2, ensure_ascii=False)
-    return text.replace("\n", nl) if "\n" in text else text
 
 
 class YamlSink(ResultSink):

@@ -1,6 +1,6 @@
 """-o FORMAT: which sink writes a SchedulingResult in that format.
 
-Each entry makes a ResultSink (kschedx/sink.py) for a mode ("explain" or
+Each entry makes a ResultSink (result/sink.py) for a mode ("explain" or
 "simulate"). Renderers are imported only when chosen, so this table costs
 nothing to import. A new format is one more entry.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from ..sink import ResultSink
+from ..result.sink import ResultSink
 
 
 def _human(wide: bool):

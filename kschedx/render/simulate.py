@@ -10,7 +10,7 @@ import sys
 
 from tabulate import tabulate
 
-from ..sink import ResultSink
+from ..result.sink import ResultSink
 
 
 def _outcome(p: dict) -> tuple[str, str]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 
-from ..errors import InputError
-from ..quantity import QuantityError, parse_quantity
+from ..util.errors import InputError
+from ..api.quantity import QuantityError, parse_quantity
 from .spec_share import SpecTemplates
 from .shape import check_pod_shape_but_spec, check_shape, pod_shape_but_spec_valid
 from .validation import validate_pod_spec
@@ -261,7 +261,7 @@ class Admission:
             return
         # defaultPodRequests: pod-level requests come from the containers'
         # aggregate for cpu/memory, else from the pod-level limits.
-        from ..resources import aggregate_container_requests  # local: avoids an import cycle
+        from ..api.resources import aggregate_container_requests  # local: avoids an import cycle
 
         requests = dict(res.get("requests") or {})
         for name, milli in aggregate_container_requests(spec).items():

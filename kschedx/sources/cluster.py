@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from kschedx.errors import ClusterError, InputError
+from kschedx.util.errors import ClusterError, InputError
 from kschedx.sources.shape import check_document
 
 if TYPE_CHECKING:  # imported where used: `import kschedx.sources.cluster` must stay cheap

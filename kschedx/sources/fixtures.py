@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 
 import yaml
 
-from ..errors import InputError
-from ..gc_policy import builds_long_lived
+from ..util.errors import InputError
+from ..util.gc_policy import builds_long_lived
 from . import read_ahead as ahead_scan
 from .yaml_loader import FastSafeLoader
 

@@ -20,7 +20,7 @@ The answers are only ever a shortcut, never a second opinion:
   the parser read it as it did (the parser keeps the last of two "items",
   and kubectl writes a List's kind after its items). Otherwise, or when the
   scan dies, build_cluster raises Void and the snapshot is read again in one
-  process (app.load_workload).
+  process (commands/load.py).
 
 The answers go through an unlinked temporary file, not a pipe: the parent
 reads nothing while its parser runs, and a pipe's buffer would stop the
@@ -36,7 +36,7 @@ import re
 import signal
 from array import array
 
-from ..workers import kill_and_reap
+from ..util.workers import kill_and_reap
 from .admission import uid_of
 from .shape import pod_shape_but_spec_valid
 from .spec_share import claims_key, spec_key, status_facts_key

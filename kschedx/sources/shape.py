@@ -9,7 +9,7 @@ Only the shape is checked; values are the plugins' business.
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..util.errors import InputError
 
 
 from .shapes import DOCUMENTS, SHAPES

@@ -12,7 +12,7 @@ or tolerations: most of a 150,000-pod snapshot).
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..util.errors import InputError
 
 NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 LABEL_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")

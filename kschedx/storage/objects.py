@@ -8,8 +8,8 @@ these words.
 
 from __future__ import annotations
 
-from ..labels import NodeSelector, Requirement, SelectorError, label_selector
-from ..quantity import Quantity, parse_quantity
+from ..api.labels import NodeSelector, Requirement, SelectorError, label_selector
+from ..api.quantity import Quantity, parse_quantity
 
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"

@@ -7,7 +7,7 @@ failing deep inside a plugin.
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..util.errors import InputError
 from ..sources.admission import object_ref
 
 MAP, LIST, STR, INT = dict, list, str, int

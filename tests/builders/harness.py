@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import copy
 
-from kschedx.cluster import ClusterState, build_cluster
+from kschedx.state.cluster import ClusterState, build_cluster
 from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.interface import NodeScore
 from kschedx.framework.runner import Framework
 from kschedx.framework.status import Code
-from kschedx.snapshot import NodeInfo, PodInfo, build_snapshot
+from kschedx.state.snapshot import NodeInfo, PodInfo, build_snapshot
 from kschedx.sources.fixtures import Origin
 
 __all__ = [

@@ -22,9 +22,9 @@ from kschedx.framework.fit_error import fit_error_message
 from kschedx.framework.interface import Plugin
 from kschedx.framework.runner import NodeToStatus, PodResult
 from kschedx.framework.status import Code, Status
-from kschedx.labels import selector_from_set
+from kschedx.api.labels import selector_from_set
 from kschedx.plugins.defaultpreemption import DefaultPreemption, validate_args
-from kschedx.snapshot import PodInfo
+from kschedx.state.snapshot import PodInfo
 from builders import (
     HIGH, LARGE, LOW, MEDIUM, MID, NEG, NODE_RES, ONE_POD, SMALL, VERY_HIGH, VERY_LARGE, epoch, framework, pdb,
     pod_info,

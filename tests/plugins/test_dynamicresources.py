@@ -10,7 +10,7 @@ from builders import framework
 from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.runner import queue_order
 from kschedx.framework.status import Code
-from kschedx.snapshot import PodInfo
+from kschedx.state.snapshot import PodInfo
 
 BASE = """
 apiVersion: v1

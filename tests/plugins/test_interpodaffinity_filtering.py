@@ -8,7 +8,7 @@ import pytest
 
 from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.status import DeferredStatus
-from kschedx.snapshot import PodInfo
+from kschedx.state.snapshot import PodInfo
 from kschedx.plugins.interpodaffinity import filtering
 from builders import Env, P, admitted, label_selector, namespace, requirement
 from builders import affinity_term as term
@@ -310,7 +310,7 @@ def _add_remove(pending, existing_pods, added, want_anti, want_existing, want_af
     before = state.read(filtering.PRE_FILTER_STATE_KEY)
     snapshot_anti = dict(before.anti_affinity_counts), dict(before.existing_anti_affinity_counts)
     snapshot_aff = dict(before.affinity_counts)
-    from kschedx.snapshot import PodInfo
+    from kschedx.state.snapshot import PodInfo
 
     added["metadata"].setdefault("uid", "uid-added")
     added_pi = PodInfo(added)
@@ -425,16 +425,16 @@ def test_mismatch_label_keys_merge_is_idempotent():
 def test_nominated_pods_count_through_add_pod():
     """A higher-priority pod nominated to node A counts there (AddPod on a
     cloned state) for the incoming pod's anti-affinity, and nowhere else."""
-    from kschedx import app
+    from kschedx.framework.dispatch import new_framework
 
     nominated = P("nominated").label("app", "web").obj()
     nominated["spec"]["priority"] = 100
     nominated["status"] = {"nominatedNodeName": "nodeA"}
     incoming = P("incoming").label("app", "web").pod_anti_affinity_in("app", "hostname", ["web"]).obj()
     cluster = admitted(*abc_nodes("z1", "z1"), nominated, incoming)
-    from kschedx.snapshot import PodInfo
+    from kschedx.state.snapshot import PodInfo
 
-    fw = app.new_framework(cluster, tie_break="name", seed=None)
+    fw = new_framework(cluster, tie_break="name", seed=None)
     pi = PodInfo(next(p for p in cluster.pods if p["metadata"]["name"] == "incoming"))
     r = fw.schedule(pi)
     by_node = {n.name: n for n in r.nodes}

@@ -9,9 +9,9 @@ from builders import node_selector_term as term
 from builders import requirement as expr
 
 from kschedx.framework.cycle_state import CycleState
-from kschedx.labels import NodeSelector, SelectorError, node_selector_requirements
+from kschedx.api.labels import NodeSelector, SelectorError, node_selector_requirements
 from kschedx.plugins.nodeaffinity import NodeAffinity, RequiredNodeAffinity
-from kschedx.snapshot import PodInfo
+from kschedx.state.snapshot import PodInfo
 
 NO_MATCH = ("UnschedulableAndUnresolvable", ["node(s) didn't match Pod's node affinity/selector"])
 OK = ("Success", [])

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from kschedx.framework.cycle_state import CycleState
 from kschedx.plugins.podtopologyspread import filtering, scoring
 from kschedx.plugins.podtopologyspread.common import DO_NOT_SCHEDULE_ACTION, SCHEDULE_ANYWAY, get_constraints
-from kschedx.pod_index import index_of
+from kschedx.state.pod_index import index_of
 from builders import Env, P, exists, taint
 from builders import topology_node as node
 

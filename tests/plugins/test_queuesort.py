@@ -7,7 +7,7 @@ from builders import make_pod
 
 from kschedx.framework.runner import queue_order
 from kschedx.plugins.queuesort import PrioritySort
-from kschedx.snapshot import PodInfo
+from kschedx.state.snapshot import PodInfo
 
 T1 = "2025-01-01T00:00:00Z"
 T2 = "2025-01-01T00:00:01Z"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kschedx import app
+from kschedx.commands.explain import explain
+from kschedx.commands.load import load_workload
 from kschedx.framework.cycle_state import CycleState
 from kschedx.plugins.volumerestrictions import (
     ERR_REASON_DISK_CONFLICT,
@@ -203,8 +204,8 @@ def test_nominated_pods_count_only_when_prefilter_did_not_skip():
 def test_missing_claim_message_matches_upstream():
     """Golden case-1-106: a pod naming a missing claim is rejected at PreFilter
     and the message ends with the PostFilter's "not found"."""
-    workload = app.load_workload([str(GOLDEN / "cases" / "case-1-106.yaml")])
-    doc = app.explain(workload, tie_break="name")
+    workload = load_workload([str(GOLDEN / "cases" / "case-1-106.yaml")])
+    doc = explain(workload, tie_break="name")
     p = next(p for p in doc["pods"] if p["pod"] == "team-a/missing-claim-zt8sv")
     assert p["status"] == "Unschedulable"
     assert p["message"] == '0/8 nodes are available: persistentvolumeclaim "does-not-exist" not found. not found'

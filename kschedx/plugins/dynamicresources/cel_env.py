@@ -36,7 +36,7 @@ from celpy import celtypes as ct
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
-from ...quantity import Quantity, QuantityError, parse_quantity
+from ...api.quantity import Quantity, QuantityError, parse_quantity
 from .semver import Semver, SemverError
 
 logging.getLogger("celpy").setLevel(logging.CRITICAL)  # celpy logs every runtime error

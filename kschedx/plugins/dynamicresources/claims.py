@@ -10,7 +10,7 @@ computed once per run, not per pod.
 
 from __future__ import annotations
 
-from ...labels import NodeSelector
+from ...api.labels import NodeSelector
 
 
 class ClaimError(Exception):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
-from ...labels import NodeSelector
+from ...api.labels import NodeSelector
 from ..helper.normalize_score import default_normalize_score, default_normalize_values
 from .allocator import FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE, Allocator, AllocatorError, FailedOnNode
 from .claims import (

@@ -15,8 +15,8 @@ changes in a small overlay, so cloning stays cheap for preemption dry runs.
 from __future__ import annotations
 
 from ...framework.status import Code, DeferredStatus, Status
-from ...snapshot import generation_mark
-from ...podaffinity import (
+from ...state.snapshot import generation_mark
+from ...state.podaffinity import (
     SignaturePod,
     affinity_terms,
     node_signature_counts,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
-from ...pod_index import index_of
-from ...podaffinity import affinity_terms
-from ...podaffinity import WeightedAffinityTerm
+from ...state.pod_index import index_of
+from ...state.podaffinity import affinity_terms
+from ...state.podaffinity import WeightedAffinityTerm
 from . import filtering, scoring
 
 

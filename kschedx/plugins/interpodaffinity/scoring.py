@@ -12,7 +12,7 @@ from __future__ import annotations
 from operator import add
 
 from ...framework.interface import MAX_NODE_SCORE
-from ...podaffinity import SignaturePod, affinity_terms, node_signature_counts, pods_with_signature
+from ...state.podaffinity import SignaturePod, affinity_terms, node_signature_counts, pods_with_signature
 
 PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
 

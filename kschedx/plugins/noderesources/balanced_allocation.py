@@ -8,9 +8,9 @@ import math
 
 from ...framework.interface import MAX_NODE_SCORE, Plugin
 from ...framework.status import Code, Status
-from ...resources import CPU, MEMORY
+from ...api.resources import CPU, MEMORY
 from ...config.pluginargs import checked_plugin_args
-from ...node_columns import columns_for
+from ...state.node_columns import columns_for
 from .resource_allocation import pod_request_list, vectors
 
 _KEY = "PreScoreNodeResourcesBalancedAllocation"

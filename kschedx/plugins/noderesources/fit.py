@@ -9,8 +9,8 @@ from itertools import compress
 from ...framework.interface import MAX_NODE_SCORE, Plugin
 from ...framework.status import Code, Status
 from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE, default_plugin_args, fit_init_error
-from ...resources import CPU, MEMORY, Resource, is_extended_resource_name, pod_requests
-from ...node_columns import columns_for
+from ...api.resources import CPU, MEMORY, Resource, is_extended_resource_name, pod_requests
+from ...state.node_columns import columns_for
 from .resource_allocation import pod_request_list, vectors
 
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"

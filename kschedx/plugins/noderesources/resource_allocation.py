@@ -3,7 +3,7 @@ both resource scoring plugins build, with upstream's integer rules."""
 
 from __future__ import annotations
 
-from ...resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name, pod_requests, value_of
+from ...api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name, pod_requests, value_of
 
 DEFAULT_NON_MISSING = {CPU: 100, MEMORY: 200 * 1024 * 1024 * 1000}
 

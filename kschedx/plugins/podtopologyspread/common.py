@@ -11,9 +11,9 @@ from __future__ import annotations
 from itertools import repeat
 from operator import and_
 
-from ...labels import NOTHING, Requirement, Selector, SelectorError, label_selector
-from ...podaffinity import HOSTNAME_KEY, SIGNATURE_INFO, ZONE_KEY, node_signature_counts, selector_string
-from ..helper.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint
+from ...api.labels import NOTHING, Requirement, Selector, SelectorError, label_selector
+from ...state.podaffinity import HOSTNAME_KEY, SIGNATURE_INFO, ZONE_KEY, node_signature_counts, selector_string
+from ...api.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint
 
 DO_NOT_SCHEDULE_ACTION = "DoNotSchedule"
 SCHEDULE_ANYWAY = "ScheduleAnyway"

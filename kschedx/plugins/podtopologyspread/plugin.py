@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...config.pluginargs import checked_plugin_args
 from ...framework.interface import Plugin, PluginError
 from ...framework.status import Code, Status
-from ...pod_index import index_of
+from ...state.pod_index import index_of
 from . import filtering, scoring
 from .common import DO_NOT_SCHEDULE_ACTION, SCHEDULE_ANYWAY, SYSTEM_DEFAULT_CONSTRAINTS, SpreadError, get_constraints
 

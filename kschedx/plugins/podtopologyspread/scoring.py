@@ -13,7 +13,7 @@ from itertools import compress, repeat
 from operator import add, not_
 
 from ...framework.interface import MAX_NODE_SCORE
-from ...podaffinity import HOSTNAME_KEY
+from ...state.podaffinity import HOSTNAME_KEY
 from ..helper.normalize_score import go_div
 from ..nodeaffinity import required_node_affinity
 from .common import _BY_NODE, count_pods_match_selector, has_all_keys, node_has_all_keys

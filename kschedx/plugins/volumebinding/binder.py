@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import copy
 
-from ...labels import SelectorError, label_selector
-from ...quantity import parse_quantity
+from ...api.labels import SelectorError, label_selector
+from ...api.quantity import parse_quantity
 from ...storage import csi_translation as tr
 from ...storage.objects import (
     ANN_BOUND_BY_CONTROLLER,

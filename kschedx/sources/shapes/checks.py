@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ...quantity import QuantityError, parse_quantity
+from ...api.quantity import QuantityError, parse_quantity
 
 
 class Check:

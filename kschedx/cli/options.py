@@ -1,0 +1,324 @@
+"""The options commands share, as Click decorators: the pods and cluster
+(POD_FILE arguments, --snapshot, --kubeconfig/--context, -n/-A/-l/
+--field-selector, --all-pending), the scheduler's configuration (--config,
+--sampling...), how the result is shown (-o, --node, --nodes, --report) and
+how ties are broken (--tie-break, --seed).
+
+Grouped options reach the command as one argument each: `cluster`
+(a ClusterOptions), `selection` (a PodSelection), `scheduler_config`
+(a SchedulerConfig or None) and `sampling`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import click
+
+from ..render.outputs import OUTPUT_FORMATS
+from .connection import ClusterOptions, Duration
+
+def _set_debug(ctx, _param, value):
+    if value:
+        ctx.find_root().meta["kschedx.debug"] = True
+    return value
+
+
+debug_option = click.option(
+    "--debug",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_set_debug,
+    help="Show the full traceback of an internal error.",
+)
+
+
+snapshot_option = click.option(
+    "--snapshot",
+    "snapshot_paths",
+    multiple=True,
+    type=click.Path(allow_dash=True),
+    help="Cluster fixture: a file, a directory, or - for stdin. Repeatable.",
+)
+
+
+output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="human",
+    show_default=True,
+    help="human: tables for people; wide: every column and node name; json/yaml: the SchedulingResult document, "
+         "written as each pod is done; jsonl: one line per pod, then a closing summary line; "
+         "junit, github (Actions annotations), tap: CI reports, one test per pod.",
+)
+
+
+tie_break_option = click.option(
+    "--tie-break",
+    type=click.Choice(("random", "name")),
+    default="random",
+    show_default=True,
+    help="How one node is chosen among equal top scores: random like kube-scheduler, or the smallest name.",
+)
+
+
+seed_option = click.option("--seed", type=int, default=None, help="Seed for --tie-break random (reproducible runs).")
+
+
+def _complete_node(ctx, _param, incomplete):
+    """Node names of the --snapshot given so far, or of the live cluster (shell completion)."""
+    from .completion import complete_names
+
+    return complete_names(ctx, "Node", incomplete)
+
+
+def complete_pod_files(ctx, _param, incomplete):
+    """Files, and the pending pods of the snapshot or the live cluster (shell completion)."""
+    from .completion import complete_pod_argument
+
+    return complete_pod_argument(ctx, incomplete)
+
+
+node_option = click.option(
+    "--node",
+    "node",
+    default=None,
+    metavar="NAME",
+    shell_complete=_complete_node,
+    help="Show one node's whole story: every filter verdict with details, every score raw → normalized × weight.",
+)
+
+
+def _complete_node_choice(ctx, _param, incomplete):
+    """--nodes: the keywords, then node names (after the last comma of a list)."""
+    from .completion import complete_names
+
+    head, comma, last = incomplete.rpartition(",")
+    keywords = [] if comma else [k for k in ("all", "failing", "top=") if k.startswith(incomplete)]
+    return keywords + [head + comma + n for n in complete_names(ctx, "Node", last)]
+
+
+def _parse_node_choice(_ctx, _param, value):
+    from ..result.node_choice import NodeChoiceError, parse_node_choice
+
+    try:
+        return parse_node_choice(value)
+    except NodeChoiceError as e:
+        raise click.BadParameter(f"{e} (all, failing, top=N, or node names separated by commas)") from None
+
+
+nodes_option = click.option(
+    "--nodes",
+    "nodes",
+    default="all",
+    show_default=True,
+    metavar="all|failing|top=N|NAME,...",
+    callback=_parse_node_choice,
+    shell_complete=_complete_node_choice,
+    help="Which nodes each pod's `nodes` list keeps: all; failing (not feasible, and the selected node); "
+         "top=N (the N best-scored feasible nodes, the selected one among them); or the named nodes. "
+         "Every other field, and filterSummary (plugin → reason → nodes), still covers every node.",
+)
+
+
+def _check_report_path(_ctx, _param, path):
+    """Fail before scheduling anything rather than after it."""
+    if path is not None:
+        from ..util.errors import UsageError
+        from ..sources.writer import check_writable
+
+        try:
+            check_writable(path)
+        except UsageError as e:
+            raise click.BadParameter(str(e), param_hint="'--report'") from None
+    return path
+
+
+report_option = click.option(
+    "--report",
+    "report",
+    default=None,
+    metavar="FILE.html",
+    type=click.Path(dir_okay=False),
+    callback=_check_report_path,
+    help="Also write a self-contained HTML report (verdicts, filter heat map, score bars; "
+         "for simulate, utilization before/after) to FILE.html.",
+)
+
+
+fix_option = click.option(
+    "--fix",
+    "fix",
+    is_flag=True,
+    help="For each unschedulable pod, the smallest changes (to the pod or the cluster) that make it fit, each "
+         "checked by running the scheduling cycle again with it: a numbered list, `fixes` in json/yaml.",
+)
+
+
+_CLUSTER_OPTIONS = (
+    click.option("--kubeconfig", metavar="FILE", default=None,
+                 help="Read a live cluster through this kubeconfig (default: $KUBECONFIG, "
+                      "merged like kubectl, else ~/.kube/config, else the pod's service account)."),
+    click.option("--context", metavar="NAME", default=None,
+                 help="The kubeconfig context to use (default: its current-context)."),
+    click.option("--request-timeout", metavar="DURATION", type=Duration(), default="30s",
+                 show_default=True, help="Give up on an API request after this long (30s, 2m)."),
+)
+
+
+def cluster_options(f):
+    """--kubeconfig, --context and --request-timeout, passed to the command as
+    `cluster=ClusterOptions(...)`."""
+
+    @functools.wraps(f)
+    def wrapper(*args, kubeconfig, context, request_timeout, **kwargs):
+        return f(*args, cluster=ClusterOptions(kubeconfig, context, request_timeout), **kwargs)
+
+    for option in reversed(_CLUSTER_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+all_pending_option = click.option(
+    "--all-pending", is_flag=True, default=False,
+    help="Schedule every pending pod in the namespace (-n; -A: all namespaces).")
+
+
+def _check_label_selector(_ctx, _param, value):
+    if value is not None:
+        from ..api.labels import SelectorError, parse_selector
+
+        try:
+            parse_selector(value)
+        except SelectorError as e:
+            raise click.BadParameter(str(e)) from None
+    return value
+
+
+def _check_field_selector(_ctx, _param, value):
+    if value is not None:
+        from ..api.selection import FieldSelectorError, parse_field_selector
+
+        try:
+            parse_field_selector(value)
+        except FieldSelectorError as e:
+            raise click.BadParameter(str(e)) from None
+    return value
+
+
+def _check_namespace(_ctx, _param, value):
+    if value is not None and not _DNS_LABEL.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not a namespace name (a DNS-1123 label: lower-case "
+                                 "letters, digits and '-', at most 63)")
+    return value
+
+
+def _complete(kind: str):
+    def complete(ctx, param, incomplete):
+        from .completion import complete_names
+
+        return complete_names(ctx, kind, incomplete)
+
+    return complete
+
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+
+
+namespace_option = click.option(
+    "-n", "--namespace", metavar="NAMESPACE", default=None, callback=_check_namespace,
+    shell_complete=_complete("Namespace"),
+    help="The namespace of pods named without one and of the pending pods taken (default: the "
+         "kubeconfig context's namespace on a cluster, every namespace of a snapshot).")
+
+
+_SELECTION_OPTIONS = (
+    namespace_option,
+    click.option("-A", "--all-namespaces", is_flag=True, default=False,
+                 help="Take pending pods from every namespace (overrides -n)."),
+    click.option("-l", "--selector", metavar="SELECTOR", default=None, callback=_check_label_selector,
+                 help="Take the pending pods whose labels match, in kubectl's syntax: "
+                      "'app=web,tier!=db', 'env in (prod,qa)', '!canary'."),
+    click.option("--field-selector", metavar="SELECTOR", default=None, callback=_check_field_selector,
+                 help="Take the pending pods whose fields match: metadata.name, metadata.namespace, "
+                      "spec.nodeName, spec.schedulerName, status.phase... with =, == or !=, joined by commas."),
+)
+
+
+def selection_options(f):
+    """-n, -A, -l and --field-selector, passed to the command as
+    `selection=PodSelection(...)`."""
+    from ..api.selection import PodSelection
+
+    @functools.wraps(f)
+    def wrapper(*args, namespace, all_namespaces, selector, field_selector, **kwargs):
+        return f(*args, selection=PodSelection(namespace, all_namespaces, selector, field_selector), **kwargs)
+
+    for option in reversed(_SELECTION_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def config_options(f):
+    """--config and --allow-unknown-plugins: the KubeSchedulerConfiguration to
+    evaluate pods with (one `scheduler_config` argument: a SchedulerConfig or None);
+    --sampling: how many nodes a cycle evaluates (a `sampling` argument)."""
+
+    @click.option("--config", "config_path", default=None, metavar="FILE",
+                  type=click.Path(allow_dash=True, dir_okay=False),
+                  help="The cluster's KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1, YAML or JSON; "
+                       "- for stdin): its profiles, plugin weights and args. Pods go to the profile of their "
+                       "schedulerName.")
+    @click.option("--allow-unknown-plugins", is_flag=True, default=False,
+                  help="Plugins of --config that kschedx does not have (out-of-tree, not registered through the "
+                       "kschedx.plugins entry points): list them in notEvaluated and go on, instead of exit 3.")
+    @click.option("--sampling", type=click.Choice(("all", "upstream")), default="all", show_default=True,
+                  help="all: evaluate every node, and say when kube-scheduler's node sampling "
+                       "(percentageOfNodesToScore) could pick another node; upstream: stop searching after the "
+                       "feasible nodes kube-scheduler looks for, starting where it would.")
+    @click.option("--skip-extenders", is_flag=True, default=False,
+                  help="Do not call the extenders of --config (filter, prioritize, preempt, bind): list them in "
+                       "notEvaluated instead.")
+    @functools.wraps(f)
+    def wrapper(*args, config_path, allow_unknown_plugins, skip_extenders, **kwargs):
+        scheduler_config = None
+        if allow_unknown_plugins and config_path is None:
+            raise click.UsageError("--allow-unknown-plugins needs --config")
+        if skip_extenders and config_path is None:
+            raise click.UsageError("--skip-extenders needs --config (extenders come from its extenders: list)")
+        if config_path is not None:
+            stdin_elsewhere = "-" in (kwargs.get("snapshot_paths") or ()) or "-" in (kwargs.get("pod_files") or ())
+            if config_path == "-" and stdin_elsewhere:
+                raise click.UsageError("stdin (-) can be read only once: give it to --config or to the pods/"
+                                       "snapshot, not both")
+            from ..framework.configured import load_config
+
+            scheduler_config = load_config(config_path, allow_unknown_plugins=allow_unknown_plugins)
+            scheduler_config.skip_extenders = skip_extenders
+        return f(*args, scheduler_config=scheduler_config, **kwargs)
+
+    return wrapper
+
+
+def workload_options(f):
+    """The pods and cluster of explain and simulate (POD_FILE / NAMESPACE/NAME
+    arguments, --snapshot or a live cluster, --all-pending) and how the result
+    is shown and ties broken (-o, --tie-break, --seed)."""
+    decorators = (
+        click.argument("pod_files", nargs=-1, type=click.Path(allow_dash=True),
+                       metavar="[POD_FILE | [NAMESPACE/]NAME]...", shell_complete=complete_pod_files),
+        snapshot_option,
+        cluster_options,
+        selection_options,
+        all_pending_option,
+        output_option,
+        tie_break_option,
+        seed_option,
+        config_options,
+    )
+    for decorator in reversed(decorators):  # applied bottom-up, as stacked decorators are
+        f = decorator(f)
+    return f

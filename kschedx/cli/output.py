@@ -1,0 +1,138 @@
+"""Where a command's result goes: stdout in the chosen format (a reader
+that leaves early ends it quietly), the HTML report, warnings and errors on
+stderr, and the checks of --node/--nodes against the cluster read."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..result.sink import DocumentSink, ResultSink, Tee
+from ..util.errors import KschedxError, one_line
+
+class ReportSink(DocumentSink):
+    """--report FILE.html: the whole document (the page shows every pod's
+    nodes), written when the run ends."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def end(self, tail: dict) -> None:
+        super().end(tail)
+        write_report(self.doc, self.path)
+
+
+def write_report(doc: dict, path: str | None) -> None:
+    """The HTML report, written atomically: the file appears only when complete."""
+    if path is None:
+        return
+    from ..util.errors import InputError
+    from ..render.html import to_html
+    from ..sources.writer import Interrupted, write_atomically
+
+    try:
+        write_atomically(path, to_html(doc).encode("utf-8"))
+    except Interrupted:
+        raise KeyboardInterrupt from None
+    except OSError as e:
+        raise InputError(f"cannot write the report: {(e.strerror or str(e)).lower()}", source=path) from None
+    click.echo(f"kschedx: report written to {path}", err=True)
+
+
+def silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+class StdoutSink(ResultSink):
+    """Hands the result to the chosen format's sink; warnings go to stderr.
+
+    A reader that leaves early (`kschedx explain ... | head`) ends the output
+    quietly and the run goes on unwritten: the command still exits with the
+    code of all its pods, so a script reading PIPESTATUS is not told a pod
+    was unschedulable.
+    """
+
+    def __init__(self, inner: ResultSink):
+        self.inner = inner
+        self.closed = False
+        self.nodes_encoder = getattr(inner, "nodes_encoder", None)
+        self.node_records_encoder = getattr(inner, "node_records_encoder", None)
+        self.reads_score_details = getattr(inner, "reads_score_details", True)
+
+    def begin(self, head: dict) -> None:
+        self._call(self.inner.begin, head)
+
+    def pod(self, pod: dict) -> None:
+        self._call(self.inner.pod, pod)
+
+    def end(self, tail: dict) -> None:
+        for w in tail.get("warnings") or ():
+            click.echo(f"kschedx: warning: {w}", err=True)
+        self._call(self.inner.end, tail)
+        if not self.closed:
+            self._call(sys.stdout.flush)
+
+    def _call(self, method, *args) -> None:
+        if self.closed:
+            return
+        try:
+            method(*args)
+        except BrokenPipeError:
+            self.closed = True
+            silence_stdout()
+
+
+def output_sink(output: str, mode: str, node: str | None = None, report: str | None = None) -> ResultSink:
+    """Where the run's result goes: stdout in the chosen format, and the
+    HTML report when asked for (written last, so stdout streams first)."""
+    from ..render.outputs import sink_for
+
+    sink = StdoutSink(sink_for(output, mode, node=node))
+    return sink if report is None else Tee(sink, ReportSink(report))
+
+
+def warn_unused_seed(tie_break: str, seed) -> None:
+    if seed is not None and tie_break == "name":
+        click.echo("kschedx: warning: --seed has no effect with --tie-break name (nothing is left to chance)",
+                   err=True)
+
+
+def check_node_choice(choice, cluster, where: str = "the snapshot") -> None:
+    """--nodes NAME,...: every name must be a node (exit 2, with close names)."""
+    from ..result.node_choice import unknown_names
+
+    missing = unknown_names(choice, [n["metadata"]["name"] for n in cluster.nodes])
+    if missing:
+        parts = []
+        for name, close in missing:
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            parts.append(f"{name!r}{hint}")
+        raise click.BadParameter(f"no node named {'; '.join(parts)} in {where}", param_hint="'--nodes'")
+
+
+def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> None:
+    if node is None:
+        return
+    names = [n["metadata"]["name"] for n in cluster.nodes]
+    if node not in names:
+        import difflib
+
+        close = difflib.get_close_matches(node, names, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise click.BadParameter(f"no node named {node!r} in {where}{hint}", param_hint="'--node'")
+
+
+def fail(exc: KschedxError):
+    click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
+    sys.exit(exc.exit_code)
+
+
+def warn(message: str) -> None:
+    click.echo(f"kschedx: warning: {message}", err=True)

@@ -1,0 +1,246 @@
+"""`kschedx explain`: every pod against the same snapshot, each result
+handed to the sink as soon as it is computed. Identical pods share one cycle
+(reuse.py), worker processes compute pods ahead (util/workers.py), and
+--fix searches each unschedulable pod's fixes (fixes/)."""
+
+from __future__ import annotations
+
+from ..framework.dispatch import new_schedulers
+from ..result.document import Tally
+from ..result.sink import DocumentSink, ResultSink
+from ..state.snapshot import PodInfo
+from ..util.gc_policy import collector_paused
+from .document import head, pod_document, tail
+from .load import Workload
+
+def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
+            sampling: str = "all", fix: bool = False, nodes=None) -> dict:
+    """Every pod against the same snapshot: the whole document."""
+    sink = DocumentSink()
+    explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix,
+                 nodes=nodes)
+    return sink.doc
+
+
+def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
+                 seed: int | None = None, config=None, sampling: str = "all", fix: bool = False,
+                 nodes=None, reuse: bool = True, jobs: int = 1) -> int:
+    """Every pod against the same snapshot, each result handed to `sink` as
+    soon as it is computed and then dropped. Returns the exit code.
+    `config`: a SchedulerConfig (--config): each pod is evaluated by the
+    profile of its schedulerName. Each pod is its own first scheduling cycle
+    (node sampling starts at index 0): an answer does not depend on which
+    other pods were asked about. `fix`: each Unschedulable pod's result
+    gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
+    the workload must be loaded with keep_raw). `nodes`: a NodeChoice
+    (--nodes), which node records each pod's document keeps (None: all).
+    `reuse`: a pod identical to an earlier one for scheduling takes its
+    result (commands/reuse.py); `jobs`: worker processes
+    (util/workers.py). Neither changes the output."""
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    pods = scheds.queue_order(workload.pods)
+    sink.begin(head(scheds, "explain", nodes))
+    tally = Tally()
+    if scheds.extenders is not None:
+        # An extender is a service of its own: it sees every pod, in order, once.
+        reuse, jobs = False, 1
+    explainer = _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None),
+                              getattr(sink, "reads_score_details", True))
+    explained = _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None),
+                           getattr(sink, "body_renderer", None))
+    while True:
+        with collector_paused():  # from the pod's cycle until it is written and dropped
+            p = next(explained, None)
+            if p is None:
+                break
+            tally.add(p)
+            sink.pod(p)
+            del p  # the sink has it written: only the next pod is kept
+    sink.end(tail(scheds, workload))
+    return tally.exit_code
+
+
+class _PodExplainer:
+    """explain's work for one pod: its cycle, or an identical pod's result."""
+
+    def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False, nodes=None, encoder=None,
+                 score_details: bool = True):
+        from .reuse import ResultReuse
+
+        self.scheds = scheds
+        self.encoder = encoder  # the sink's node_records_encoder
+        self.score_details = score_details  # whether the sink reads score explanations
+        self.workload = workload
+        self.fix = fix
+        self.nodes = nodes
+        # --nodes failing|top=N keeps the selected node: a document whose
+        # node was drawn at random is then its draw's own.
+        self.draw_shapes_nodes = nodes is not None and not nodes.is_all
+        self.reuse = ResultReuse(scheds, workload) if reuse else None
+
+    def key(self, pi: PodInfo) -> str | None:
+        return self.reuse.key(pi) if self.reuse is not None else None
+
+    def shared(self, key: str | None) -> bool:
+        return key is not None and key in self.reuse.templates
+
+    def cycle(self, pi: PodInfo, own: bool = False) -> tuple[dict, int, bool, bool | None]:
+        """(document, random draws made, whether the selected node was drawn
+        among topNodes, and with `own` whether the document names its pod:
+        reuse.names_own_pod, None when reuse is off or `own` not asked)."""
+        scheds = self.scheds
+        rng = scheds.rng
+        before = rng.draws
+        scheds.sampling.next_start_node_index = 0
+        r = scheds.schedule(pi)
+        drawn = r.tie_drawn
+        own = own and self.reuse is not None
+        records = None
+        if self.fix and r.status == "Unschedulable":
+            # The fix search reads every node's verdicts, whatever --nodes writes.
+            doc = pod_document(r, "explain", self.workload)
+            _add_fixes(doc, scheds.framework_for(pi), pi, self.workload)
+            _choose_nodes(doc, r, self.nodes)
+        else:
+            whole = self.encoder is None and (self.nodes is None or self.nodes.is_all)
+            if whole:
+                # Every node's explanations computed once, now: the document's
+                # node dicts are then built a column at a time (result/node_dicts.py),
+                # and names_own_pod reads the same records.
+                r.settle(self.score_details)
+            doc = pod_document(r, "explain", self.workload, self.nodes, self.encoder)
+            if whole and own:
+                records = r.nodes  # built by the document (read before it, they change its counts)
+        named = None
+        if own:
+            from .reuse import names_own_pod
+
+            named = names_own_pod(doc, pi, records)
+        del r, records
+        return doc, rng.draws - before, drawn, named
+
+    def transferable(self, draws: int, drawn: bool) -> bool:
+        """Whether a document computed elsewhere (an earlier pod's, a
+        worker's) holds for this run once its tie-break draw is made again:
+        it drew nothing else, and its node list does not follow the draw."""
+        return draws == (1 if drawn else 0) and not (drawn and self.draw_shapes_nodes)
+
+    def explain(self, pi: PodInfo, key: str | None, last: bool = False) -> dict:
+        """The pod's document; `last`: no pod comes after it, so its result
+        is not kept for another (nor searched for its own name)."""
+        if key is not None:
+            hit = self.reuse.document(key, pi)
+            if hit is not None:
+                return hit[0]
+        doc, draws, drawn, own = self.cycle(pi, own=key is not None and not last)
+        if not last:
+            self.keep(key, pi, doc, draws, drawn, own)
+        return doc
+
+    def keep(self, key, pi, doc, draws, drawn, own=None) -> None:
+        if key is not None and self.transferable(draws, drawn):
+            self.reuse.remember(key, pi, drawn, doc, draws, own)
+
+
+def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None, renderer=None):
+    """Each pod's document, in order. `encoder`: the sink's nodes_encoder,
+    `renderer`: its body_renderer, applied by the workers."""
+    if jobs <= 1 or len(pods) <= 2:
+        for i, pi in enumerate(pods, 1):
+            yield explainer.explain(pi, explainer.key(pi), last=i == len(pods))
+        return
+    # The first pod here: the caches it fills (pod index, parsed terms) are
+    # then the workers' too.
+    yield explainer.explain(pods[0], explainer.key(pods[0]))
+    yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1), encoder, renderer)
+
+
+def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None, renderer=None):
+    """Pods 1... computed by worker processes, written in order. A pod whose
+    scheduling key an earlier pod has is not sent: it takes that pod's
+    result here. The run's random draws are made here, in pod order: a
+    worker's result whose only draw was the final tie-break gets the draw
+    made again; a cycle that drew otherwise (preemption with --tie-break
+    random) or failed is computed again here, as --jobs 1 computes it."""
+    from collections import deque
+
+    from ..util.workers import WorkerPool
+
+    rng = explainer.scheds.rng
+
+    def task(i):
+        # Whether the result may be shared is decided here too, while the
+        # parent writes.
+        doc, draws, drawn, own = explainer.cycle(pods[i], own=True)
+        if encoder is not None and isinstance(doc.get("nodes"), list) and doc["nodes"]:
+            # Writing a pod's nodes costs more than computing them: done here too.
+            doc["nodes"] = encoder(doc["nodes"])
+        # Drawing it for people: here too.
+        if renderer is not None and not drawn:
+            # (A drawn selected node is drawn again in the parent: its body
+            # is drawn there, from the whole document.)
+            doc = renderer(doc)
+        return doc, draws, drawn, own
+
+    window: deque = deque()  # (index, key, worker or None: computed here)
+    in_flight: dict[str, int] = {}  # key -> pods of that key sent to workers, not yet read
+    sent = 0
+    next_i = 1
+    with WorkerPool(task, jobs) as pool:
+        while next_i < len(pods) or window:
+            while next_i < len(pods) and sent < 2 * jobs and len(window) < 256:
+                pi = pods[next_i]
+                key = explainer.key(pi)
+                w = None
+                if not (explainer.shared(key) or in_flight.get(key)):
+                    w = pool.submit(next_i)
+                    if w is not None:
+                        sent += 1
+                        if key is not None:
+                            in_flight[key] = in_flight.get(key, 0) + 1
+                window.append((next_i, key, w))
+                next_i += 1
+            i, key, w = window.popleft()
+            pi = pods[i]
+            if w is None:
+                yield explainer.explain(pi, key)
+                continue
+            sent -= 1
+            ok, out = pool.result(w)
+            if key is not None:
+                in_flight[key] -= 1
+                if not in_flight[key]:
+                    del in_flight[key]
+            if ok and explainer.transferable(out[1], out[2]):
+                doc, draws, drawn, own = out
+                del out
+                if drawn:
+                    doc["selectedNode"] = rng.choice(doc["topNodes"])
+                explainer.keep(key, pi, doc, draws, drawn, own)
+            else:
+                del out
+                doc, draws, drawn, own = explainer.cycle(pi, own=key is not None)
+                explainer.keep(key, pi, doc, draws, drawn, own)
+            yield doc
+            del doc
+
+
+def _choose_nodes(p: dict, r, nodes) -> None:
+    """Narrow a pod document written with every node to a NodeChoice."""
+    if nodes is None or nodes.is_all:
+        return
+    keep = nodes.pick(r.outline(), r.selected_node)
+    p["nodes"] = [n for n in p["nodes"] if n["name"] in keep]
+
+
+def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
+    from ..fixes.find import find_fixes
+
+    raw = workload.raw_pods.get(pi.key)
+    if raw is None:
+        return
+    found = find_fixes(fw, pi, p, raw)
+    source = p.pop("source", None)
+    p.update(found)
+    if source is not None:
+        p["source"] = source  # the pod's last key stays last

@@ -1,0 +1,161 @@
+"""`kschedx simulate`: the pods one after another in queue order, each
+placement or preemption applied to the snapshot before the next pod."""
+
+from __future__ import annotations
+
+from ..framework.dispatch import new_schedulers
+from ..result.document import Tally
+from ..result.node_group import node_group
+from ..result.sink import DocumentSink, ResultSink
+from .document import head, pod_document, tail
+from .load import Workload
+
+def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
+             detail: str = "full", config=None, sampling: str = "all", nodes=None) -> dict:
+    """The pods one after another (see simulate_into): the whole document."""
+    sink = DocumentSink()
+    simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config,
+                  sampling=sampling, nodes=nodes)
+    return sink.doc
+
+
+def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
+                  progress=None, detail: str = "full", config=None, sampling: str = "all", nodes=None) -> int:
+    """The pods one after another in queue order, each outcome applied to the
+    snapshot before the next pod, as kube-scheduler's cache would see it.
+
+    - Scheduled: the pod is assumed on its node (NodeInfo updated in place).
+    - Preemption: the victims are deleted (gone for good, not re-queued),
+      lower-priority pods nominated to the node lose their nomination, and
+      the preemptor is retried at once: nominated to the node, it is tried
+      there first and placed.
+    - Unschedulable: stays pending; a failed preemption clears its
+      nomination, as upstream's PostFilterResult does.
+
+    Each pod's result goes to `sink` as soon as it is final: at once, unless
+    a later pod of higher priority could still preempt it (it would gain
+    `preemptedBy`); queue order puts higher priorities first, so that wait
+    is empty in practice. `progress(done, total)` is called after each pod.
+    detail "placements" leaves out each pod's per-node verdicts and scores
+    (every other field is kept); "failures" keeps them for the pods left
+    unplaced only; `nodes` (--nodes) chooses among the records kept.
+    Returns the exit code. `config`: as for explain_into.
+    Node sampling's start index is carried from each scheduling cycle to the
+    next, as kube-scheduler carries it (the run starting at 0).
+    """
+    from ..framework.simulation import Simulation, without_nomination
+
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    snapshot = scheds.snapshot
+    sim = Simulation(scheds)
+    queue = scheds.queue_order(list(workload.pods))
+    sink.begin(head(scheds, "simulate", nodes))
+    before = node_usage(snapshot)
+    position = {pi.uid: i for i, pi in enumerate(queue)}
+    # Highest priority among the pods after position i: a placed pod of at
+    # least that priority can no longer be preempted by this run.
+    later_max = [0] * len(queue)
+    highest = None
+    for i in range(len(queue) - 1, -1, -1):
+        later_max[i] = highest
+        highest = queue[i].priority if highest is None else max(highest, queue[i].priority)
+    held: dict[str, dict] = {}  # uid -> document of a placed pod a later pod could still preempt
+    waiting: list[tuple[str, dict, int]] = []  # (uid, pod document, priority) not yet handed to the sink
+    tally = Tally()
+    encoder = getattr(sink, "node_records_encoder", None)
+    summary = {"pods": 0, "placed": 0, "placedByPreemption": 0, "unschedulable": 0, "gated": 0, "errors": 0,
+               "preemptions": 0, "victims": 0}
+    if config is not None:
+        summary["noProfile"] = 0  # pods of schedulerNames no profile serves
+
+    def release(i):
+        # Hand over, in queue order, every pod no pod after position i can preempt.
+        while waiting:
+            uid, p, priority = waiting[0]
+            if p["placedNode"] and later_max[i] is not None and later_max[i] > priority:
+                return
+            waiting.pop(0)
+            held.pop(uid, None)
+            _count(summary, tally, p)
+            sink.pod(p)
+
+    for i in range(len(queue)):
+        pi = queue[i]
+        # Explanations are read before the snapshot changes; "failures" keeps
+        # them only for pods that are not placed at once.
+        settled = False
+
+        def settle(r):
+            nonlocal settled
+            settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
+            return settled
+
+        r = sim.step(pi, settle=settle)
+        if r.status != "Scheduled" and r.nominated_node:
+            summary["preemptions"] += 1
+            summary["victims"] += len(r.victims)
+            for v in r.victims:
+                earlier = held.get(v.uid)
+                if earlier is not None:
+                    earlier["preemptedBy"] = pi.key
+                    if "source" in earlier:  # the pod's last key stays last
+                        earlier["source"] = earlier.pop("source")
+            for np in r.cleared_nominations:
+                j = position.get(np.uid)
+                if j is not None and j > i:
+                    queue[j] = without_nomination(queue[j])
+        if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
+            r.drop_nodes()
+        p = pod_document(r, "simulate", workload, nodes, encoder)
+        del r
+        if p["placedNode"]:
+            held[pi.uid] = p
+        waiting.append((pi.uid, p, pi.priority))
+        del p
+        release(i)
+        if progress is not None:
+            progress(i + 1, len(queue))
+
+    after = node_usage(snapshot)
+    extra = {"detail": detail, "summary": summary, "utilization": _utilization(snapshot, before, after)}
+    if workload.notes:
+        extra["inputNotes"] = list(workload.notes)
+    sink.end(tail(scheds, workload, extra))
+    return tally.exit_code
+
+
+def _count(summary: dict, tally: Tally, p: dict) -> None:
+    """simulate's closing summary, one pod at a time. A pod placed and later
+    preempted still counts as placed (its placedNode stays)."""
+    tally.add(p)
+    summary["pods"] += 1
+    placed = bool(p["placedNode"])
+    summary["placed"] += placed
+    summary["placedByPreemption"] += placed and p["status"] != "Scheduled"
+    summary["unschedulable"] += not placed and p["status"] == "Unschedulable"
+    summary["gated"] += p["status"] == "Gated"
+    summary["errors"] += p["status"] == "Error"
+    if "noProfile" in summary:
+        summary["noProfile"] += p["status"] == "NoProfile"
+
+
+def node_usage(snapshot) -> dict[str, dict]:
+    """Requested cpu (millicores), memory (bytes) and pod count per node."""
+    return {
+        ni.name: {"cpu": ni.requested.milli_cpu, "memory": ni.requested.memory, "pods": len(ni.pods)}
+        for ni in snapshot.node_infos
+    }
+
+
+def _utilization(snapshot, before: dict, after: dict) -> list[dict]:
+    out = []
+    for ni in snapshot.node_infos:
+        alloc = ni.allocatable
+        out.append({
+            "node": ni.name,
+            "nodeGroup": node_group(ni.name, ni.labels),
+            "allocatable": {"cpu": alloc.milli_cpu, "memory": alloc.memory, "pods": alloc.allowed_pod_number},
+            "before": before[ni.name],
+            "after": after[ni.name],
+        })
+    return out

@@ -1,0 +1,227 @@
+"""A pod's node records written as indented JSON text straight from the
+runner's records, without building result.node_dict's dicts first.
+
+`--detail full` on 5,000 nodes is 5,000 node records per pod (~20 MB of
+text), each with a dozen Filter verdicts and as many scores: building those
+dicts and walking them again to write them was most of the run. Most of
+these small objects repeat (every node's Success from NodeName, the same
+Skip, the same few failure reasons; a score row without explanation that
+other nodes share), so their text is made once per pod and reused; only
+explanations (`details`) are encoded node by node.
+
+node_dict stays the reference: tests/test_result_text.py compares the two on
+every golden case, and what is written here is byte for byte
+json.dumps([node_dict(n) ...], indent=2, ensure_ascii=False) at the given
+indentation.
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+
+from ..framework.records import table_groups
+from ..framework.status import Code
+from .json_text import encode, string
+from .node_record import node_dict
+
+_INT = {int}
+
+
+def node_records_text(records, nl: str) -> str:
+    """The JSON text of [node_dict(n) for n in records], indented as
+    json_text.indented(..., nl) indents it."""
+    if not records:
+        return "[]"
+    return _Writer(nl).nodes(records)
+
+
+class _Writer:
+    """One pod's texts of repeated pieces, at one indentation."""
+
+    def __init__(self, nl: str):
+        self.i1 = i1 = nl + "  "  # a node record
+        self.i2 = i2 = i1 + "  "  # its members
+        self.i3 = i3 = i2 + "  "  # a verdict or score
+        self.i4 = i3 + "  "  # their members
+        self.nl = nl
+        self.close_node = i1 + "}"
+        self.close_list = i2 + "]"
+        self.close_entry = i3 + "}"
+        self.k_name = "{" + i2 + '"name": '
+        self.k_feasible = "," + i2 + '"feasible": '
+        self.k_filters = "," + i2 + '"filters": [' + i3
+        self.k_first = "," + i2 + '"firstFailure": '
+        self.k_status = "," + i2 + '"status": '
+        self.k_scores = "," + i2 + '"scores": [' + i3
+        self.k_total = "," + i2 + '"totalScore": '
+        self.entry_sep = "," + i3
+        self.filters: dict = {}  # (plugin, Status or None) -> text, for verdicts without details
+        self.filter_values: dict = {}  # (plugin, code, reasons) -> text
+        self.scores: dict = {}  # score row without details -> text
+        self.score_heads: dict = {}  # (plugin, raw, normalized, weight, skipped) -> text before "details"
+
+    def nodes(self, records) -> str:
+        # The verdicts and scores still in the runner's tables are written a
+        # plugin's column at a time (each distinct value once); the others,
+        # node by node.
+        n = len(records)
+        filters = [None] * n
+        scores = [None] * n
+        filter_groups, score_groups = table_groups(records)
+        for table, positions, rows in filter_groups:
+            for p, text in zip(positions, self.filter_columns(table, rows)):
+                filters[p] = text
+        for table, positions, indexes in score_groups:
+            for p, text in zip(positions, self.score_columns(table, indexes)):
+                scores[p] = text
+        node = self.node
+        i1 = self.i1
+        return "[" + ",".join([i1 + node(nr, f, sc) for nr, f, sc in zip(records, filters, scores)]) + self.nl + "]"
+
+    def filter_columns(self, table, rows) -> list[str]:
+        """The `filters` member text of each of `rows` of a FilterTable."""
+        cols = []
+        for j, name in enumerate(table.names):
+            shared, column = table.column(j)
+            if column is None:
+                cols.append(repeat(self.filter_text(name, shared), len(rows)))
+                continue
+            values = list(map(column.__getitem__, rows))
+            texts = {}
+            for v in set(values):  # Status objects: by identity
+                if v is None:
+                    texts[v] = self.filter_text(name, None)
+                elif v.code == Code.SUCCESS:
+                    texts[v] = self.filter_entry(name, None, v.details)
+                else:
+                    texts[v] = self.filter_text(name, v)
+            cols.append(map(texts.__getitem__, values))
+        if not cols:
+            return [',' + self.i2 + '"filters": []'] * len(rows)
+        head, sep, close = self.k_filters, self.entry_sep, self.close_list
+        return [head + sep.join(row) + close for row in zip(*cols)]
+
+    def filter_text(self, plugin, status) -> str:
+        key = (plugin, status)
+        text = self.filters.get(key)
+        if text is None:
+            text = self.filters[key] = self.filter_entry(plugin, status, None)
+        return text
+
+    def score_columns(self, table, indexes) -> list[str]:
+        """The `scores` member text of each of `indexes` of a settled ScoreTable."""
+        cols = []
+        settled = table.details
+        for j, (pl, weight, raw, norm) in enumerate(zip(table.plugins, table.weights, table.raw, table.normalized)):
+            if raw is None:
+                cols.append(repeat(self.score_text((pl.name, 0, 0, weight, True, None)), len(indexes)))
+                continue
+            raws = list(map(raw.__getitem__, indexes))
+            norms = list(map(norm.__getitem__, indexes))
+            details = None if settled[j] is None else list(map(settled[j].__getitem__, indexes))
+            cols.append(self.score_column(pl.name, weight, raws, norms, details))
+        if not cols:
+            return [',' + self.i2 + '"scores": []'] * len(indexes)
+        head, sep, close = self.k_scores, self.entry_sep, self.close_list
+        return [head + sep.join(row) + close for row in zip(*cols)]
+
+    def score_column(self, plugin, weight, raws, norms, details):
+        if not (set(map(type, raws)) <= _INT and set(map(type, norms)) <= _INT and type(weight) is int):
+            # 1 == 1.0 == True as keys: only ints share text.
+            return [self.score_entry((plugin, r, nm, weight, False, d))
+                    for r, nm, d in zip(raws, norms, details or repeat(None))]
+        pairs = list(zip(raws, norms))
+        if details is None or not any(details):
+            texts = {pair: self.score_text((plugin, pair[0], pair[1], weight, False, None)) for pair in set(pairs)}
+            return list(map(texts.__getitem__, pairs))
+        close = self.close_entry
+        heads = {pair: self.score_head(plugin, pair[0], pair[1], weight, False) for pair in set(pairs)}
+        key = "," + self.i4 + '"details": '
+        i4 = self.i4
+        return [heads[pair] + (key + encode(d, i4) if d else "") + close for pair, d in zip(pairs, details)]
+
+    def score_text(self, row) -> str:
+        if row[5] is not None or type(row[1]) is not int or type(row[2]) is not int or type(row[3]) is not int:
+            return self.score_entry(row)
+        text = self.scores.get(row)
+        if text is None:
+            text = self.scores[row] = self.score_entry(row)
+        return text
+
+    def node(self, nr, filters_text=None, scores_text=None) -> str:
+        if nr.extender_filters or nr.extender_scores:
+            return encode(node_dict(nr), self.i1)
+        if filters_text is None:
+            filter_text = self.filter_text
+            entry = self.filter_entry
+            texts = []
+            for plugin, status, details in nr.filter_rows():
+                texts.append(entry(plugin, status, details) if details else filter_text(plugin, status))
+            filters_text = (self.k_filters + self.entry_sep.join(texts) + self.close_list if texts
+                            else ',' + self.i2 + '"filters": []')
+        feasible = nr.feasible
+        first = nr.first_failure
+        parts = [
+            self.k_name, string(nr.name) if type(nr.name) is str else encode(nr.name, self.i2),
+            self.k_feasible, "true" if feasible is True else "false" if feasible is False else encode(feasible, self.i2),
+            filters_text,
+            self.k_first, "null" if first is None else string(first) if type(first) is str else encode(first, self.i2),
+        ]
+        st = nr.status
+        if st is not None:
+            parts.append(self.k_status)
+            parts.append(encode({"code": st.code.label, "plugin": st.plugin, "reasons": list(st.reasons)}, self.i2))
+        if scores_text is None:
+            rows = nr.score_rows()
+            if rows is not None:
+                texts = list(map(self.score_text, rows))
+                scores_text = (self.k_scores + self.entry_sep.join(texts) + self.close_list if texts
+                               else "," + self.i2 + '"scores": []')
+        if scores_text is not None:
+            parts.append(scores_text)
+            parts.append(self.k_total)
+            total = nr.total
+            parts.append(int.__repr__(total) if type(total) is int else encode(total, self.i2))
+        parts.append(self.close_node)
+        return "".join(parts)
+
+    def filter_entry(self, plugin, status, details) -> str:
+        if status is None:
+            d = {"plugin": plugin, "code": "Success", "reasons": []}
+            if details:
+                d["details"] = details
+            return encode(d, self.i3)
+        if details or status.details:
+            # Never both (FilterTable.rows): the status's own explanation.
+            d = {"plugin": plugin, "code": status.code.label, "reasons": list(status.reasons)}
+            if status.details:
+                d["details"] = status.details
+            return encode(d, self.i3)
+        key = (plugin, status.code, tuple(status.reasons))
+        text = self.filter_values.get(key)
+        if text is None:
+            text = self.filter_values[key] = encode(
+                {"plugin": plugin, "code": status.code.label, "reasons": list(status.reasons)}, self.i3)
+        return text
+
+    def score_head(self, plugin, raw, normalized, weight, skipped) -> str:
+        """A score entry's text up to where `details` would go."""
+        key = (plugin, raw, normalized, weight, skipped)
+        exact = type(raw) is int and type(normalized) is int and type(weight) is int and type(skipped) is bool
+        head = self.score_heads.get(key) if exact else None
+        if head is None:
+            d = {"plugin": plugin, "raw": raw, "normalized": normalized, "weight": weight,
+                 "weighted": normalized * weight}
+            if skipped:
+                d["skipped"] = True
+            head = encode(d, self.i3)[:-len(self.close_entry)]
+            if exact:
+                self.score_heads[key] = head
+        return head
+
+    def score_entry(self, row) -> str:
+        plugin, raw, normalized, weight, skipped, details = row
+        head = self.score_head(plugin, raw, normalized, weight, skipped)
+        if not details:
+            return head + self.close_entry
+        return head + "," + self.i4 + '"details": ' + encode(details, self.i4) + self.close_entry
