@@ -305,8 +305,8 @@ def test_statefulset_with_volume_claim_templates_is_refused(tmp_path):
     assert (t["workload"], t["count"]) == ("StatefulSet default/db", 3)
 
 
-def test_readme_example_output_is_what_capacity_prints():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_docs_example_output_is_what_capacity_prints():
+    readme = (ROOT / "docs" / "capacity.md").read_text(encoding="utf-8")
     command = "$ kschedx capacity fixtures/capacity/web.yaml --snapshot fixtures/capacity/cluster.yaml --tie-break name\n"
     shown = readme.split(command, 1)[1].split("```", 1)[0]
     r = _run(str(FIXTURES / "capacity" / "web.yaml"), "--snapshot", str(FIXTURES / "capacity" / "cluster.yaml"),

@@ -168,3 +168,15 @@ def test_imports_are_read_wherever_they_stand(tmp_path, source, expected):
     modules = dict.fromkeys(["kschedx.state.snapshot", "kschedx.state", "kschedx.util.errors",
                              "kschedx.api.labels", "kschedx.cli", "kschedx.cli.explain"])
     assert _imports("kschedx.cli.explain", path, modules) == expected
+
+
+def test_the_layout_page_shows_these_layers():
+    """docs/layout.md's table of layers is LAYERS, in order."""
+    import re
+
+    page = (PACKAGE.parent / "docs" / "layout.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| (.+?) \|", page, flags=re.M)
+    shown: dict[int, tuple] = {}
+    for number, packages in rows:
+        shown[int(number)] = shown.get(int(number), ()) + tuple(re.findall(r"`(\w+)/`", packages))
+    assert [tuple(sorted(shown[n])) for n in sorted(shown)] == [tuple(sorted(names)) for names in LAYERS]

@@ -23,21 +23,25 @@ from . import bind, capacity, explain, simulate, snapshot
 from .options import debug_option
 from .output import silence_stdout
 
-# The README's sections, by their GitHub anchors (tests/test_readme.py checks
-# each one exists): `kschedx --help` points at them.
-README_SECTIONS = (
-    ("commands", "the commands and their options"),
-    ("output", "human, wide, json, yaml, jsonl and CI formats"),
-    ("exit-codes", "what each exit status means"),
-    ("use-it-on-your-cluster", "kubeconfig, -n, -l, snapshot, bind"),
-    ("as-a-kubectl-plugin", "kubectl kschedx, pipx, completion"),
-    ("fixture-format", "the YAML kschedx reads"),
-    ("preemption-and-simulate", "victims, queue order, charts"),
-    ("fidelity", "how exactly it follows v1.35"),
-    ("project-layout", "where the code is"),
+# Where the documentation says more: the README's sections and docs/ pages
+# (tests/test_readme.py checks every target exists); `kschedx --help` lists them.
+HELP_LINKS = (
+    ("README.md#commands", "the commands, in a short tour"),
+    ("docs/explain.md", "explain: options, choosing pods (-n, -A, -l)"),
+    ("docs/fix.md", "explain --fix: verified fixes, ranked"),
+    ("docs/simulate.md", "simulate: queue order, preemption, charts"),
+    ("docs/capacity.md", "capacity: how many more replicas fit"),
+    ("docs/output.md", "human, wide, json, yaml, jsonl, CI formats, --report"),
+    ("docs/exit-codes.md", "what each exit status means"),
+    ("docs/live-clusters.md", "kubeconfig, snapshot, bind, RBAC"),
+    ("docs/live-clusters.md#as-a-kubectl-plugin", "kubectl kschedx, pipx, completion"),
+    ("docs/configuration.md", "--config, versions and feature gates, plugin args"),
+    ("docs/fixtures.md", "the YAML kschedx reads"),
+    ("docs/fidelity.md", "how exactly it follows kube-scheduler"),
+    ("docs/layout.md", "where the code is"),
 )
-README_EPILOG = "\b\nDocumentation: the README (README.md; the project page on PyPI):\n" + "\n".join(
-    f"  README.md#{anchor:<24} {what}" for anchor, what in README_SECTIONS)
+HELP_EPILOG = "\b\nDocumentation (README.md, and docs/, also built as a site with MkDocs):\n" + "\n".join(
+    f"  {target:<42} {what}" for target, what in HELP_LINKS)
 EXIT_INTERNAL_ERROR = 70  # sysexits EX_SOFTWARE: distinct from every documented outcome
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
@@ -143,7 +147,7 @@ def global_options(f):
 
 
 @click.group(cls=KschedxGroup, context_settings={"help_option_names": ["-h", "--help"]},
-             epilog=README_EPILOG)
+             epilog=HELP_EPILOG)
 @click.version_option(__version__, prog_name="kschedx")
 @global_options
 @debug_option
