@@ -191,13 +191,67 @@ def test_priority_that_makes_preemption_succeed_and_pods_to_delete():
     assert kinds(p).index("raise-priority") < kinds(p).index("remove-pods")
 
 
+def _claiming(obj, claim="data"):
+    obj["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+    return obj
+
+
 def test_no_fix_verifies():
-    objects = [node("a"), pod("web", cpu="100m")]
-    objects[1]["spec"]["containers"][0]["resources"]["requests"]["example.com/widget"] = "1"
+    # A claim that does not exist, and nothing in the cluster to back one.
+    objects = [node("a"), _claiming(pod("web", cpu="100m"))]
     p = the_pod(objects)
     assert p["status"] == "Unschedulable"
     assert p["fixes"] == []
     assert p["fixSearch"]["verified"] == 0
+    assert p["fixSearch"]["candidates"] == 0  # a PreFilter rejection: no Filter ran
+    assert p["fixSearch"]["uncovered"] == [
+        {"plugin": "VolumeRestrictions",
+         "reason": "no StorageClass or PersistentVolume could back claim default/data (kschedx does not invent a "
+                   "volume source)"}]
+
+
+def test_request_no_node_offers_is_dropped_with_its_limit():
+    objects = [node("a"), pod("web", cpu="100m")]
+    res = objects[1]["spec"]["containers"][0]["resources"]
+    res["requests"]["example.com/widget"] = "1"
+    res["limits"] = {"example.com/widget": "1"}
+    p = the_pod(objects)
+    fix = fix_of(p, "reduce-request")
+    assert fix["patch"] == [
+        {"op": "remove", "path": "/spec/containers/0/resources/requests/example.com~1widget"},
+        {"op": "remove", "path": "/spec/containers/0/resources/limits/example.com~1widget"}]
+    assert fix["description"].startswith("drop the example.com/widget request and limit (no node has it free")
+    assert_fits(objects, fix)
+
+
+def test_request_is_never_dropped_when_a_node_has_it_where_only_something_else_blocks():
+    # gpu-1 has the GPU free; only its taint keeps the pod off: tolerate it, never drop the GPU.
+    gpu = node("gpu-1", taints=[GPU_TAINT])
+    gpu["status"]["allocatable"]["example.com/gpu"] = "1"
+    objects = [gpu, node("b"), pod("web")]
+    objects[2]["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "1"
+    objects[2]["spec"]["containers"][0]["resources"]["limits"] = {"example.com/gpu": "1"}
+    p = the_pod(objects)
+    assert "add-toleration" in kinds(p)
+    assert "reduce-request" not in kinds(p)
+
+
+def test_extended_request_lowered_with_its_limit():
+    # Requests of an extended resource must equal its limits: both are lowered.
+    a = node("a")
+    a["status"]["allocatable"]["example.com/gpu"] = "4"
+    busy = pod("busy", node_name="a")
+    busy["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "3"
+    web = pod("web")
+    web["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "2"
+    web["spec"]["containers"][0]["resources"]["limits"] = {"example.com/gpu": "2"}
+    objects = [a, busy, web]
+    fix = fix_of(the_pod(objects), "reduce-request")
+    assert fix["patch"] == [
+        {"op": "add", "path": "/spec/containers/0/resources/requests",
+         "value": {"cpu": "100m", "memory": "128Mi", "example.com/gpu": "1"}},
+        {"op": "add", "path": "/spec/containers/0/resources/limits", "value": {"example.com/gpu": "1"}}]
+    assert_fits(objects, fix)
 
 
 def test_scheduled_pods_get_no_fixes_and_no_flag_no_fixes():
@@ -352,8 +406,7 @@ def test_human_says_when_no_fix_verifies():
 
     from kschedx.render.human import render
 
-    objects = [node("a"), pod("web")]
-    objects[1]["spec"]["containers"][0]["resources"]["requests"]["example.com/widget"] = "1"
+    objects = [node("a"), _claiming(pod("web"))]
     out = io.StringIO()
     render(explain(objects), out=out, color=False)
     text = out.getvalue()

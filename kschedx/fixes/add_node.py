@@ -14,11 +14,13 @@ from ..plugins.interpodaffinity.filtering import ERR_REASON_AFFINITY as AFFINITY
 from .jsonpatch import pointer
 
 KIND = "add-node"
-ORDER = 2
+ORDER = 5
 HOSTNAME = "kubernetes.io/hostname"
 # Plugins whose verdict on an empty copy of the node can differ.
+# (Not DynamicResources: a node's devices are published for that node, so
+# a copy has none; nor a PreFilter rejection, which no node changes.)
 _USAGE = ("NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread", "NodeVolumeLimits",
-          "VolumeRestrictions", "DynamicResources")
+          "VolumeRestrictions")
 
 
 def new_node(node: dict, name: str) -> dict:
@@ -45,6 +47,8 @@ def find(search) -> list:
     from .search import MAX_CANDIDATES, node_target
 
     snap = search.snapshot
+    if search.blockers.pre_filter:
+        return []
     shapes: dict[str, object] = {}
     for name in search.blockers.only(*_USAGE):
         if AFFINITY_REASON in search.blockers.reasons(name, "InterPodAffinity"):

@@ -16,6 +16,13 @@ class Blockers:
         # Nodes whose recorded status is Unschedulable (not Unresolvable):
         # the only ones preemption considers.
         self.resolvable: list[str] = []
+        # A PreFilter plugin that rejected the pod (no Filter ran then):
+        # plugin -> {"reasons", "details"}.
+        self.pre_filter: dict[str, dict] = {}
+        for st in pod_doc.get("preFilter") or ():
+            if st.get("code") not in _PASSING:
+                self.pre_filter[st["plugin"]] = {"reasons": list(st.get("reasons") or ()),
+                                                 "details": st.get("details")}
         for node in pod_doc.get("nodes") or ():
             failing: dict[str, list[str]] = {}
             details: dict[str, object] = {}
@@ -36,10 +43,32 @@ class Blockers:
             self.by_node[node["name"]] = failing
             self.details[node["name"]] = details
 
+    @classmethod
+    def from_result(cls, result) -> "Blockers":
+        """The blockers of a cycle's PodResult (a candidate's failed check)."""
+        from ..result.document import pod_dict
+
+        return cls(pod_dict(result, "explain"))
+
     def only(self, *plugins: str) -> list[str]:
         """Nodes kept off by these plugins and no other (in node order)."""
         allowed = set(plugins)
         return [name for name, failing in self.by_node.items() if failing and failing.keys() <= allowed]
+
+    def failing_anywhere(self) -> set[str]:
+        """Every plugin that keeps the pod off some node."""
+        out: set[str] = set()
+        for failing in self.by_node.values():
+            out.update(failing)
+        return out
+
+    def filter_failures(self) -> bool:
+        """Whether some node failed a Filter (not only a PreFilter rejection)."""
+        return not self.pre_filter and any(self.by_node.values())
+
+    def rejected_by(self, plugin: str) -> bool:
+        """Whether `plugin`'s PreFilter rejected the pod (on every node)."""
+        return plugin in self.pre_filter
 
     def reasons(self, node: str, plugin: str) -> list[str]:
         return self.by_node.get(node, {}).get(plugin, [])

@@ -4,6 +4,7 @@ NodeAffinity alone open."""
 
 from __future__ import annotations
 
+from ..api.labels import NodeSelector
 from ..plugins.nodeaffinity import RequiredNodeAffinity
 from .jsonpatch import pointer
 
@@ -56,3 +57,29 @@ def find(search) -> list:
         if fix is not None:
             fixes.append(fix)
     return fixes
+
+
+def parts(ctx, node: str):
+    """Drop the nodeSelector entries the node does not match, and the
+    required node affinity when the node matches none of its terms."""
+    from .parts import Part
+    from .search import POD
+
+    ni = ctx.search.snapshot.get(node)
+    spec = ctx.raw_pod.get("spec") or {}
+    labels = ni.labels
+    ops, words = [], []
+    for key, value in (spec.get("nodeSelector") or {}).items():
+        if labels.get(key) != value:
+            ops.append({"op": "remove", "path": pointer("spec", "nodeSelector", key)})
+            words.append(f"drop nodeSelector {key}={value}")
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution")
+    if required:
+        terms = NodeSelector(required) if isinstance(required, dict) else None
+        if terms is None or not terms.matches(labels, ni.name):
+            ops.append({"op": "remove", "path": pointer(*_REQUIRED)})
+            words.append("drop the required node affinity")
+    if not ops:
+        return []
+    return [Part(KIND, "NodeAffinity", POD, "; ".join(words), pod_patch=ops, magnitude=len(ops))]
