@@ -80,11 +80,13 @@ def extra_objects(nodes: list[dict]) -> list[dict]:
                          "storageClassName": "csi", "csi": {"driver": "csi.example.com", "volumeHandle": "v1"},
                          "claimRef": {"namespace": NS, "name": "exclusive"}},
                 "status": {"phase": "Bound"}})
-    out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "exclusive", "namespace": NS},
+    out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "exclusive", "namespace": NS,
+                             "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
                 "spec": {"accessModes": ["ReadWriteOncePod"], "resources": {"requests": {"storage": "1Gi"}},
                          "storageClassName": "csi", "volumeName": "pv-exclusive"},
                 "status": {"phase": "Bound"}})
-    local_node = nodes[20]["metadata"]["name"]
+    local_node = nodes[21]["metadata"]["name"]
     out.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local"},
                 "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
     out.append({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "local-pv-0"},

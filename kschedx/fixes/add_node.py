@@ -11,6 +11,7 @@ import json
 from ..api.resources import CPU, MEMORY
 from ..result.document import quantity_text
 from ..plugins.interpodaffinity.filtering import ERR_REASON_AFFINITY as AFFINITY_REASON
+from ..plugins.volumerestrictions import ERR_REASON_RWOP_CONFLICT as RWOP_REASON
 from .jsonpatch import pointer
 
 KIND = "add-node"
@@ -53,6 +54,8 @@ def find(search) -> list:
     for name in search.blockers.only(*_USAGE):
         if AFFINITY_REASON in search.blockers.reasons(name, "InterPodAffinity"):
             continue  # the pods its affinity needs are no nearer to a copy of the node
+        if RWOP_REASON in search.blockers.reasons(name, "VolumeRestrictions"):
+            continue  # the claim is in use wherever the pod goes
         ni = snap.get(name)
         if ni.unschedulable or not _fits_empty(search.pod_info, ni):
             continue

@@ -50,19 +50,30 @@ def _providers() -> dict:
     def removal(plugin):
         return lambda ctx, node: remove_pods.parts(ctx, node, plugin)
 
+    # plugin -> ((side, parts function), ...)
     return {
-        "TaintToleration": (tolerations.parts, node_taints.parts),
-        "NodeUnschedulable": (node_taints.parts,),
-        "NodeAffinity": (node_affinity.parts, node_labels.parts),
-        "NodeResourcesFit": (requests.parts, removal("NodeResourcesFit")),
-        "NodePorts": (host_port.parts, removal("NodePorts")),
-        "InterPodAffinity": (pod_affinity.parts, removal("InterPodAffinity")),
-        "PodTopologySpread": (spread.parts,),
-        "VolumeRestrictions": (free_rwop_claim.parts,),
-        "VolumeBinding": (create_pv.parts,),
-        "DynamicResources": (device_count.parts, device_selector.parts, device_class.parts, resource_slice.parts,
-                             free_devices.parts),
+        "TaintToleration": ((POD, tolerations.parts), (CLUSTER, node_taints.parts)),
+        "NodeUnschedulable": ((CLUSTER, node_taints.parts),),
+        "NodeAffinity": ((POD, node_affinity.parts), (CLUSTER, node_labels.parts)),
+        "NodeResourcesFit": ((POD, requests.parts), (CLUSTER, removal("NodeResourcesFit"))),
+        "NodePorts": ((POD, host_port.parts), (CLUSTER, removal("NodePorts"))),
+        "InterPodAffinity": ((POD, pod_affinity.parts), (CLUSTER, removal("InterPodAffinity"))),
+        "PodTopologySpread": ((POD, spread.parts),),
+        "VolumeRestrictions": ((CLUSTER, free_rwop_claim.parts),),
+        "VolumeBinding": ((CLUSTER, create_pv.parts),),
+        "DynamicResources": ((POD, device_count.parts), (POD, device_selector.parts), (POD, device_class.parts),
+                             (CLUSTER, resource_slice.parts), (CLUSTER, free_devices.parts)),
     }
+
+
+_PROVIDERS: dict | None = None
+
+
+def providers() -> dict:
+    global _PROVIDERS
+    if _PROVIDERS is None:
+        _PROVIDERS = _providers()
+    return _PROVIDERS
 
 
 def parts_for(ctx: Context, node: str, plugin: str, sides=(POD, CLUSTER)) -> list[Part]:
@@ -70,11 +81,16 @@ def parts_for(ctx: Context, node: str, plugin: str, sides=(POD, CLUSTER)) -> lis
     out = []
     for side in sides:
         found = []
-        for provider in _providers().get(plugin, ()):
-            found += [p for p in provider(ctx, node) if p.side == side and plugin in p.opens()]
+        for where, provider in providers().get(plugin, ()):
+            if where == side:
+                found += [p for p in provider(ctx, node) if p.side == side and plugin in p.opens()]
         found.sort(key=lambda p: p.magnitude)
         out += found[:PARTS_PER_PLUGIN]
     return out
+
+
+def _openable(plugin: str, sides) -> bool:
+    return any(where in sides for where, _ in providers().get(plugin, ()))
 
 
 def join(parts: list[Part], node: str | None, base: Candidate | None = None) -> Candidate:
@@ -141,7 +157,8 @@ def _key(cand: Candidate) -> str:
 def _joins(ctx: Context, sides, *, min_plugins: int = 2, max_plugins: int = 3, base=None) -> list[Candidate]:
     b = ctx.blockers
     order = {name: i for i, name in enumerate(b.by_node)}
-    nodes = sorted((n for n, f in b.by_node.items() if min_plugins <= len(f) <= max_plugins),
+    nodes = sorted((n for n, f in b.by_node.items() if min_plugins <= len(f) <= max_plugins
+                    and all(_openable(plugin, sides) for plugin in f)),
                    key=lambda n: (len(b.by_node[n]), order[n]))[:MAX_NODES]
     found: dict[str, tuple] = {}
     for node in nodes:

@@ -40,16 +40,28 @@ def _device(cluster, label: str):
     return None
 
 
-def _candidate(ctx, node: str):
+def _held(ctx, node: str) -> bool:
+    """Whether some device of the node's explanation is held by a claim."""
+    for c in (ctx.blockers.detail(node, PLUGIN) or {}).get("claims") or ():
+        for r in c.get("requests") or ():
+            for cand in r.get("candidates") or ():
+                if (cand.get("reason") or "").startswith("already allocated to claim "):
+                    return True
+    return False
+
+
+def _candidate(ctx, node: str, claims=None):
     from .remove_pods import _owned_by_daemon
     from .search import CLUSTER, Candidate, pod_target
 
     search = ctx.search
     cluster = search.cluster
+    if not _held(ctx, node):
+        return None
     mine = explained(ctx.blockers, node)
     holders: dict[str, int] = {}  # claim key -> matching devices it frees
     short = False
-    for pc in ctx_claims(ctx):
+    for pc in claims if claims is not None else ctx_claims(ctx):
         if pc.allocated or pc.key not in mine:
             continue
         for req in requests_of(pc):
@@ -124,9 +136,10 @@ def find(search) -> list:
     from .search import MAX_CANDIDATES
 
     ctx = Context.of(search)
+    claims = ctx_claims(ctx)
     found, seen = [], set()
     for node in dra_nodes(ctx, None):
-        cand = _candidate(ctx, node)
+        cand = _candidate(ctx, node, claims)
         if cand is None:
             continue
         key = tuple(sorted(p.uid for p in cand.removed))

@@ -27,11 +27,14 @@ def _holders(search, blockers, node: str | None = None):
             break
     if not details:
         return None
-    by_key = {}
-    for ni in search.snapshot.node_infos:
-        for p in ni.pods:
-            if p.pvc_names:
-                by_key.setdefault(p.key, p)
+    by_key = search.__dict__.get("_claim_users")
+    if by_key is None:
+        by_key = search.__dict__["_claim_users"] = {}
+        for ni in search.snapshot.node_infos:
+            if ni.pvc_ref_counts:
+                for p in ni.pods:
+                    if p.pvc_names:
+                        by_key.setdefault(p.key, p)
     holders, words = [], []
     for entry in details.get("readWriteOncePodClaims") or ():
         for key in entry.get("usedBy") or ():

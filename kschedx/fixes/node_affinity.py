@@ -37,8 +37,10 @@ def _candidates(spec: dict):
 def find(search) -> list:
     from .search import MAX_CANDIDATES
 
+    from .workload_target import daemon_pod
+
     nodes = [search.snapshot.get(n) for n in search.blockers.only("NodeAffinity")]
-    if not nodes:
+    if not nodes or daemon_pod(search):
         return []
     screened = []
     for change, patch, magnitude in _candidates(search.raw_pod.get("spec") or {}):
@@ -65,6 +67,10 @@ def parts(ctx, node: str):
     from .parts import Part
     from .search import POD
 
+    from .workload_target import daemon_pod
+
+    if daemon_pod(ctx.search):
+        return []
     ni = ctx.search.snapshot.get(node)
     spec = ctx.raw_pod.get("spec") or {}
     labels = ni.labels

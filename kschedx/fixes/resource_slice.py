@@ -18,17 +18,25 @@ ORDER = 4
 PLUGIN = "DynamicResources"
 
 
-def _sources(ctx, req, node: str) -> list[tuple[dict, dict]]:
+def _matching(ctx, req) -> list[tuple[dict, dict]]:
+    """Every device the request's class and selectors accept (allocation
+    left aside), once per search."""
+    import json
+
     cluster = ctx.search.cluster
-    here, anywhere = [], []
-    for s, d in slice_devices(cluster):
-        if not usable_shape(d):
-            continue
-        driver = (s.get("spec") or {}).get("driver", "")
-        if not device_matches(cluster, req.device_class, req.selectors, driver, d):
-            continue
-        (here if (s.get("spec") or {}).get("nodeName") == node else anywhere).append((s, d))
-    return here or anywhere
+    cache = ctx.search.__dict__.setdefault("_matching_devices", {})
+    key = json.dumps([req.device_class, req.selectors], sort_keys=True)
+    if key not in cache:
+        cache[key] = [(s, d) for s, d in slice_devices(cluster) if usable_shape(d) and device_matches(
+            cluster, req.device_class, req.selectors, (s.get("spec") or {}).get("driver", ""), d)]
+    return cache[key]
+
+
+def _sources(ctx, req, node: str) -> list[tuple[dict, dict]]:
+    """Devices to copy for the request: the node's own first."""
+    found = _matching(ctx, req)
+    here = [(s, d) for s, d in found if (s.get("spec") or {}).get("nodeName") == node]
+    return here or found
 
 
 def _needed(ctx, node: str) -> list[tuple[dict, dict]] | None:

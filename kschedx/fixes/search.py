@@ -154,8 +154,11 @@ class Search:
     uncovered: list = field(default_factory=list)
     # {"kind", "text"}: what kschedx says but cannot check (never a fix).
     advice: list = field(default_factory=list)
-    # Fixes verified before the search stops early (find.py).
+    # Fixes of the side being searched (`phase`) after which that side stops
+    # (find.py: large snapshots); `stopped`: it did.
     enough: int | None = None
+    phase: str = POD
+    stopped: bool = False
 
     @property
     def pod_info(self):
@@ -177,8 +180,14 @@ class Search:
         return self.verifier.runs + runs <= self.max_runs
 
     def done(self) -> bool:
-        """No more cycles: the budget is spent, or enough fixes are verified."""
-        return not self.has_budget() or (self.enough is not None and len(self.fixes) >= self.enough)
+        """No more cycles: the budget is spent, or enough fixes of the side
+        being searched are verified."""
+        if not self.has_budget():
+            return True
+        if self.enough is not None and sum(1 for f in self.fixes if f.side == self.phase) >= self.enough:
+            self.stopped = True
+            return True
+        return False
 
     def add_uncovered(self, plugin: str, reason: str) -> None:
         entry = {"plugin": plugin, "reason": reason}

@@ -145,8 +145,10 @@ def rebase(patch: list[dict], source: dict, target: dict) -> list[dict] | None:
             else:
                 if kind == "add":
                     ops = _made(dst, parent) + [op]
+                elif kind == "remove" and not _has(dst, path):
+                    ops = []  # admission's field (priority...): the template never had it
                 else:
-                    resolve(dst, path)  # what is removed or replaced is there
+                    resolve(dst, path)  # what is replaced is there
                     ops = [op]
             dst = apply_patch(dst, ops)
             src = apply_patch(src, [op])
@@ -154,6 +156,24 @@ def rebase(patch: list[dict], source: dict, target: dict) -> list[dict] | None:
     except (PatchError, ValueError, KeyError, TypeError, IndexError):
         return None
     return out
+
+
+def _has(doc, path: str) -> bool:
+    try:
+        resolve(doc, path)
+    except PatchError:
+        return False
+    return True
+
+
+def daemon_pod(search) -> bool:
+    """A DaemonSet's pod: its controller pins it to its node (node affinity
+    on metadata.name), so no change of node affinity is ever its fix."""
+    workload = search.verifier.workload
+    if workload is not None:
+        return workload.kind == "DaemonSet"
+    return any(r.get("kind") == "DaemonSet" and r.get("controller")
+               for r in (search.pod_info.pod.get("metadata") or {}).get("ownerReferences") or ())
 
 
 def _made(doc, tokens: list) -> list[dict]:

@@ -85,8 +85,12 @@ class DynamicResources(Plugin):
             return None
         saved = self._manager
         self._manager = None
-        if saved is not None and saved.in_flight:
-            self.manager.in_flight.update(saved.in_flight)
+        if saved is not None:
+            fresh = self.manager
+            fresh.in_flight.update(saved.in_flight)
+            # A slice's devices (and what CEL found on them) stay its own:
+            # keyed by the slice object, which they keep alive.
+            fresh.reuse_devices(saved)
 
         def restore():
             self._manager = saved
