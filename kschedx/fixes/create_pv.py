@@ -20,7 +20,7 @@ import copy
 
 from ..plugins.volumebinding.volume_binding import ERR_UNBOUND_IMMEDIATE
 from ..storage.objects import WAIT_FOR_FIRST_CONSUMER, binding_mode, claim_class, is_fully_bound, volume_class
-from .volumes import bind, claim_names, create_change, provisions, unique_name
+from .volumes import PV_CONTROLLER, bind, claim_names, create_change, provisions, pv_target, unique_name
 
 KIND = "create-pv"
 ORDER = 3
@@ -74,7 +74,7 @@ def new_pv(store: dict, like: dict, pvc: dict, *, pre_bound: bool) -> dict:
         ann = {k: v for k, v in like["metadata"]["annotations"].items() if not k.startswith("pv.kubernetes.io/")}
         if ann:
             meta["annotations"] = ann
-    pv["status"] = {"phase": "Available"}
+    pv.pop("status", None)
     pv["apiVersion"] = "v1"
     pv["kind"] = "PersistentVolume"
     return pv
@@ -178,13 +178,15 @@ def _node_candidates(search, node: str | None):
                 continue
             made = new_pv(cluster.persistent_volumes, pv, pvc, pre_bound=False)
             try:
-                stored = search.verifier.admitted(made)
+                stored = search.verifier.admitted(dict(made, status={"phase": "Available"}))
             except Refused:
                 continue
             words = (f"create a PersistentVolume like {pv['metadata']['name']} ({_source(pv)}{_nodes_of(pv)}) with "
                      f"{made['spec']['capacity']['storage']} for claim {key}: the volume itself must exist "
                      "(point its source at one of that size)")
-            out.append(Candidate(KIND, CLUSTER, words, changes=[create_change(made)],
+            available = {"action": "patch", "target": pv_target(made), "by": PV_CONTROLLER,
+                         "patch": [{"op": "add", "path": "/status", "value": {"phase": "Available"}}]}
+            out.append(Candidate(KIND, CLUSTER, words, changes=[create_change(made), available],
                                  objects=[("PersistentVolume", made["metadata"]["name"], stored)], order=ORDER,
                                  magnitude=len(out) + 1))
         break  # one claim at a time: its PV is what the nodes lack first

@@ -40,7 +40,7 @@ def _claim(ns: str, name: str, cls: str, modes: list, size: str, mode: str | Non
     if mode:
         spec["volumeMode"] = mode
     return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": ns},
-            "spec": spec, "status": {"phase": "Pending"}}
+            "spec": spec}
 
 
 def _ways(search, ns: str, name: str):

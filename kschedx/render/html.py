@@ -235,6 +235,8 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
         victims = ", ".join(f'{v["pod"]} (priority {v["priority"]})' for v in pre.get("victims") or ()) or "none"
         parts.append(f'<p>preemption: nominated <b>{e(pre["nominatedNode"])}</b>, evicting {e(victims)}; '
                      f'{e(pre.get("pdbViolations", 0))} PodDisruptionBudget violation(s)</p>')
+    if "fixes" in pod:
+        parts.append(_fixes(pod))
     for note in pod.get("notes") or ():
         parts.append(f'<p class="muted">{e(note)}</p>')
     if pod.get("sampling") and pod["status"] == "Scheduled":
@@ -252,6 +254,44 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
             f'<summary><span class="name">{e(pod["pod"])}</span> <span class="verdict {cls}">{e(text)}</span>'
             f'</summary>{"".join(parts)}</details>')
     return html, data
+
+
+def _copyable(cls: str, text: str) -> str:
+    return (f'<div class="copyable"><pre class="{cls}">{e(text)}</pre>'
+            '<button type="button" class="copy" title="copy">copy</button></div>')
+
+
+def _fixes(pod: dict) -> str:
+    """explain --fix: each verified fix, its changes as JSON Patches and the
+    kubectl commands, each copyable."""
+    from . import fixes as words
+
+    fixes = pod.get("fixes") or []
+    if not fixes:
+        head = f'<h3>Fixes</h3><p class="warn">none found: no change kschedx tried makes the pod schedulable ' \
+               f'({e(words.search_words(pod))})</p>'
+    else:
+        head = (f'<h3>Fixes</h3><p class="muted">each checked by running the scheduling cycle again with it; '
+                f'smallest change first; {e(words.search_words(pod))}</p>')
+    items = []
+    for fix in fixes:
+        body = [f'<span class="kind {e(fix["side"])}">{e(fix["kind"])}</span> {e(fix["description"])}']
+        for change in fix.get("changes") or ():
+            body.append(f'<p class="muted">{e(words.change_line(change))}</p>')
+            if change["action"] != "delete":
+                value = change["patch"][0]["value"] if change["action"] == "create" else change["patch"]
+                body.append(_copyable("patch", json.dumps(value, indent=2)))
+            command = words.kubectl_command(change)
+            if command is not None:
+                body.append(_copyable("command", command))
+        owner = fix.get("owner")
+        if owner:
+            body.append(f'<p class="muted">{e(words.owner_line(owner))}</p>')
+            if owner.get("patch"):
+                body.append(_copyable("patch", json.dumps(owner["patch"], indent=2)))
+        items.append(f'<li>{"".join(body)}</li>')
+    tail = "".join(f'<p class="muted">{e(t)}</p>' for t in words.uncovered_lines(pod) + words.advice_lines(pod))
+    return f'<section class="fixes">{head}{"<ol>" + "".join(items) + "</ol>" if items else ""}{tail}</section>'
 
 
 # -- simulate -----------------------------------------------------------------------

@@ -326,23 +326,42 @@ class Report:
         self.preemption(pod)
 
     def fixes(self, pod: dict) -> None:
-        """explain --fix: the verified changes, smallest first, each with its patch."""
+        """explain --fix: the verified changes, smallest first, each with its
+        patch and the kubectl command of a change made on the cluster; then
+        what no kind covers, and advice."""
+        from . import fixes as words
+
         if "fixes" not in pod:
             return
         fixes = pod["fixes"]
-        search = pod.get("fixSearch") or {}
         self.add(Blank())
         if not fixes:
             self.add(_line((f"fixes: none found: no change kschedx tried makes the pod schedulable "
-                            f"({plural(search.get('candidates', 0), 'candidate')} checked)", WARN), indent=2))
-            return
-        self.add(_line(("fixes", STRONG), (f" (each checked by running the scheduling cycle again with it; "
-                                           f"smallest change first; {plural(search.get('candidates', 0), 'candidate')} checked):",
-                                           MUTED), indent=2))
+                            f"({words.search_words(pod)})", WARN), indent=2))
+        else:
+            self.add(_line(("fixes", STRONG), (f" (each checked by running the scheduling cycle again with it; "
+                                               f"smallest change first; {words.search_words(pod)}):", MUTED),
+                           indent=2))
         for i, fix in enumerate(fixes, 1):
             self.add(_line(f"{i}. ", (f"[{fix['kind']}] ", STRONG), fix["description"], indent=2))
             for change in fix.get("changes") or ():
-                self.add(_line((fix_change_text(change, self.sym), MUTED), indent=5))
+                self.add(_line((words.change_line(change, self.sym.ellipsis), MUTED), indent=5))
+                command = words.kubectl_command(change)
+                if command is not None:
+                    self.add(_line(("$ " + command, MUTED), indent=7))
+                if self.wide and change["action"] == "create" and not change.get("by"):
+                    self.add(_line(("$ kubectl create -f - <<'EOF'", MUTED), indent=7))
+                    for text in _yaml(change["patch"][0]["value"]).splitlines():
+                        self.add(_line((text, MUTED), indent=9))
+                    self.add(_line(("EOF", MUTED), indent=9))
+            owner = fix.get("owner")
+            if owner:
+                self.add(_line((words.owner_line(owner), MUTED), indent=5))
+                command = words.owner_command(owner) if owner.get("checked") else None
+                if command is not None:
+                    self.add(_line(("$ " + command, MUTED), indent=7))
+        for text in words.uncovered_lines(pod) + words.advice_lines(pod):
+            self.add(_line((text, WARN if not fixes else MUTED), indent=2))
 
     def header(self, pod: dict) -> None:
         sym = self.sym
@@ -856,24 +875,10 @@ class Report:
         self.add(_line((f"{plural(self.pods, 'pod')}: " + ", ".join(parts), STRONG)))
 
 
-def fix_change_text(change: dict, sym: Symbols) -> str:
-    """One change of a fix in a line: the object and its JSON Patch, short."""
-    import json
+def _yaml(obj) -> str:
+    import yaml
 
-    t = change["target"]
-    ref = f"{t['kind']} {t['namespace'] + '/' if t.get('namespace') else ''}{t['name']}"
-    if change["action"] == "create":
-        return f"create {ref} (the whole object: -o json or -o yaml)"
-    if change["action"] == "delete":
-        return f"delete {ref}"
-    ops = []
-    for op in change.get("patch") or ():
-        text = f"{op['op']} {op['path']}"
-        if "value" in op:
-            value = json.dumps(op["value"], separators=(",", ":"))
-            text += " " + (value if len(value) <= 80 else value[:79] + sym.ellipsis)
-        ops.append(text)
-    return f"patch {ref}: " + "; ".join(ops)
+    return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True)
 
 
 def _distinct_verdicts(nodes: list[dict]) -> list[dict]:
