@@ -413,3 +413,40 @@ def test_human_says_when_no_fix_verifies():
     assert "fixes: none found: no change kschedx tried makes the pod schedulable" in text
     # Under the verdict: before the filter matrix.
     assert text.index("fixes: none found") < text.index("Filter")
+
+
+def _daemon(obj):
+    obj["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "exporter",
+                                           "uid": "u-ds", "controller": True}]
+    return obj
+
+
+def test_host_port_held_by_a_daemonset_dropped_from_the_pod():
+    objects = [node("a"), _daemon(_with_port(pod("exporter", node_name="a"))), _with_port(pod("web"))]
+    p = the_pod(objects)
+    fix = fix_of(p, "relax-host-port")
+    assert fix["patch"] == [{"op": "remove", "path": "/spec/containers/0/ports/0/hostPort"}]
+    assert "held on node a by default/exporter; the containerPort stays" in fix["description"]
+    assert_fits(objects, fix)
+
+
+def test_host_port_of_an_ordinary_pod_is_that_pods_to_give_up():
+    objects = [node("a"), _with_port(pod("holder", node_name="a")), _with_port(pod("web"))]
+    p = the_pod(objects)
+    assert "relax-host-port" not in kinds(p)
+    assert "remove-pods" in kinds(p)
+
+
+def test_a_soft_spread_constraint_loses_min_domains():
+    # minDomains is allowed only with DoNotSchedule: a constraint made soft
+    # with it is a pod the API server refuses. Golden case-1-24: spreading
+    # and memory keep the pod off every node; only both changes fit it.
+    from golden_compare import GOLDEN
+    from kschedx.sources.fixtures import read_objects
+
+    objects = [o for o, _ in read_objects([str(GOLDEN / "cases" / "case-1-24.yaml")])]
+    (p,) = [p for p in explain(objects)["pods"] if p["pod"] == "default/worker-qkwgv"]
+    fix = fix_of(p, "combined")
+    assert "relax-topology-spread" in fix["parts"]
+    assert {"op": "remove", "path": "/spec/topologySpreadConstraints/0/minDomains"} in fix["patch"]
+    assert_fits(objects, fix, "default/worker-qkwgv")

@@ -229,3 +229,29 @@ def test_volume_changes_leave_the_snapshot_as_it_was():
     assert [f["kind"] for p in with_fix["pods"] for f in p["fixes"]]
     for a, b in zip(with_fix["pods"], without["pods"]):
         assert {k: v for k, v in a.items() if k not in ("fixes", "fixSearch", "fixAdvice")} == b
+
+
+# ---- move-to-volume-node -----------------------------------------------------------------------
+ZONE = "topology.kubernetes.io/zone"
+
+
+def test_move_to_the_zone_of_the_pods_volume():
+    objects = [node("a", labels={ZONE: "z1"}), node("b", labels={ZONE: "z2"}),
+               pv("pv-b", node_name="b", claim="data"), pvc("data", volume="pv-b"),
+               with_claim(pod("web", nodeSelector={ZONE: "z1"}))]
+    p = the_pod(objects)
+    fix = fix_of(p, "move-to-volume-node")
+    assert fix["patch"] == [{"op": "replace", "path": "/spec/nodeSelector/topology.kubernetes.io~1zone",
+                             "value": "z2"}]
+    assert fix["verified"]["selectedNode"] == "b"
+    assert "relax-node-affinity" in kinds(p)  # dropping the selector is the other way
+    # Never a node's zone changed.
+    assert not any(c["target"]["kind"] == "Node" and any("zone" in op["path"] for op in c["patch"])
+                   for f in p["fixes"] for c in f["changes"])
+    assert_fits(objects, fix)
+
+
+def test_no_move_when_no_volume_keeps_the_pod_off():
+    objects = [node("a", labels={ZONE: "z1"}), node("b", labels={ZONE: "z2"}),
+               pod("web", nodeSelector={ZONE: "z3"})]
+    assert "move-to-volume-node" not in kinds(the_pod(objects))

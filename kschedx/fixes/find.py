@@ -22,7 +22,7 @@ def _kinds():
 
     # Cheap, likely candidates first: the budget is shared. The pod's side,
     # then the cluster's.
-    pod_side = (tolerations, node_affinity, spread, pod_affinity, host_port, requests, device_count,
+    pod_side = (tolerations, node_affinity, node_affinity.move, spread, pod_affinity, host_port, requests, device_count,
                 device_selector, device_selector.constraint, device_class, create_pvc, storage_class, priority)
     cluster_side = (node_taints, node_labels, free_rwop_claim, create_pv, resource_slice, add_node, free_devices,
                     remove_pods)

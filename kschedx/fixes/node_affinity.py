@@ -89,3 +89,83 @@ def parts(ctx, node: str):
     if not ops:
         return []
     return [Part(KIND, "NodeAffinity", POD, "; ".join(words), pod_patch=ops, magnitude=len(ops))]
+
+
+# ---- move-to-volume-node ---------------------------------------------------------------------------
+MOVE_KIND = "move-to-volume-node"
+MOVE_ORDER = 2
+_VOLUME_PLUGINS = ("VolumeBinding", "VolumeZone")
+
+
+def _moved(spec: dict, labels: dict, name: str):
+    """(ops, words) replacing the nodeSelector values and the `In`
+    requirements the node misses by the node's own values; None when a
+    requirement cannot be met that way (a key the node lacks...)."""
+    ops, words = [], []
+    for key, value in (spec.get("nodeSelector") or {}).items():
+        if labels.get(key) == value:
+            continue
+        if key not in labels:
+            return None
+        ops.append({"op": "replace", "path": pointer("spec", "nodeSelector", key), "value": labels[key]})
+        words.append(f"nodeSelector {key}={value} -> {labels[key]}")
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(required, dict):
+        terms = required.get("nodeSelectorTerms") or []
+        if terms and not NodeSelector(required).matches(labels, name):
+            term = terms[0]
+            for j, r in enumerate(term.get("matchExpressions") or ()):
+                key = r.get("key")
+                if r.get("operator") != "In" or key not in labels or labels[key] in (r.get("values") or ()):
+                    continue
+                ops.append({"op": "replace", "path": pointer(*_REQUIRED, "nodeSelectorTerms", 0, "matchExpressions",
+                                                            j, "values"), "value": [labels[key]]})
+                words.append(f"{key} In ({','.join(r.get('values') or ())}) -> ({labels[key]})")
+    return (ops, words) if ops else None
+
+
+def _move_find(search) -> list:
+    """When the nodes the pod's node affinity allows cannot reach its volume
+    (VolumeBinding, VolumeZone) and nodes that can are kept off by the node
+    affinity alone: the same selector, with the volume's node's values (a
+    replace, smaller than a drop). Never a change of a node's labels."""
+    from .search import MAX_CANDIDATES
+    from .workload_target import daemon_pod
+
+    b = search.blockers
+    if daemon_pod(search) or not any(p in f for f in b.by_node.values() for p in _VOLUME_PLUGINS):
+        return []
+    spec = search.raw_pod.get("spec") or {}
+    seen, fixes = set(), []
+    for name in b.only("NodeAffinity"):
+        ni = search.snapshot.get(name)
+        made = _moved(spec, ni.labels, name)
+        if made is None:
+            continue
+        ops, words = made
+        key = repr(ops)
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) > MAX_CANDIDATES:
+            break
+        pi = search.verifier.patched_pod(ops)
+        if pi is None or not RequiredNodeAffinity(pi.spec).matches(ni):
+            continue
+        fix = search.try_pod_patch(MOVE_KIND, f"move to where the volume is: {'; '.join(words)} (node {name} "
+                                              "reaches the pod's volumes)", ops, magnitude=0.5, order=MOVE_ORDER)
+        if fix is not None:
+            fixes.append(fix)
+            break
+    return fixes
+
+
+class _Move:
+    """move-to-volume-node's place among the kinds."""
+
+    KIND = MOVE_KIND
+    find = staticmethod(_move_find)
+
+
+move = _Move
