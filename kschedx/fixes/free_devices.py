@@ -125,7 +125,7 @@ def _candidate(ctx, node: str, claims=None):
     removed.sort(key=lambda p: (p.priority, p.key))
     change = (f"delete {len(removed)} pod(s) holding devices on node {node}: "
               f"{', '.join(p.key for p in removed)} (priority {', '.join(str(p.priority) for p in removed)}; "
-              f"they hold {', '.join(words)})")
+              f"holding {', '.join(words)})")
     pod_changes = [{"action": "delete", "target": pod_target(p), "patch": []} for p in removed]
     return Candidate(KIND, CLUSTER, change, changes=pod_changes + changes, objects=objects, removed=removed,
                      magnitude=len(removed) + max((p.priority for p in removed), default=0) / 1e10, order=ORDER)
