@@ -81,11 +81,17 @@ class Blockers:
             hit = self._only[allowed] = [name for name, s in self._sets if ok[s]]
         return list(hit)
 
-    def failing_anywhere(self) -> set[str]:
+    def failing_anywhere(self) -> frozenset:
         """Every plugin that keeps the pod off some node."""
-        out: set[str] = set()
-        for failing in self.by_node.values():
-            out.update(failing)
+        return frozenset().union(*self.groups())
+
+    def groups(self) -> dict[frozenset, list[str]]:
+        """Nodes by the set of plugins failing there (in node order)."""
+        out = self.__dict__.get("_groups")
+        if out is None:
+            out = self.__dict__["_groups"] = {}
+            for name, s in self._sets:
+                out.setdefault(s, []).append(name)
         return out
 
     def filter_failures(self) -> bool:

@@ -157,9 +157,11 @@ def _key(cand: Candidate) -> str:
 def _joins(ctx: Context, sides, *, min_plugins: int = 2, max_plugins: int = 3, base=None) -> list[Candidate]:
     b = ctx.blockers
     order = {name: i for i, name in enumerate(b.by_node)}
-    nodes = sorted((n for n, f in b.by_node.items() if min_plugins <= len(f) <= max_plugins
-                    and all(_openable(plugin, sides) for plugin in f)),
-                   key=lambda n: (len(b.by_node[n]), order[n]))[:MAX_NODES]
+    nodes = []
+    for failing, names in b.groups().items():
+        if min_plugins <= len(failing) <= max_plugins and all(_openable(p, sides) for p in failing):
+            nodes += names[:MAX_NODES]
+    nodes = sorted(nodes, key=lambda n: (len(b.by_node[n]), order[n]))[:MAX_NODES]
     found: dict[str, tuple] = {}
     for node in nodes:
         failing = list(b.by_node[node])
@@ -267,7 +269,8 @@ def last_resort(search) -> None:
         return
     ctx = Context.of(search)
     order = {name: i for i, name in enumerate(b.by_node)}
-    nodes = sorted((n for n, f in b.by_node.items() if f), key=lambda n: (len(b.by_node[n]), order[n]))
+    nodes = sorted((n for s, names in b.groups().items() if s for n in names[:MAX_NODES]),
+                   key=lambda n: (len(b.by_node[n]), order[n]))
     candidates: dict[str, Candidate] = {}
     bare: set[str] = set()
     for node in nodes[:MAX_NODES]:

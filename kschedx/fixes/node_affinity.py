@@ -134,7 +134,7 @@ def _move_find(search) -> list:
     from .workload_target import daemon_pod
 
     b = search.blockers
-    if daemon_pod(search) or not any(p in f for f in b.by_node.values() for p in _VOLUME_PLUGINS):
+    if daemon_pod(search) or not b.failing_anywhere() & set(_VOLUME_PLUGINS):
         return []
     spec = search.raw_pod.get("spec") or {}
     seen, fixes = set(), []

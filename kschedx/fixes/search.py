@@ -215,8 +215,10 @@ class Search:
     def check(self, cand: Candidate, *, preemption: bool = False, combination: bool = False) -> Fix | None:
         """One cycle with the candidate's changes made: a Fix when the pod is
         placed. A change the objects cannot take (a patch that does not
-        apply, an object the API server would refuse) is not a candidate."""
-        if self.done():
+        apply, an object the API server would refuse) is not a candidate.
+        Only the budget stops a check here (a bisection's "largest that
+        fits" must stay true); enough fixes stop the search between kinds."""
+        if not self.has_budget():
             return None
         pi = None
         if cand.pod_patch:
