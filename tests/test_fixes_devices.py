@@ -107,6 +107,19 @@ def test_constraint_no_free_devices_meet_together_dropped():
     assert_fits(objects, fix)
 
 
+def test_constraint_never_dropped_when_the_devices_are_not_there_at_all():
+    # Dropping the constraint cannot help: the node has no NIC for the request.
+    claim = resource_claim("gpus", constraints=[{"matchAttribute": "gpu.example.com/numa"}])
+    claim["spec"]["devices"]["requests"].append({"name": "nic", "exactly": {"deviceClassName": NIC,
+                                                                           "allocationMode": "ExactCount",
+                                                                           "count": 1}})
+    objects = [node("a"), device_class(GPU), device_class(NIC), resource_slice("a"), claim,
+               with_device_claim(pod("web"))]
+    p = the_pod(objects)
+    assert p["status"] == "Unschedulable"
+    assert "relax-device-constraint" not in kinds(p)
+
+
 # ---- use-device-class --------------------------------------------------------------------------------
 def test_another_class_of_the_same_driver_with_free_devices():
     hopper = device_class("hopper.gpu.example.com", driver=GPU, extra=['device.attributes["gpu.example.com"]'
