@@ -85,6 +85,10 @@ class Framework:
         self.nominator = nominator if nominator is not None else Nominator()
         self.tie_break = tie_break
         self.rng = rng if rng is not None else random.Random(seed)
+        # Preemption dry-runs every potential node when kube-scheduler would
+        # examine only some, to say what other orders could nominate; runs
+        # that never report it (capacity, checking fixes) turn it off.
+        self.preemption_search = True
         self.profile = Profile(self, plugin_args, plan)
         self.extenders = extenders
 
@@ -686,7 +690,8 @@ class Framework:
         final = None
         for pl in self.profile.post_filter:
             try:
-                r, st = pl.post_filter(state, pod, NodeToStatus(node_status, absent_status, self.snapshot))
+                r, st = pl.post_filter(state, pod, NodeToStatus(node_status, absent_status, self.snapshot,
+                                                                self.sampling.order(self.snapshot)))
             except PluginError as exc:
                 r, st = None, Status.as_error(str(exc))
             st = st if st is not None else Status()
@@ -715,9 +720,13 @@ class Framework:
         }
         if post_result is not None:
             for key, value in post_result.details.items():
-                # *PodInfos keys carry objects for simulate, not for the document.
-                if key not in result.preemption and not key.endswith("PodInfos"):
+                # *PodInfos keys carry objects for simulate, not for the document;
+                # nodePreemption goes into the candidate nodes' records.
+                if key not in result.preemption and not key.endswith("PodInfos") and key != "nodePreemption":
                     result.preemption[key] = value
+            node_preemption = post_result.details.get("nodePreemption")
+            if node_preemption:
+                result.set_node_preemption(node_preemption)
             result.victims = post_result.details.get("victimPodInfos", [])
             result.cleared_nominations = post_result.details.get("clearedNominationPodInfos", [])
             # "" = the pod's nomination is cleared; None (no result) = unchanged.
@@ -781,12 +790,19 @@ def _score_column(pl, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) ->
 
 
 class NodeToStatus:
-    """What PostFilter plugins read: each node's status, absent ones sharing one."""
+    """What PostFilter plugins read: each node's status, absent ones sharing one.
 
-    def __init__(self, explicit: dict[str, Status], absent: Status | None, snapshot: Snapshot):
+    NodesForStatusCode lists nodes in `order`: the runner gives the node-tree
+    order (SamplingState.order), which is upstream's own when PreFilter
+    rejected every node (the snapshot's list); otherwise upstream ranges
+    over a Go map (random order each cycle) and kschedx keeps node-tree
+    order. Without `order`, the snapshot's list."""
+
+    def __init__(self, explicit: dict[str, Status], absent: Status | None, snapshot: Snapshot, order=None):
         self.explicit = explicit
         self.absent = absent
         self.snapshot = snapshot
+        self.order = order
 
     def get(self, name: str) -> Status | None:
         st = self.explicit.get(name)
@@ -796,7 +812,7 @@ class NodeToStatus:
 
     def nodes_for_status_code(self, code: Code) -> list[NodeInfo]:
         out = []
-        for ni in self.snapshot.node_infos:
+        for ni in self.order if self.order is not None else self.snapshot.node_infos:
             st = self.get(ni.name)
             if st is not None and st.code == code:
                 out.append(ni)
