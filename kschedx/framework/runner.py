@@ -89,6 +89,7 @@ class Framework:
         # examine only some, to say what other orders could nominate; runs
         # that never report it (capacity, checking fixes) turn it off.
         self.preemption_search = True
+        self._extensions = None  # see _pre_filter_extensions
         self.profile = Profile(self, plugin_args, plan)
         self.extenders = extenders
 
@@ -106,13 +107,27 @@ class Framework:
                                    method: str, point: str):
         """The one loop behind RunPreFilterExtensionAddPod / RemovePod: plugins
         that skipped at PreFilter are left out; a failure aborts the cycle."""
-        for pl in self.profile.pre_filter:
-            ext = pl.pre_filter_extensions()
-            if ext is None or pl.name in state.skip_filter_plugins:
-                continue
+        for name, ext in self._pre_filter_extensions(state.skip_filter_plugins):
             st = getattr(ext, method)(state, pod, other, node)
             if st is not None and not st.is_success():
-                raise PluginError(f'running {point} on PreFilter plugin "{pl.name}": {st.message()}')
+                raise PluginError(f'running {point} on PreFilter plugin "{name}": {st.message()}')
+
+    def _pre_filter_extensions(self, skip: set) -> list:
+        """(plugin name, PreFilterExtensions) of the PreFilter plugins that
+        have them and are not in `skip`: kept for the last `skip` seen (the
+        dry runs of one preemption ask thousands of times, with copies of one
+        set), asked again when the profile's PreFilter plugins change."""
+        plugins = self.profile.pre_filter
+        kept = self._extensions
+        if kept is not None and kept[0] == skip and kept[1] is plugins and kept[2] == len(plugins):
+            return kept[3]
+        exts = []
+        for pl in plugins:
+            ext = pl.pre_filter_extensions()
+            if ext is not None and pl.name not in skip:
+                exts.append((pl.name, ext))
+        self._extensions = (frozenset(skip), plugins, len(plugins), exts)
+        return exts
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         """RunReservePluginsReserve: plugins remember the placement (VolumeBinding
