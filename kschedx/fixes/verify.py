@@ -65,10 +65,14 @@ class Verifier:
         start = sampling.next_start_node_index if sampling is not None else None
         if sampling is not None:
             sampling.next_start_node_index = 0
+        # A fix is checked on whether the pod fits (or preemption helps), not
+        # on what else preemption's candidate search could reach.
+        search, fw.preemption_search = getattr(fw, "preemption_search", True), False
         try:
             return fw.schedule(pi, post_filter=preemption)
         finally:
             fw.rng = rng
+            fw.preemption_search = search
             if sampling is not None:
                 sampling.next_start_node_index = start
 

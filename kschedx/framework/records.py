@@ -538,6 +538,7 @@ class PodResult:
         """Let the node records go, keeping what was counted from them."""
         summary, counts = self.filter_summary(), self.node_counts()
         self.nodes = []
+        self.node_preemption = None
         self._filter_summary, self._node_counts = summary, counts
 
     @pauses_collector
