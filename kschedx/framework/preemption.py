@@ -239,10 +239,10 @@ class Evaluator:
         budgets = budgets_from_cluster(self.handle.cluster)
         offset, num = self.interface.get_offset_and_num_candidates(len(potential))
         if num >= len(potential) or not getattr(self.handle, "preemption_search", True):
-            # Every potential node is examined (the walk can stop early only
-            # once every node is a candidate): the walk's candidates are all.
             run = self.dry_run_preemption(state, pod, potential, budgets, offset, num)
             if num >= len(potential):
+                # The walk examined every potential node (it stops early only
+                # once every node is a candidate): its candidates are all.
                 position = {ni.name: i for i, ni in enumerate(potential)}
                 run.all_candidates = sorted(run.candidates, key=lambda c: position[c.name])
             return run
@@ -289,8 +289,7 @@ class Evaluator:
             run.statuses[potential[j].name] = status
         # Upstream lists each kind in the order its parallel dry runs finished;
         # kschedx by node name (the choice does not depend on the order).
-        by_name = _name_of
-        run.candidates = sorted(non_violating, key=by_name) + sorted(violating, key=by_name)
+        run.candidates = sorted(non_violating, key=_name_of) + sorted(violating, key=_name_of)
         return run
 
     # -- choosing one -------------------------------------------------------------------
