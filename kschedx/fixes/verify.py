@@ -111,6 +111,9 @@ class Verifier:
         if sampling is not None:
             sampling.next_start_node_index = 0
         made = self._made.get(id(pi))
+        # A fix is checked on whether the pod fits (or preemption helps), not
+        # on what else preemption's candidate search could reach.
+        search, fw.preemption_search = getattr(fw, "preemption_search", True), False
         try:
             if made is not None and made[0] is pi:
                 with self.objects_changed(made[1]):
@@ -118,6 +121,7 @@ class Verifier:
             return fw.schedule(pi, post_filter=preemption)
         finally:
             fw.rng = rng
+            fw.preemption_search = search
             if sampling is not None:
                 sampling.next_start_node_index = start
 

@@ -14,6 +14,7 @@ h1{margin:0 0 .2rem;font-size:1.6rem}h2{margin:1.8rem 0 .6rem;font-size:1.25rem}
 h3{margin:1.2rem 0 .3rem;font-size:1rem}
 .meta,.muted{color:var(--muted)}
 .summary{font-size:1.05rem}
+table.alternatives{margin:.3rem 0 .8rem}table.alternatives caption{text-align:left;color:var(--muted)}
 .badge{display:inline-block;margin-left:.4rem;padding:.05rem .5rem;border-radius:1rem;background:#eee;font-size:.85rem}
 .badge.scheduled{background:#e8f5e9;color:var(--pass)}
 .badge.unschedulable,.badge.error{background:#ffebee;color:var(--fail)}
