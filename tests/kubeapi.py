@@ -438,7 +438,8 @@ class KubeAPIServer:
                             error = 410
                             message = str(e)
                         current = store.resource_version
-                        if not events and error is None:
+                        bookmark_due = req.bookmarks and now - last_bookmark >= self.bookmark_interval
+                        if not events and error is None and not bookmark_due:
                             store.cond.wait(min(0.05, max(0.0, deadline - now)))
                             continue
                 if error is not None:
