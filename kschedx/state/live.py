@@ -109,7 +109,6 @@ class LiveCluster:
                 self.ns_used[obj["metadata"].get("namespace", "default")] += 1
         self.snapshot = None
         self._build()
-        self.live_signatures_after_build = signature_count()
 
     # -- the snapshot -----------------------------------------------------------------
     def _build(self) -> None:
@@ -139,6 +138,7 @@ class LiveCluster:
             snap.pending_pods[:] = [snap.pending_pods[i] for i in order]
             self._pending_keys.sort()
         snap.warnings = []  # said by warnings(), from the orphans
+        self.signatures_in_use = len({pi.signature for pi in snap.pod_infos.values()}) + len(self.pending)
         cluster.pods = []
         cluster.facts_groups = None
         cluster.replaced_specs = []
@@ -154,9 +154,10 @@ class LiveCluster:
         the current objects, forgetting them all. Between batches only."""
         from . import podaffinity
 
-        in_use = len(self.snapshot.pod_index.sig_nodes) if self.snapshot.pod_index is not None else 0
+        index = self.snapshot.pod_index
+        in_use = len(index.sig_nodes) + len(self.pending) if index is not None else self.signatures_in_use
         sizes = podaffinity.cache_sizes()
-        if (signature_count() <= 2 * max(in_use, self.live_signatures_after_build) + SIGNATURE_SLACK
+        if (signature_count() <= 2 * in_use + SIGNATURE_SLACK
                 and sizes["terms"] < podaffinity._TERM_CACHE_LIMIT
                 and sizes["podTerms"] < podaffinity._TERM_CACHE_LIMIT):
             if sizes["nodeCounts"] > 2 * len(self.snapshot.node_infos) + 1_000:
@@ -175,7 +176,6 @@ class LiveCluster:
         podaffinity.clear_caches()
         storage_objects.clear_caches()
         self._build()
-        self.live_signatures_after_build = signature_count()
 
     def _pod_info(self, pod: dict) -> PodInfo:
         key = spec_facts_key(pod)
@@ -569,6 +569,15 @@ def _same_facts(a: PodInfo, b: PodInfo) -> bool:
             and a.signature == b.signature and a.pod["spec"] == b.pod["spec"])
 
 
+def _no_rv(obj: dict) -> dict:
+    """An object without metadata.resourceVersion, which a live state keeps
+    from the last change that mattered (same_object)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or "resourceVersion" not in meta:
+        return obj
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}}
+
+
 def describe(cluster: ClusterState, snapshot, pending=None) -> dict:
     """What a result can depend on, in the order it can see it: for tests to
     compare a live state with a fresh build of the same objects."""
@@ -582,9 +591,9 @@ def describe(cluster: ClusterState, snapshot, pending=None) -> dict:
     for ni in snapshot.node_infos:
         nodes.append({
             "name": ni.name,
-            "node": ni.node,
+            "node": _no_rv(ni.node),
             "pods": [p.key for p in ni.pods],
-            "podDicts": [p.pod for p in ni.pods],
+            "podDicts": [_no_rv(p.pod) for p in ni.pods],
             "affinity": [p.key for p in ni.pods_with_affinity],
             "antiAffinity": [p.key for p in ni.pods_with_required_anti_affinity],
             "requested": res(ni.requested),
@@ -616,12 +625,12 @@ def describe(cluster: ClusterState, snapshot, pending=None) -> dict:
     from .cluster import _INDEXED_KINDS
 
     for kind, attr in _INDEXED_KINDS.items():
-        kinds[kind] = [(k, v) for k, v in getattr(cluster, attr).items()]
+        kinds[kind] = [(k, _no_rv(v)) for k, v in getattr(cluster, attr).items()]
     return {
         "nodeOrder": [n["metadata"]["name"] for n in cluster.nodes],
         "nodes": nodes,
         "pending": [_pod_key(p) for p in (snapshot.pending_pods if pending is None else pending)],
-        "pendingDicts": list(snapshot.pending_pods if pending is None else pending),
+        "pendingDicts": [_no_rv(p) for p in (snapshot.pending_pods if pending is None else pending)],
         "podInfos": sorted(snapshot.pod_infos),
         "assigned": sorted(snapshot.assigned_pod_node.items()),
         "index": index,

@@ -462,6 +462,13 @@ class NodeInfo:
         if removed.has_required_anti_affinity:
             _delete_by_uid(self.pods_with_required_anti_affinity, pi.uid)
         self._update(removed, -1)
+        if removed.host_ports:
+            # Used ports are a set: a port another pod here still uses stays used,
+            # as a re-read would count it.
+            for other in self.pods:
+                for ip, proto, port in other.host_ports:
+                    if (ip, proto, port) in removed.host_ports:
+                        self.used_ports.add(ip, proto, port)
         if self.pod_index is not None:
             self.pod_index.update(removed, self.name, -1)
         return True
