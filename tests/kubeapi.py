@@ -399,6 +399,7 @@ class KubeAPIServer:
         handler.send_response(200)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Transfer-Encoding", "chunked")
+        handler.send_header("Connection", "close")
         handler.end_headers()
         type_head = (b'{"kind":"' + kind.encode() + b'","apiVersion":"'
                      + req.resource.group_version.encode() + b'"')

@@ -174,10 +174,12 @@ class Watcher:
     # -- one kind --------------------------------------------------------------------------
     def _run(self, kind: Kind) -> None:
         backoff = Backoff(*self.backoff)
+        backoff.failures = 0
         polling = False
         not_found_said = False
-        rv = self.resource_versions[kind.kind]
         while not self._stop.is_set():
+            # Where the last watch got to, bookmarks included, however it ended.
+            rv = self.resource_versions[kind.kind]
             try:
                 if polling:
                     if not self._sleep(self.poll_interval):
@@ -233,10 +235,14 @@ class Watcher:
                     return
 
     def _failed(self, kind: Kind, error: ClusterError, backoff: Backoff) -> bool:
-        """A failure worth another try later; True when stopped meanwhile."""
+        """A failure worth another try later; True when stopped meanwhile. A
+        single failure after a good watch (a pooled connection the server had
+        closed, one 503) is not yet an outage: only a second one in a row is."""
         if self._stop.is_set():
             return True
-        self.health.failed(kind.kind, error)
+        backoff.failures += 1
+        if backoff.failures > 1:
+            self.health.failed(kind.kind, error)
         delay = getattr(error, "retry_after", None)
         return not self._sleep(delay if delay else backoff.next())
 
@@ -256,6 +262,7 @@ class Watcher:
                 return rv
             self.health.ok(kind.kind)
             backoff.reset()
+            backoff.failures = 0
             for line in stream.lines():
                 ev = json.loads(line)
                 type_ = ev.get("type")
