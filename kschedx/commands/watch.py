@@ -200,6 +200,7 @@ class WatchRun:
         self._explained_pods: set[str] = set()
         self.batches = 0
         self.head: dict | None = None
+        self._window: float | None = None
 
     # -- for tests and the benchmark ------------------------------------------------------
     def sync(self, rv: int, timeout: float = 30.0) -> bool:
@@ -346,6 +347,13 @@ class WatchRun:
 
     def _due(self, t: Tracked, now: float, reason: str, settle: float | None = None) -> None:
         when = now + (self.settle if settle is None else settle)
+        # Bursts coalesce: the first trigger opens a window of `settle`, and what
+        # comes while it is open is explained with it, in one batch.
+        window = self._window
+        if window is not None and window >= now:
+            when = min(when, window)
+        else:
+            self._window = when
         if t.due is None:  # the first trigger of a window sets its reason and time
             t.due, t.reason = when, reason
         elif when < t.due:
@@ -496,6 +504,8 @@ class WatchRun:
         due = [t for t in self.tracked.values() if t.due is not None and t.due <= now]
         if not due:
             return
+        if self._window is not None and self._window <= now:
+            self._window = None
         pods = []
         for t in sorted(due, key=lambda t: t.key):
             pod = self.live.pending_pod(t.key)
