@@ -106,13 +106,13 @@ class Utf8Writer:
 
 
 # explain --watch: the formats a run that never ends can write as it goes.
-WATCH_FORMATS = ("human", "wide", "jsonl")
+WATCH_FORMATS = ("human", "jsonl")
 
 
 def watch_sink_for(output: str, *, node: str | None = None, out=None):
-    """The sink of explain --watch for -o human, wide or jsonl (render/watch.py)."""
+    """The sink of explain --watch for -o human or jsonl (render/watch.py)."""
     from . import watch
 
     if output == "jsonl":
         return watch.WatchJsonlSink(out if out is not None else Utf8Writer(sys.stdout))
-    return watch.WatchHumanSink(wide=output == "wide", node=node, out=out)
+    return watch.WatchHumanSink(node=node, out=out)
