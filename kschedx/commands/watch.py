@@ -681,8 +681,12 @@ def watch_into(sink: ResultSink, conn, *, refs=(), all_pending: bool = False, se
     from ..api.selection import PodSelection
     from ..sources.cluster import KINDS
     from ..sources.watch import Watcher
+    from ..util.gc_policy import long_running
     from .load import workload_of_read
 
+    # What is built to last (the state, and again at each compaction) is frozen
+    # out of the collector's way: collect first, so that no garbage is frozen for good.
+    long_running()
     selection = selection or PodSelection()
     read = conn.read_objects(progress)
     workload = workload_of_read(conn, read, (), refs, all_pending, selection=selection)

@@ -170,7 +170,9 @@ class LiveCluster:
         from ..storage import objects as storage_objects
         from . import podaffinity
 
-        self.snapshot = None
+        if self.snapshot is not None:
+            self.snapshot.drop_columns()  # the one cycle in a snapshot: let it go
+            self.snapshot = None
         self.facts.clear()
         reset_signatures()
         podaffinity.clear_caches()

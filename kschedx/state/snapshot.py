@@ -634,6 +634,8 @@ class Snapshot:
         """A node gone: its pods leave the snapshot and are returned."""
         ni = self.by_name.pop(name)
         self.node_infos.remove(ni)
+        ni.columns = None  # a cycle (columns remember node lists) that gc.freeze() would keep
+        ni.pod_index = None
         pods = list(ni.pods)
         for pi in pods:
             if self.pod_index is not None:
@@ -699,7 +701,9 @@ class Snapshot:
                     states[name] = ImageStateSummary(summary.size, existence.get(name, 0))
 
     def drop_columns(self) -> None:
-        """Nodes were added or removed: the columns are built again when next asked."""
+        """Nodes were added or removed: the columns are built again when next asked.
+        (Also what lets a snapshot go: NodeInfos and their columns refer to each
+        other, and a NodeInfo built to last is frozen out of the collector's sight.)"""
         self.node_columns = None
         for ni in self.node_infos:
             ni.columns = None
