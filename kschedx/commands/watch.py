@@ -97,7 +97,6 @@ class Tracked:
     reason: str | None = None
     explanations: int = 0
     last: Verdict | None = None
-    own: bool = False  # the pod's own spec/labels/gates changed (the only trigger of Gated pods)
     traits: frozenset = frozenset()  # what the pod's spec asks for that triggers read
 
 
@@ -187,6 +186,7 @@ class WatchRun:
         self.tracked: dict[str, Tracked] = {}
         self.summary = Summary(started=clock())
         self.exit_code = 0
+        self.fatal = None  # the cluster error that ended the run
         self.extenders = None
         if config is not None and config.extenders and not config.skip_extenders:
             from ..framework.extenders import Extenders
@@ -545,7 +545,7 @@ class WatchRun:
 
     def _explained(self, t: Tracked, doc: dict, seconds: float) -> None:
         t.explanations += 1
-        reason, t.reason, t.due, t.own = t.reason, None, None, False
+        reason, t.reason, t.due = t.reason, None, None
         at = _now_text(self.wall)
         t.last = verdict_of(doc, self.live.version, at)
         self.summary.explanations += 1
@@ -710,7 +710,7 @@ def watch_into(sink: ResultSink, conn, *, refs=(), all_pending: bool = False, se
     fatal = None
     try:
         code = run.run()
-        fatal = getattr(run, "fatal", None)
+        fatal = run.fatal
     finally:
         watcher.stop()
     sink.end(run.tail())
