@@ -50,6 +50,8 @@ DRAIN_EVENTS = 2_000
 DRAIN_SECONDS = 0.1
 # Reasons (plugin, reason) kept per pod; label sets for metrics are capped elsewhere.
 MAX_REASONS = 32
+# Distinct warnings remembered as said.
+MAX_SAID = 500
 
 
 class WatchObserver:
@@ -197,7 +199,6 @@ class WatchRun:
         self.said: set[str] = set()  # warnings said once
         self._sync_target: int | None = None
         self._synced = threading.Event()
-        self._explained_pods: set[str] = set()
         self.batches = 0
         self.head: dict | None = None
         self._window: float | None = None
@@ -330,6 +331,8 @@ class WatchRun:
 
     def _say(self, text: str) -> None:
         if text not in self.said:
+            if len(self.said) >= MAX_SAID:
+                self.said.clear()  # bounded: a warning said long ago may be said again
             self.said.add(text)
             self.notice(text)
 
@@ -549,8 +552,7 @@ class WatchRun:
         at = _now_text(self.wall)
         t.last = verdict_of(doc, self.live.version, at)
         self.summary.explanations += 1
-        if t.key not in self._explained_pods:
-            self._explained_pods.add(t.key)
+        if t.explanations == 1:
             self.summary.pods += 1
         self.sink.event({"type": "Explained", "time": at, "pod": t.key, "reason": reason or "",
                          "explanation": t.explanations})

@@ -89,9 +89,8 @@ class Health:
 
     def failed(self, kind: str, error: ClusterError) -> None:
         with self._lock:
-            first = not self._failing
             self._failing.add(kind)
-            if first and self._since is None:
+            if self._since is None:  # the first failure of an outage
                 self._since = self._clock()
                 self.outages += 1
                 event = WatchEvent("", STATUS, extra={"up": False, "error": str(error), "down_for": 0.0})

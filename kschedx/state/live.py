@@ -254,6 +254,8 @@ class LiveCluster:
     def _refused(self, obj: dict, e: InputError) -> None:
         text = f"left out an object the API server served: {e} (a conforming API server never stores such an object)"
         if text not in self.warned:
+            if len(self.warned) >= 500:
+                self.warned.clear()  # bounded: said long ago, may be said again
             self.warned.add(text)
             self.notices.append(text)
 
