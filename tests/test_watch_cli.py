@@ -163,7 +163,11 @@ def test_metrics_are_served(api):
             m = re.search(rb"serving metrics on (http://\S+)", err)
             url = m.group(1).decode() if m else None
         assert url, err
+        deadline = time.monotonic() + 20  # the gauges are set once the batch is written
         text = scrape(url)
+        while "kschedx_pending_pods{" not in text and time.monotonic() < deadline:
+            time.sleep(0.1)
+            text = scrape(url)
         assert 'kschedx_pending_pods{status="Unschedulable"} 1.0' in text
         assert 'kschedx_pending_pods{status="Scheduled"} 2.0' in text
         assert 'kschedx_pending_pods_by_reason{plugin="NodeResourcesFit",reason="Insufficient cpu"} 1.0' in text
