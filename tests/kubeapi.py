@@ -1,9 +1,16 @@
 """A small HTTPS Kubernetes API server for tests and benchmarks.
 
 It speaks the real REST paths and JSON of the kinds kschedx reads (lists with
-limit/continue pagination, GET of one object, pods/binding, pods/eviction,
+limit/continue pagination, watches, GET of one object, pods/binding, pods/eviction,
 pods/status PATCH/PUT, DELETE), with kube-apiserver's Status bodies, bearer-token
-authentication, per-path fault injection and a request log. Objects live in
+authentication, per-path fault injection and a request log.
+
+Watches (`?watch=true`) stream chunked JSON events from the store's history
+(kubeapi_store.ObjectStore): ADDED, MODIFIED, DELETED, BOOKMARK every
+`bookmark_interval` when asked for, an ERROR event with a 410 Status for a
+resourceVersion too old, and a clean end after `timeoutSeconds` (at most
+`max_watch_seconds`). drop_watches(), watch_error(), pause_serving() and
+resume_serving() make the failures a long-running watcher must survive. Objects live in
 memory, pre-serialized (see kubeapi_store), so 150,000 pods list quickly.
 
     server = KubeAPIServer(make_server_material(tmp))
@@ -34,7 +41,7 @@ import yaml
 import kubeapi_pods as pods
 import kubeapi_status as st
 from kubeapi_store import (BY_KIND, BY_PATH, RESOURCES, ContinueExpired, FieldSelectorError,
-                           ObjectStore, Resource, dumps)
+                           ObjectStore, Resource, TooOld, dumps, parse_field_selector)
 from kubeapi_tls import TLSMaterial
 
 _CORE = re.compile(
@@ -106,6 +113,7 @@ class Fault:
     `status` answers with kube-apiserver's Status for that code; `delay` sleeps
     first (a slow server); `reset` closes the connection without an answer.
     `times` limits how many requests the fault applies to (None: all).
+    `watch`: True applies only to watch requests, False only to other ones.
     """
 
     path: str
@@ -116,10 +124,13 @@ class Fault:
     retry_after: int | None = None
     message: str | None = None
     reset: bool = False
+    watch: bool | None = None
     hits: int = 0
 
-    def matches(self, method: str, path: str) -> bool:
+    def matches(self, method: str, path: str, is_watch: bool = False) -> bool:
         if self.times is not None and self.hits >= self.times:
+            return False
+        if self.watch is not None and self.watch != is_watch:
             return False
         if self.method and self.method.upper() != method:
             return False
@@ -157,9 +168,13 @@ class _TLSHTTPServer(ThreadingHTTPServer):
             request.close()
             return
         self.api.connections += 1
+        with self.api._lock:
+            self.api._sockets.add(tls)
         try:
             self.RequestHandlerClass(tls, client_address, self)
         finally:
+            with self.api._lock:
+                self.api._sockets.discard(tls)
             try:
                 tls.close()
             except OSError:
@@ -221,6 +236,9 @@ class _Handler(BaseHTTPRequestHandler):
             err = st.internal_error("test server bug")
             code, payload, headers = err.code, err.body(), {}
         record.status = code
+        if isinstance(payload, _WatchRequest):
+            api._serve_watch(self, payload)
+            return
         if (api.gzip and len(payload) > _GZIP_THRESHOLD
                 and "gzip" in (self.headers.get("Accept-Encoding") or "")):
             payload = gzip.compress(payload, compresslevel=1)
@@ -241,16 +259,52 @@ class _Reset(Exception):
     pass
 
 
+@dataclass
+class _WatchRequest:
+    resource: Resource
+    namespace: str | None
+    rv: int | None  # None: from the current state (resourceVersion "" or "0")
+    terms: list
+    timeout: float
+    bookmarks: bool
+
+
+class _OpenWatch:
+    """A watch being served: the test's handle to break it."""
+
+    def __init__(self, kind: str, handler):
+        self.kind = kind
+        self.handler = handler
+        self.error: int | None = None  # send an ERROR event with this code, then end
+        self.dropped = False
+
+    def drop(self) -> None:
+        self.dropped = True
+        try:
+            self.handler.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 class KubeAPIServer:
     def __init__(self, tls: TLSMaterial, *, token: str = "kschedx-test-token", user: str = "x",
-                 removal_delay: float = 0.2, host: str = "127.0.0.1", gzip: bool = True):
+                 removal_delay: float = 0.2, host: str = "127.0.0.1", gzip: bool = True,
+                 watch_history: int = 1000, bookmark_interval: float = 1.0,
+                 max_watch_seconds: float = 3600.0):
         self.tls = tls
+        self.bookmark_interval = bookmark_interval
+        self.max_watch_seconds = max_watch_seconds
+        self._watches: list[_OpenWatch] = []
+        self._sockets: set = set()
+        self._port: int | None = None
+        self._reaper: threading.Thread | None = None
+        self._stopping = threading.Event()
         self.token = token
         self.user = user  # the name RBAC denials mention
         self.removal_delay = removal_delay  # how long evicted/deleted bound pods stay Terminating
         self.host = host
         self.gzip = gzip
-        self.store = ObjectStore()
+        self.store = ObjectStore(watch_history)
         self.requests: list[RequestRecord] = []
         self.internal_errors: list[str] = []
         self.tls_failures: list[str] = []  # handshakes that failed (e.g. client distrusts the CA)
@@ -266,20 +320,154 @@ class KubeAPIServer:
     # ---- lifecycle -------------------------------------------------------------------
 
     def start(self) -> "KubeAPIServer":
+        self._serve(self._port or 0)
+        if self._reaper is None:
+            # Terminating pods go away on time even when no request comes.
+            self._reaper = threading.Thread(target=self._reap, daemon=True, name="kubeapi-test-reaper")
+            self._reaper.start()
+        return self
+
+    def _serve(self, port: int) -> None:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(self.tls.server_cert, self.tls.server_key)
-        self._httpd = _TLSHTTPServer((self.host, 0), _Handler, ctx, self)
+        self._httpd = _TLSHTTPServer((self.host, port), _Handler, ctx, self)
+        self._port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True,
                                         name="kubeapi-test-server")
         self._thread.start()
-        return self
+
+    def _reap(self) -> None:
+        while not self._stopping.wait(0.1):
+            self.store.reap()
 
     def stop(self) -> None:
+        self._stopping.set()
+        self._close_all()
+
+    def _close_all(self) -> None:
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
             self._httpd = None
+        with self._lock:
+            sockets = list(self._sockets)
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def pause_serving(self) -> None:
+        """The server goes away: every connection is closed, nothing listens on its port."""
+        self._close_all()
+
+    def resume_serving(self) -> None:
+        """The server comes back on the same port."""
+        if self._httpd is None:
+            self._serve(self._port)
+
+    # ---- watches -------------------------------------------------------------------------
+
+    def open_watches(self, kind: str | None = None) -> int:
+        with self._lock:
+            return sum(1 for w in self._watches if kind is None or w.kind == kind)
+
+    def drop_watches(self, kind: str | None = None) -> int:
+        """Break the connection of every open watch (of one kind): mid-stream, no end chunk."""
+        with self._lock:
+            watches = [w for w in self._watches if kind is None or w.kind == kind]
+        for w in watches:
+            w.drop()
+        return len(watches)
+
+    def watch_error(self, code: int = 410, kind: str | None = None) -> int:
+        """Every open watch (of one kind) gets an ERROR event with this code, then ends."""
+        with self._lock:
+            watches = [w for w in self._watches if kind is None or w.kind == kind]
+            for w in watches:
+                w.error = code
+        with self.store.cond:
+            self.store.cond.notify_all()
+        return len(watches)
+
+    def _serve_watch(self, handler, req: _WatchRequest) -> None:
+        store = self.store
+        kind = req.resource.kind
+        watch = _OpenWatch(kind, handler)
+        handler.close_connection = True
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        type_head = (b'{"kind":"' + kind.encode() + b'","apiVersion":"'
+                     + req.resource.group_version.encode() + b'"')
+
+        def send(type_: str, raw: bytes) -> None:
+            obj = type_head + (b"," + raw[1:] if raw != b"{}" else b"}")
+            line = b'{"type":"' + type_.encode() + b'","object":' + obj + b"}\n"
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+
+        with self._lock:
+            self._watches.append(watch)
+        try:
+            with store.lock:
+                rv = req.rv
+                if rv is None:
+                    initial = store.current(kind, req.namespace, req.terms)
+                    rv = store.resource_version
+                else:
+                    initial = []
+            for raw in initial:
+                send("ADDED", raw)
+            handler.wfile.flush()
+            deadline = time.monotonic() + min(req.timeout, self.max_watch_seconds)
+            last_bookmark = time.monotonic()
+            while not self._stopping.is_set() and not watch.dropped:
+                now = time.monotonic()
+                if now >= deadline:
+                    break
+                with store.cond:
+                    error = watch.error
+                    message = None
+                    events = []
+                    if error is None:
+                        try:
+                            events = store.events_since(kind, rv, req.namespace, req.terms)
+                        except TooOld as e:
+                            error = 410
+                            message = str(e)
+                        current = store.resource_version
+                        bookmark_due = req.bookmarks and now - last_bookmark >= self.bookmark_interval
+                        if not events and error is None and not bookmark_due:
+                            store.cond.wait(min(0.05, max(0.0, deadline - now)))
+                            continue
+                if error is not None:
+                    if error == 410:
+                        status = st.ApiError(410, "Expired", message or f"too old resource version: "
+                                                                        f"{rv} ({store.resource_version})")
+                    else:
+                        status = st.ApiError(error, "", f"injected watch error {error}")
+                    send("ERROR", status.body())
+                    handler.wfile.flush()
+                    break
+                for erv, type_, raw in events:
+                    send(type_, raw)
+                    rv = erv
+                if req.bookmarks and time.monotonic() - last_bookmark >= self.bookmark_interval:
+                    rv = max(rv, current)
+                    send("BOOKMARK", b'{"metadata":{"resourceVersion":"' + str(rv).encode() + b'"}}')
+                    last_bookmark = time.monotonic()
+                handler.wfile.flush()
+            if not watch.dropped:
+                handler.wfile.write(b"0\r\n\r\n")
+                handler.wfile.flush()
+        except OSError:
+            pass
+        finally:
+            with self._lock:
+                self._watches.remove(watch)
 
     def __enter__(self):
         return self.start()
@@ -289,7 +477,7 @@ class KubeAPIServer:
 
     @property
     def port(self) -> int:
-        return self._httpd.server_address[1]
+        return self._port
 
     @property
     def url(self) -> str:
@@ -323,8 +511,8 @@ class KubeAPIServer:
 
     def inject(self, path: str, status: int | None = None, *, method: str | None = None,
                times: int | None = None, delay: float = 0.0, retry_after: int | None = None,
-               message: str | None = None, reset: bool = False) -> Fault:
-        fault = Fault(path, status, method, times, delay, retry_after, message, reset)
+               message: str | None = None, reset: bool = False, watch: bool | None = None) -> Fault:
+        fault = Fault(path, status, method, times, delay, retry_after, message, reset, watch)
         with self._lock:
             self._faults.append(fault)
         return fault
@@ -349,10 +537,10 @@ class KubeAPIServer:
                        if (path is None or re.fullmatch(path, r.path))
                        and (method is None or r.method == method))
 
-    def _take_fault(self, method: str, path: str) -> Fault | None:
+    def _take_fault(self, method: str, path: str, is_watch: bool = False) -> Fault | None:
         with self._lock:
             for fault in self._faults:
-                if fault.matches(method, path):
+                if fault.matches(method, path, is_watch):
                     fault.hits += 1
                     return fault
         return None
@@ -384,7 +572,7 @@ class KubeAPIServer:
     def _handle(self, method, path, query, body, headers, record):
         route = parse_route(path)
         try:
-            fault = self._take_fault(method, path)
+            fault = self._take_fault(method, path, query.get("watch") in ("true", "1"))
             if fault is not None:
                 if fault.delay:
                     time.sleep(fault.delay)
@@ -469,7 +657,7 @@ class KubeAPIServer:
 
     def _list(self, route: Route, resource: Resource, query):
         if query.get("watch") in ("true", "1"):
-            raise st.bad_request("watch is not supported by the test server")
+            return 200, self._watch_request(route, resource, query), {}
         if query.get("labelSelector"):
             raise st.bad_request("labelSelector is not supported by the test server")
         try:
@@ -487,6 +675,31 @@ class KubeAPIServer:
         except ValueError as e:
             raise st.bad_request(str(e)) from None
         return 200, page.body, {}
+
+    def _watch_request(self, route: Route, resource: Resource, query) -> _WatchRequest:
+        if query.get("labelSelector"):
+            raise st.bad_request("labelSelector is not supported by the test server")
+        try:
+            terms = parse_field_selector(resource, query.get("fieldSelector"))
+        except FieldSelectorError as e:
+            raise st.bad_request(str(e)) from None
+        text = query.get("resourceVersion") or ""
+        try:
+            rv = int(text) if text not in ("", "0") else None
+        except ValueError:
+            raise st.bad_request(f'invalid resource version "{text}"') from None
+        if rv is not None and rv > self.store.resource_version:
+            raise st.ApiError(504, "Timeout", f"Too large resource version: {rv}, current: "
+                                              f"{self.store.resource_version}",
+                              {"causes": [{"reason": "ResourceVersionTooLarge",
+                                           "message": "Too large resource version"}],
+                               "retryAfterSeconds": 1})
+        try:
+            timeout = float(query.get("timeoutSeconds") or 1800)
+        except ValueError:
+            raise st.bad_request("invalid timeoutSeconds") from None
+        return _WatchRequest(resource, route.namespace, rv, terms, timeout,
+                             query.get("allowWatchBookmarks") in ("true", "1"))
 
     def _delete(self, route: Route, resource: Resource, query, body):
         options = _json(body) if body else {}

@@ -9,6 +9,11 @@ Lists are consistent like etcd's: a paginated list reads a snapshot taken when
 its first page was served, named by the resourceVersion in the continue token.
 Only the most recent snapshots are kept; an older token gets 410 Expired, the
 way a compacted etcd revision does.
+
+Every write is also kept in a bounded history of events (ADDED, MODIFIED,
+DELETED with their resourceVersions), which watches read from: a watch from a
+resourceVersion older than the history holds (or than the last compact())
+is told 410 Gone, as kube-apiserver's watch cache tells it.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import json
 import threading
 import time
 import uuid
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -147,6 +152,26 @@ class ContinueExpired(Exception):
     pass
 
 
+class TooOld(Exception):
+    """A watch from a resourceVersion whose events are no longer kept."""
+
+    def __init__(self, asked: int, oldest: int):
+        super().__init__(f"too old resource version: {asked} ({oldest})")
+        self.asked = asked
+        self.oldest = oldest
+
+
+@dataclass
+class Event:
+    rv: int
+    kind: str
+    type: str  # ADDED MODIFIED DELETED
+    key: str
+    raw: bytes
+    fields: dict
+    old_fields: dict | None
+
+
 def encode_continue(rv: int, start: str) -> str:
     # The real server's token: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":KEY}
     token = {"v": "meta.k8s.io/v1", "rv": rv, "start": start}
@@ -173,8 +198,13 @@ class ObjectStore:
 
     SNAPSHOTS_KEPT = 8
 
-    def __init__(self):
+    def __init__(self, watch_history: int = 1000):
         self.lock = threading.RLock()
+        # Notified on every write: open watches wait on it.
+        self.cond = threading.Condition(self.lock)
+        self.history: deque[Event] = deque(maxlen=watch_history)
+        # Events at or below this resourceVersion are no longer kept.
+        self.history_floor = 0
         self._rv = 1000
         self._tables: dict[str, dict[str, Entry]] = {r.kind: {} for r in RESOURCES}
         self._sorted: dict[str, list[str] | None] = {r.kind: None for r in RESOURCES}
@@ -187,6 +217,64 @@ class ObjectStore:
     def _next_rv(self) -> int:
         self._rv += 1
         return self._rv
+
+    def _record(self, rv: int, kind: str, type_: str, key: str, entry: "Entry",
+                old_fields: dict | None) -> None:
+        history = self.history
+        if history.maxlen is not None and len(history) == history.maxlen:
+            self.history_floor = max(self.history_floor, history[0].rv)
+        history.append(Event(rv, kind, type_, key, entry.raw, entry.fields, old_fields))
+        self.cond.notify_all()
+
+    def _record_deleted(self, kind: str, key: str, entry: "Entry") -> None:
+        """A deletion: the object's last state, at the deletion's resourceVersion."""
+        rv = self._rv
+        obj = json.loads(entry.raw)
+        obj.setdefault("metadata", {})["resourceVersion"] = str(rv)
+        self._record(rv, kind, "DELETED", key, Entry(dumps(obj), entry.fields), entry.fields)
+
+    def compact(self) -> None:
+        """Forget every event so far: a watch from an older resourceVersion gets 410."""
+        with self.lock:
+            self.history.clear()
+            self.history_floor = self._rv
+
+    def events_since(self, kind: str, rv: int, namespace: str | None = None,
+                     terms=()) -> list[tuple[int, str, bytes]]:
+        """[(rv, type, raw)] of `kind` after `rv`, as a watch with this namespace and
+        field selector sees them: an object that starts matching is ADDED, one that
+        stops matching DELETED. Raises TooOld when they are no longer all kept."""
+        with self.lock:
+            if rv < self.history_floor:
+                raise TooOld(rv, self.history_floor + 1)
+            out = []
+            prefix = namespace + "/" if namespace else None
+            for ev in reversed(self.history):
+                if ev.rv <= rv:
+                    break
+                if ev.kind != kind or (prefix and not ev.key.startswith(prefix)):
+                    continue
+                now = _matches(ev.fields, terms) if ev.type != "DELETED" else False
+                before = ev.old_fields is not None and _matches(ev.old_fields, terms)
+                if ev.type == "DELETED":
+                    if before:
+                        out.append((ev.rv, "DELETED", ev.raw))
+                elif now and before:
+                    out.append((ev.rv, "MODIFIED", ev.raw))
+                elif now:
+                    out.append((ev.rv, "ADDED", ev.raw))
+                elif before:
+                    out.append((ev.rv, "DELETED", ev.raw))
+            out.reverse()
+            return out
+
+    def current(self, kind: str, namespace: str | None = None, terms=()) -> list[bytes]:
+        """The objects a watch from resourceVersion 0 starts with (ADDED each)."""
+        with self.lock:
+            keys, entries = self._current(kind)
+            prefix = namespace + "/" if namespace else None
+            return [e.raw for k, e in zip(keys, entries)
+                    if (prefix is None or k.startswith(prefix)) and _matches(e.fields, terms)]
 
     @property
     def resource_version(self) -> int:
@@ -214,9 +302,12 @@ class ObjectStore:
                 meta["resourceVersion"] = str(self._next_rv())
                 key = object_key(resource, meta.get("namespace"), meta["name"])
                 table = self._tables[resource.kind]
-                if key not in table:
+                old = table.get(key)
+                if old is None:
                     self._sorted[resource.kind] = None
-                table[key] = Entry(dumps(obj), _index_fields(resource, obj))
+                entry = table[key] = Entry(dumps(obj), _index_fields(resource, obj))
+                self._record(self._rv, resource.kind, "ADDED" if old is None else "MODIFIED", key, entry,
+                             None if old is None else old.fields)
                 out.append(obj)
         return out
 
@@ -228,16 +319,22 @@ class ObjectStore:
                 table[key] = Entry(raw, fields)
             self._sorted[kind] = None
             self._next_rv()
+            # Not one event each: a watch from before this load relists.
+            self.history.clear()
+            self.history_floor = self._rv
+            self.cond.notify_all()
 
     def delete(self, kind: str, namespace: str | None, name: str) -> bool:
         resource = BY_KIND[kind]
         key = object_key(resource, namespace, name)
         with self.lock:
             self._pending_removal.pop((kind, key), None)
-            if self._tables[kind].pop(key, None) is None:
+            entry = self._tables[kind].pop(key, None)
+            if entry is None:
                 return False
             self._sorted[kind] = None
             self._next_rv()
+            self._record_deleted(kind, key, entry)
             return True
 
     def remove_later(self, kind: str, key: str, delay: float) -> None:
@@ -253,9 +350,11 @@ class ObjectStore:
             for (kind, key), deadline in list(self._pending_removal.items()):
                 if deadline <= now:
                     del self._pending_removal[(kind, key)]
-                    if self._tables[kind].pop(key, None) is not None:
+                    entry = self._tables[kind].pop(key, None)
+                    if entry is not None:
                         self._sorted[kind] = None
                         self._next_rv()
+                        self._record_deleted(kind, key, entry)
 
     def expire_snapshots(self) -> None:
         """Forget every list snapshot: outstanding continue tokens now get 410."""
@@ -354,5 +453,6 @@ class ObjectStore:
             if obj is None:
                 return None
             obj["metadata"]["resourceVersion"] = str(self._next_rv())
-            self._tables[kind][key] = Entry(dumps(obj), _index_fields(resource, obj))
+            new = self._tables[kind][key] = Entry(dumps(obj), _index_fields(resource, obj))
+            self._record(self._rv, kind, "MODIFIED", key, new, entry.fields)
             return obj

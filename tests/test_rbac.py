@@ -4,6 +4,7 @@ server enforcing those rules like the RBAC authorizer."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ def grants(rules) -> set[tuple[str, str, str]]:
 
 
 def test_read_role_is_exactly_the_kinds_read():
-    read = {(k.api_version.rpartition("/")[0], k.plural, verb) for k in KINDS for verb in ("get", "list")}
+    read = {(k.api_version.rpartition("/")[0], k.plural, verb) for k in KINDS for verb in ("get", "list", "watch")}
     assert grants(roles()["kschedx-read"]) == read
     assert not [g for g in grants(roles()["kschedx-read"]) if g[1] in ("secrets", "configmaps")]
 
@@ -95,3 +96,29 @@ def test_test_server_matches_rules_like_rbac(verb, group, plural, sub, allowed):
 
     assert rbac_allows(roles()["kschedx-read"], verb, group, plural, sub) is allowed
     assert rbac_allows([{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}], verb, group, plural, sub)
+
+
+def test_read_role_is_enough_to_watch(kube_api):
+    from watching import Watching
+
+    small_cluster(kube_api)
+    kube_api.bookmark_interval = 0.05
+    kube_api.authorize(roles()["kschedx-read"])
+    w = Watching(kube_api)
+    try:
+        w.sync()
+        assert len(w.sink.explained()) == 3
+    finally:
+        w.finish()
+    assert all(r.status != 403 for r in kube_api.requests)
+    assert w.notices == []
+
+
+def test_a_role_without_watch_cannot_watch_pods(kube_api):
+    small_cluster(kube_api)
+    kube_api.authorize([{**r, "verbs": ["get", "list"]} for r in roles()["kschedx-read"]])
+    r = run("explain", "--watch", "-A", "--kubeconfig", kube_api.kubeconfig, "-o", "jsonl")
+    assert r.exit_code == 4
+    assert re.search(r"the role needs the `watch` verb on (nodes|pods) \(deploy/rbac.yaml's kschedx-read has it\)",
+                     r.stderr)
+    assert json.loads(r.stdout.splitlines()[-1])["watch"]["stopReason"] == "error"

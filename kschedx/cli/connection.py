@@ -11,7 +11,7 @@ import click
 _DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)(h|ms|m|s))")
 
 
-def parse_duration(text: str) -> float:
+def parse_duration(text: str, *, allow_zero: bool = False) -> float:
     """Seconds from kubectl's duration syntax (`30s`, `1m30s`, `500ms`) or a bare number."""
     text = str(text).strip()
     try:
@@ -22,19 +22,25 @@ def parse_duration(text: str) -> float:
             raise ValueError(f"{text!r} is not a duration (like 30s, 2m, 1m30s or 500ms)") from None
         scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
         value = sum(float(a) * scale[b] for a, b in parts)
+    if allow_zero and value == 0:
+        return 0.0
     if not 0 < value < float("inf"):
-        raise ValueError(f"{text!r}: must be a finite time of more than zero")
+        raise ValueError(f"{text!r}: must be a finite time of more than zero"
+                         + (" (or 0)" if allow_zero else ""))
     return value
 
 
 class Duration(click.ParamType):
     name = "duration"
 
+    def __init__(self, allow_zero: bool = False):
+        self.allow_zero = allow_zero
+
     def convert(self, value, param, ctx):
         if isinstance(value, float):
             return value
         try:
-            return parse_duration(value)
+            return parse_duration(value, allow_zero=self.allow_zero)
         except ValueError as e:
             self.fail(str(e), param, ctx)
 
@@ -50,9 +56,13 @@ class ClusterOptions:
         """Whether the user pointed at a cluster explicitly."""
         return bool(self.kubeconfig or self.context)
 
-    def connect(self):
-        from ..sources.cluster import connect
+    def connect(self, *, long_running: bool = False):
+        from ..sources.cluster import KINDS, connect
 
+        if long_running:
+            # explain --watch: what it reads changes for hours (nothing frozen), and
+            # it keeps one connection per watched kind, plus relists.
+            return connect(self.kubeconfig, self.context, self.request_timeout, pool_size=len(KINDS) + 4)
         # A command is a one-shot process: what it reads lives until it exits,
         # so the reads may be frozen out of the cyclic collector's way.
         return connect(self.kubeconfig, self.context, self.request_timeout, freeze_reads=True)

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from .connection import Duration
 from .options import debug_option, fix_option, node_option, nodes_option, report_option, workload_options
 from .output import check_node_choice, check_node_name, output_sink, warn_unused_seed
 
@@ -29,9 +30,20 @@ def default_jobs() -> int:
                    "With 1, a big snapshot is also read in one process.")
 @click.option("--no-reuse", is_flag=True, default=False,
               help="Run every pod's cycle, even for pods identical to an earlier one (the output is the same).")
+@click.option("-w", "--watch/--once", "watch", default=False,
+              help="--watch: read the live cluster once, then follow it: explain each pending pod as it appears, "
+                   "again when something that can change its verdict changes, and report each pod bound, deleted "
+                   "or finished with what kschedx had predicted; until Ctrl-C or SIGTERM (a summary, exit 0). "
+                   "-o human or -o jsonl. --once (the default): answer once and exit.")
+@click.option("--settle", type=Duration(allow_zero=True), default=None, metavar="DURATION",
+              help="With --watch: how long a new pending pod (or a change) waits before it is explained, so that "
+                   "a burst of pods or changes is one batch (default 2s; 0: at once).")
+@click.option("--metrics-addr", default=None, metavar="[HOST]:PORT",
+              help="With --watch: serve Prometheus metrics on HOST:PORT at /metrics (:9090 for every interface); "
+                   "needs pip install 'kschedx[metrics]'.")
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,
-            all_pending, scheduler_config, sampling, jobs, no_reuse):
+            all_pending, scheduler_config, sampling, jobs, no_reuse, watch, settle, metrics_addr):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -45,11 +57,17 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
       kschedx explain pod.yaml --snapshot cluster/ --node worker-a1
       kschedx explain --snapshot cluster/ -o json
       kschedx explain pod.yaml --snapshot cluster/ --fix
+      kschedx explain --watch -A -o jsonl
     """
     from ..commands import explain as explaining
     from .workload import load_workload
 
     warn_unused_seed(tie_break, seed)
+    if watch:
+        sys.exit(_watch(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster,
+                        selection, all_pending, scheduler_config, sampling, jobs, no_reuse, settle, metrics_addr))
+    if settle is not None or metrics_addr is not None:
+        raise click.UsageError(f"{'--settle' if settle is not None else '--metrics-addr'} needs --watch")
     jobs = jobs if jobs is not None else default_jobs()
     # --jobs 1: one process, also for reading the snapshot.
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix,
@@ -60,6 +78,33 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
     sys.exit(explaining.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
                                      seed=seed, config=scheduler_config, sampling=sampling, fix=fix,
                                      nodes=nodes.keeping(node), reuse=not no_reuse, jobs=jobs))
+
+
+def _watch(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,
+           all_pending, scheduler_config, sampling, jobs, no_reuse, settle, metrics_addr) -> int:
+    from ..api.selection import PodSelection
+    from .watch import check_watch_options, run_watch
+    from .workload import split_pod_arguments
+
+    selection = selection or PodSelection()
+    files, refs = split_pod_arguments(pod_files)
+    check_watch_options(snapshot_paths=snapshot_paths, files=files, output=output, fix=fix, report=report, jobs=jobs)
+    if metrics_addr is not None:
+        from .metrics import parse_addr, require_client
+
+        parse_addr(metrics_addr)
+        require_client()
+    take_pending = all_pending or selection.filters or (not refs and selection.given)
+    if not (refs or take_pending):
+        raise click.UsageError("which pods? name pending pods (NAME with -n, or NAMESPACE/NAME), or take them "
+                               "with --all-pending, -A, -n or a selector (-l, --field-selector)")
+    if nodes is not None and not nodes.is_all and nodes.names:
+        raise click.UsageError("--nodes NAME,... is not available with --watch (nodes come and go): "
+                               "use --nodes failing or --nodes top=N")
+    return run_watch(cluster, refs=refs, take_pending=take_pending, selection=selection, output=output, node=node,
+                     nodes=nodes.keeping(node), tie_break=tie_break, seed=seed, config=scheduler_config,
+                     sampling=sampling, reuse=not no_reuse, settle=2.0 if settle is None else settle,
+                     metrics_addr=metrics_addr)
 
 
 COMMAND = explain

@@ -59,9 +59,11 @@ class StdoutSink(ResultSink):
     was unschedulable.
     """
 
-    def __init__(self, inner: ResultSink):
+    def __init__(self, inner: ResultSink, *, warn_tail: bool = True):
         self.inner = inner
         self.closed = False
+        # False: the tail's warnings were said as they came (explain --watch).
+        self.warn_tail = warn_tail
         self.nodes_encoder = getattr(inner, "nodes_encoder", None)
         self.node_records_encoder = getattr(inner, "node_records_encoder", None)
         self.reads_score_details = getattr(inner, "reads_score_details", True)
@@ -72,8 +74,11 @@ class StdoutSink(ResultSink):
     def pod(self, pod: dict) -> None:
         self._call(self.inner.pod, pod)
 
+    def event(self, event: dict) -> None:
+        self._call(self.inner.event, event)
+
     def end(self, tail: dict) -> None:
-        for w in tail.get("warnings") or ():
+        for w in (tail.get("warnings") or ()) if self.warn_tail else ():
             click.echo(f"kschedx: warning: {w}", err=True)
         self._call(self.inner.end, tail)
         if not self.closed:

@@ -44,10 +44,8 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     if scheds.extenders is not None:
         # An extender is a service of its own: it sees every pod, in order, once.
         reuse, jobs = False, 1
-    explainer = _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None),
-                              getattr(sink, "reads_score_details", True))
-    explained = _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None),
-                           getattr(sink, "body_renderer", None))
+    explained = pod_documents(explainer_for(scheds, workload, sink, reuse=reuse, fix=fix, nodes=nodes), pods,
+                              sink, jobs)
     while True:
         with collector_paused():  # from the pod's cycle until it is written and dropped
             p = next(explained, None)
@@ -58,6 +56,20 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
             del p  # the sink has it written: only the next pod is kept
     sink.end(tail(scheds, workload))
     return tally.exit_code
+
+
+def explainer_for(scheds, workload: Workload, sink: ResultSink, *, reuse: bool = True, fix: bool = False,
+                  nodes=None) -> "_PodExplainer":
+    """What explains pods against `scheds` for `sink` (explain_into's, and
+    each batch of a watch's: commands/watch.py)."""
+    return _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None),
+                         getattr(sink, "reads_score_details", True))
+
+
+def pod_documents(explainer: "_PodExplainer", pods: list[PodInfo], sink: ResultSink, jobs: int = 1):
+    """Each pod's document, in order, made for `sink` (see _explained)."""
+    return _explained(explainer, pods, jobs, getattr(sink, "nodes_encoder", None),
+                      getattr(sink, "body_renderer", None))
 
 
 class _PodExplainer:

@@ -247,13 +247,21 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     Kinds the cluster would not let us read are recorded (SnapshotInfo, as a
     snapshot file records them): the plugins reading them are notEvaluated.
     """
-    from ..sources.snapshot_info import snapshot_info
     from ..util.errors import UsageError
-    from ..sources.fixtures import Origin
 
     if not (pod_paths or pod_refs or all_pending):
         raise UsageError("which pods? give POD_FILEs, NAMESPACE/NAME of pending pods, or --all-pending")
-    read = conn.read_objects(progress)
+    return workload_of_read(conn, conn.read_objects(progress), pod_paths, pod_refs, all_pending,
+                            selection=selection, keep_raw=keep_raw)
+
+
+def workload_of_read(conn, read, pod_paths=(), pod_refs=(), all_pending: bool = False, *, selection=None,
+                     keep_raw: bool = False) -> Workload:
+    """load_workload_from_cluster's Workload, from a ClusterRead already made
+    (a watch keeps the read: its resourceVersions, its unreadable kinds)."""
+    from ..sources.fixtures import Origin
+    from ..sources.snapshot_info import snapshot_info
+
     origin = Origin(f"cluster {conn.server}")
     objects = [(obj, origin) for obj in read.objects]
     objects.append((snapshot_info(server=conn.server, context=conn.context_name,

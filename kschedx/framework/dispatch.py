@@ -53,17 +53,23 @@ class Schedulers:
     (kschedx's question is then "where would the default scheduler put it")."""
 
     def __init__(self, cluster, *, tie_break: str, seed: int | None, config=None, plugin_args=None,
-                 sampling: str = "all"):
-        self.snapshot = build_snapshot(cluster)
-        # The snapshot (millions of objects for a large cluster) lives as long as
-        # the run: keep the cyclic GC from walking it again and again.
-        gc.freeze()
+                 sampling: str = "all", snapshot=None, extenders=None, freeze: bool = True):
+        """`snapshot`: the cluster's, already built (a watch keeps one up to date,
+        state/live.py); `extenders`: the Extenders of an earlier run of the same
+        configuration (a watch makes one run per batch of pods); `freeze`: hand
+        the snapshot to gc.freeze() (a one-shot run, whose snapshot lives as long
+        as the process)."""
+        self.snapshot = build_snapshot(cluster) if snapshot is None else snapshot
+        if freeze:
+            # The snapshot (millions of objects for a large cluster) lives as long as
+            # the run: keep the cyclic GC from walking it again and again.
+            gc.freeze()
         self.config = config
         self.nominator = Nominator()
         rng = self.rng = CountingRandom(seed)
         plans = config.profiles if config is not None else [None]
-        self.extenders = None  # framework/extenders.Extenders: shared by every profile, as upstream's
-        if config is not None and config.extenders and not config.skip_extenders:
+        self.extenders = extenders  # framework/extenders.Extenders: shared by every profile, as upstream's
+        if extenders is None and config is not None and config.extenders and not config.skip_extenders:
             from .extenders import Extenders
 
             self.extenders = Extenders.from_config(config.extenders, config.source)

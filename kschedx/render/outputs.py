@@ -103,3 +103,16 @@ class Utf8Writer:
 
     def flush(self) -> None:
         (self.buffer or self.stream).flush()
+
+
+# explain --watch: the formats a run that never ends can write as it goes.
+WATCH_FORMATS = ("human", "jsonl")
+
+
+def watch_sink_for(output: str, *, node: str | None = None, out=None):
+    """The sink of explain --watch for -o human or jsonl (render/watch.py)."""
+    from . import watch
+
+    if output == "jsonl":
+        return watch.WatchJsonlSink(out if out is not None else Utf8Writer(sys.stdout))
+    return watch.WatchHumanSink(node=node, out=out)

@@ -10,6 +10,9 @@ sees the document in three pieces, in document order (result-schema.md):
   summary, utilization, inputNotes), known only once every pod is done.
 
 head, the pods in order, then tail is exactly the document `-o json` prints.
+A run that goes on (explain --watch) also tells event(event): something
+that is not a pod's result (a pod explained again and why, a pod gone, the
+cluster lost), before the pod it is about when there is one.
 Every output format is a sink (render/: human, json, yaml, jsonl, ...); a new
 format is one more class with these three methods.
 """
@@ -37,6 +40,9 @@ class ResultSink:
         pass
 
     def pod(self, pod: dict) -> None:
+        pass
+
+    def event(self, event: dict) -> None:
         pass
 
     def end(self, tail: dict) -> None:
@@ -72,6 +78,10 @@ class Tee(ResultSink):
     def pod(self, pod: dict) -> None:
         for s in self.sinks:
             s.pod(pod)
+
+    def event(self, event: dict) -> None:
+        for s in self.sinks:
+            s.event(event)
 
     def end(self, tail: dict) -> None:
         for s in self.sinks:

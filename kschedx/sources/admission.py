@@ -99,10 +99,29 @@ class Admission:
         # the cluster loads; whoever keeps the cluster keeps these with it
         # (ClusterState.replaced_specs), and a command ends without freeing.
         self.replaced: list = []
-        defaults = [pc for pc in priority_classes.values() if pc.get("globalDefault")]
+        self._keep_replaced = True
+        self.classes_changed()
+
+    def classes_changed(self) -> None:
+        """The PriorityClasses changed (a watch): the global default again, and
+        no spec admitted under the old ones is shared any more."""
+        defaults = [pc for pc in self.priority_classes.values() if pc.get("globalDefault")]
         # Upstream picks the lowest-valued class when several claim to be the
         # global default (an API race it tolerates rather than rejects).
         self.global_default = min(defaults, key=lambda pc: int(pc.get("value", 0)), default=None)
+        if self._specs is not None and self._specs.by_key:
+            self._specs.by_key.clear()
+
+    def go_live(self, spec_limit: int = 1_000) -> None:
+        """From here on pods come one at a time, for hours (a watch): what a
+        shared spec replaces is freed at once, and the shared specs start
+        again when `spec_limit` (at least twice what they are now) is reached."""
+        self.replaced = []
+        self._keep_replaced = False
+        self._by_rep.clear()
+        if self._specs is not None:
+            self._specs.limit = max(spec_limit, 2 * len(self._specs.by_key))
+            self._specs.renew = True
 
     # -- generic -----------------------------------------------------------
     def metadata(self, obj: dict, origin) -> dict:
@@ -193,7 +212,8 @@ class Admission:
         # volumes as they are.
         volumes = spec.get("volumes")
         # What the spec held is kept, not freed here (see `replaced`).
-        self.replaced.extend(spec.values())
+        if self._keep_replaced:
+            self.replaced.extend(spec.values())
         spec.clear()
         spec.update(admitted)
         if node_name is not None:

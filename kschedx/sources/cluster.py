@@ -50,6 +50,12 @@ class Kind:
         group = self.api_version.rpartition("/")[0]
         return f"{self.plural}.{group}" if group else self.plural
 
+    @property
+    def field_selector(self) -> str | None:
+        """What the lists and watches of this kind leave to the server: terminal
+        pods (the scheduler's own informer filter)."""
+        return _NOT_TERMINAL if self.kind == "Pod" else None
+
 
 NODE = Kind("Node", "v1", "nodes", required=True)
 POD = Kind("Pod", "v1", "pods", required=True)
@@ -104,6 +110,8 @@ class ClusterRead:
     # kind -> why it could not be read (forbidden, not served); what that costs the
     # results is ClusterState's business (kschedx.cluster.PLUGINS_READING).
     unreadable: dict[str, str] = field(default_factory=dict)
+    # kind -> the resourceVersion of its list: where a watch of it starts.
+    resource_versions: dict[str, str] = field(default_factory=dict)
 
 
 # ---- errors --------------------------------------------------------------------------
@@ -222,6 +230,7 @@ class _Transport:
             raise self._transport_error(e, what) from None
         except Exception as e:  # urllib3 and socket errors, raised as is with retries off
             err = self._transport_error(e, what)
+            err.transient = _is_transient(e)
             if _is_reset(e) and retry == "all":
                 raise _Transient(err) from None
             raise err from None
@@ -263,6 +272,37 @@ class _Transport:
             detail = detail[:397] + "..."
         return ClusterError(f"{self.where}: {what}: {detail}")
 
+    def open_stream(self, path: str, query: list, *, what: str, read_timeout: float) -> "WatchStream":
+        """One streamed GET (a watch), through the same REST layer as every other
+        request (authentication, the client's token refresh). No retry here: a
+        watcher owns its backoff. A transport failure is a ClusterError whose
+        `transient` is true when trying again later may work."""
+        if _NEVER_REQUESTED.search(path):
+            raise ValueError(f"kschedx never requests {path}")
+        from kubernetes.client.exceptions import ApiException
+
+        headers = {"Accept": "application/json"}  # watch streams are not compressed
+        try:
+            m, url, headers, body, post = self.api_client.param_serialize(
+                "GET", path, query_params=query, header_params=headers, auth_settings=["BearerToken"])
+            resp = self.api_client.call_api(m, url, headers, body, post,
+                                            _request_timeout=(self.request_timeout, read_timeout))
+        except ApiException as e:
+            raise self._transport_error(e, what) from None
+        except Exception as e:
+            err = self._transport_error(e, what)
+            err.transient = _is_transient(e)
+            raise err from None
+        if not 200 <= resp.status < 300:
+            try:
+                data = resp.read()
+            except Exception:
+                data = b""
+            finally:
+                resp.response.release_conn()
+            raise self._status_error(resp.status, data, what, resp)
+        return WatchStream(resp.response, self, what)
+
     def get_json(self, path: str, *, what: str, query: list | None = None, ok=()) -> tuple[int, dict]:
         resp = self.request("GET", path, what=what, query=query, ok=ok)
         return resp.status, self._decode(resp.data, what)
@@ -276,6 +316,78 @@ class _Transport:
 
 
 _RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class WatchStream:
+    """An open watch: its lines, each one event (JSON), as the server sends them."""
+
+    def __init__(self, response, transport: "_Transport", what: str):
+        self._response = response
+        self._t = transport
+        self.what = what
+        self._closed = False
+
+    def lines(self):
+        """Each complete line, as bytes. A connection that breaks raises a
+        transient ClusterError; the server ending the stream ends the loop."""
+        buf = bytearray()
+        resp = self._response
+        try:
+            chunks = (resp.read_chunked(amt=None, decode_content=True) if resp.chunked
+                      else resp.stream(1 << 16, decode_content=True))
+            for chunk in chunks:
+                if not chunk:
+                    continue
+                buf += chunk
+                start = 0
+                while True:
+                    end = buf.find(b"\n", start)
+                    if end < 0:
+                        break
+                    if end > start:
+                        yield bytes(buf[start:end])
+                    start = end + 1
+                if start:
+                    del buf[:start]
+        except Exception as e:
+            if self._closed:
+                return
+            err = self._t._transport_error(e, self.what)
+            err.transient = True
+            raise err from None
+        if buf.strip() and not self._closed:
+            yield bytes(buf)
+
+    def close(self) -> None:
+        """Ends the stream; safe from another thread (it unblocks a reader)."""
+        if self._closed:
+            return
+        self._closed = True
+        resp = self._response
+        try:
+            shutdown = getattr(resp, "shutdown", None)
+            if shutdown is not None:
+                shutdown()
+            else:
+                import socket
+
+                sock = getattr(getattr(resp, "_fp", None), "fp", None)
+                raw = getattr(sock, "raw", None)
+                s = getattr(raw, "_sock", None)
+                if s is not None:
+                    s.shutdown(socket.SHUT_RDWR)
+        except Exception:
+            pass
+        try:
+            resp.release_conn()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 _PHRASES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
             405: "Method Not Allowed", 409: "Conflict", 410: "Gone", 422: "Unprocessable Entity",
@@ -301,6 +413,20 @@ def _retry_after(value: str | None) -> float | None:
         return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError):
         return None
+
+
+def _is_transient(e: BaseException) -> bool:
+    """A failure a long-running watcher tries again: the server is not there
+    (yet), reset the connection or answered too slowly. TLS and name
+    resolution failures are not: trying again will not mend them."""
+    import urllib3.exceptions as ue
+
+    if isinstance(e, ue.MaxRetryError) and e.reason is not None:
+        return _is_transient(e.reason)
+    if isinstance(e, (ue.SSLError, ue.NameResolutionError)):
+        return False
+    return _is_reset(e) or isinstance(e, (ue.NewConnectionError, ue.ConnectTimeoutError,
+                                          ue.ReadTimeoutError, ConnectionRefusedError))
 
 
 def _is_reset(e: BaseException) -> bool:
@@ -557,13 +683,14 @@ def _in_cluster_namespace() -> str:
 
 def connect(kubeconfig: str | None = None, context: str | None = None,
             request_timeout: float = 30.0, *, retry_budget: float = 30.0,
-            freeze_reads: bool = False) -> "ClusterConnection":
+            freeze_reads: bool = False, pool_size: int = 8) -> "ClusterConnection":
     """Open a connection as kubectl would: --kubeconfig, else KUBECONFIG (files merged,
     first wins), else ~/.kube/config, else the in-cluster service account.
 
     `request_timeout` bounds each request; `retry_budget` bounds the total time
     spent waiting between retries of one request. `freeze_reads` is for one-shot
-    processes only (see _gc_paused). No request is sent here.
+    processes only (see _gc_paused). `pool_size`: connections kept open to the
+    server (a watch keeps one per watched kind). No request is sent here.
     """
     from kubernetes import client
 
@@ -576,7 +703,7 @@ def connect(kubeconfig: str | None = None, context: str | None = None,
     # urllib3 warns (FutureWarning) about URLs it cannot parse; the request then
     # fails and the error says what went wrong, in one line.
     filterwarnings("ignore", category=FutureWarning, module=r"urllib3\b")
-    cfg.connection_pool_maxsize = 8
+    cfg.connection_pool_maxsize = pool_size
     warnings = []
     if not cfg.verify_ssl:
         import urllib3
@@ -658,14 +785,15 @@ class ClusterConnection:
         from concurrent.futures import ThreadPoolExecutor
 
         result = ClusterRead(warnings=list(self._warnings))
+        rvs = result.resource_versions
         # Nodes first, alone: an unreachable, slow or unauthorised cluster fails there,
         # before any background request exists that would hold up the exit.
-        result.objects.extend(self._list_all(NODE, progress, full=full))
+        result.objects.extend(self._list_all(NODE, progress, full=full, rvs=rvs))
         pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kschedx-read")
         try:
             futures: list[tuple[Kind, Future]] = [
-                (k, pool.submit(self._list_all, k, None, full=full)) for k in KINDS if not k.required]
-            result.objects.extend(self._list_all(POD, progress, full=full))
+                (k, pool.submit(self._list_all, k, None, full=full, rvs=rvs)) for k in KINDS if not k.required]
+            result.objects.extend(self._list_all(POD, progress, full=full, rvs=rvs))
             for kind, fut in futures:
                 try:
                     items = fut.result()
@@ -697,18 +825,54 @@ class ClusterConnection:
         return [p for p in pods if not (p.get("spec") or {}).get("nodeName")]
 
     def _list_all(self, kind: Kind, progress: Progress | None, *,
-                  field_selector: str | None = None, full: bool = True) -> list[dict]:
-        if kind is POD and field_selector is None:
-            field_selector = _NOT_TERMINAL
+                  field_selector: str | None = None, full: bool = True,
+                  rvs: dict[str, str] | None = None) -> list[dict]:
+        if field_selector is None:
+            field_selector = kind.field_selector
         for _ in range(_MAX_LIST_RESTARTS):
-            items = self._list_pages(kind, progress, field_selector, full)
-            if items is not None:
+            items: list[dict] = []
+            rv = self._list_pages(kind, progress, field_selector, full, items.extend)
+            if rv is not None:
+                if rvs is not None:
+                    rvs[kind.kind] = rv
                 return items
         raise ClusterError(f"{self._t.where}: listing {kind.resource}: the list kept expiring "
                            f"(410 Gone) before it could be read")
 
-    def _list_pages(self, kind: Kind, progress, field_selector, full: bool) -> list[dict] | None:
-        """All pages of one list, or None when a continue token expired (410)."""
+    def list_pages(self, kind: Kind, on_page: Callable[[list[dict]], None],
+                   on_restart: Callable[[], None] | None = None) -> str:
+        """One kind listed again (a watch's relist): each page, trimmed, handed to
+        `on_page` as soon as it is read and not kept here, so a relist of 150,000
+        pods never holds two copies of them. The collector is left alone: this
+        runs in a watcher's thread while the main one works. A list whose continue
+        token expires starts again (`on_restart` is told). Returns the list's
+        resourceVersion."""
+        for _ in range(_MAX_LIST_RESTARTS):
+            rv = self._list_pages(kind, None, kind.field_selector, False, on_page)
+            if rv is not None:
+                return rv
+            if on_restart is not None:
+                on_restart()
+        raise ClusterError(f"{self._t.where}: listing {kind.resource}: the list kept expiring "
+                           f"(410 Gone) before it could be read")
+
+    def open_watch(self, kind: Kind, resource_version: str, timeout_seconds: int) -> "WatchStream":
+        """A watch of every object of `kind` from `resource_version` on, with
+        bookmarks, ended by the server after `timeout_seconds` (one attempt:
+        the caller retries). Errors raise ClusterAPIError (an error status) or
+        ClusterError with `transient` set (the server could not be reached or
+        dropped the connection)."""
+        query = [("watch", "true"), ("allowWatchBookmarks", "true"),
+                 ("resourceVersion", resource_version), ("timeoutSeconds", int(timeout_seconds))]
+        if kind.field_selector:
+            query.append(("fieldSelector", kind.field_selector))
+        return self._t.open_stream(kind.list_path, query, what=f"watching {kind.resource}",
+                                   read_timeout=timeout_seconds + self._t.request_timeout)
+
+    def _list_pages(self, kind: Kind, progress, field_selector, full: bool,
+                    on_page: Callable[[list[dict]], None]) -> str | None:
+        """All pages of one list, each handed to `on_page`; the list's
+        resourceVersion, or None when a continue token expired (410)."""
         from concurrent.futures import ThreadPoolExecutor
 
         what = f"listing {kind.resource}"
@@ -722,7 +886,8 @@ class ClusterConnection:
             return self._t.request("GET", kind.list_path, what=what, query=query,
                                    ok=(410,) if token else ())
 
-        items: list[dict] = []
+        count = 0
+        rv = None
         prefetcher: ThreadPoolExecutor | None = None
         try:
             resp = fetch(None)
@@ -742,13 +907,20 @@ class ClusterConnection:
                 data, resp = resp.data, None
                 page = self._t._decode(data, what)
                 del data
+                items: list[dict] = []
                 _adopt_items(page.get("items") or [], kind, items, trim=not full)
-                token = (page.get("metadata") or {}).get("continue")
+                meta = page.get("metadata") or {}
+                token = meta.get("continue")
+                if rv is None:  # every page of a list carries the list's resourceVersion
+                    rv = str(meta.get("resourceVersion") or "")
                 del page
+                count += len(items)
+                on_page(items)
+                del items
                 if progress:
-                    progress(kind.kind, len(items), not token)
+                    progress(kind.kind, count, not token)
                 if not token:
-                    return items
+                    return rv
                 # A wrong guess (never seen from a real server) only costs a request.
                 resp = pending.result() if pending is not None and token == guess else fetch(token)
         finally:

@@ -74,10 +74,14 @@ def _token_volumes(volumes: list) -> list:
 class SpecTemplates:
     """Admitted specs by the key of the spec they were admitted from."""
 
-    __slots__ = ("by_key",)
+    __slots__ = ("by_key", "limit", "renew")
 
     def __init__(self):
         self.by_key: dict = {}
+        self.limit = SHARED_SPECS_LIMIT
+        # False: once full, new specs are not shared (one read: nothing new comes);
+        # True: once full, start again (a watch: new specs keep coming for hours).
+        self.renew = False
 
     def find(self, spec: dict, pod: dict):
         """(admitted spec or None, key or None): what an equal spec was
@@ -88,8 +92,11 @@ class SpecTemplates:
         return self.by_key.get(key), key
 
     def add(self, key, admitted: dict) -> None:
-        if len(self.by_key) < SHARED_SPECS_LIMIT:
-            self.by_key[key] = admitted
+        if len(self.by_key) >= self.limit:
+            if not self.renew:
+                return
+            self.by_key.clear()
+        self.by_key[key] = admitted
 
 
 def claims_key(volumes):

@@ -165,6 +165,8 @@ class ClusterState:
     replaced_specs: list = field(default_factory=list, repr=False, compare=False)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The Admission the objects went through: a watch admits later ones with it.
+    admission: Admission | None = field(default=None, repr=False, compare=False)
 
     def store(self, kind: str) -> dict:
         """The {key: object} store of an indexed kind (PersistentVolume,
@@ -312,22 +314,11 @@ def _build_cluster(objects, ahead_origin, ahead, classes=None) -> ClusterState:
             used_namespaces.add(obj["metadata"]["namespace"])
             continue
         elif kind == "Node":
-            with _malformed(obj, origin):
-                admission.node(obj, origin)
-            key = ("Node", obj["metadata"]["name"])
+            key = ("Node", admit_object(admission, obj, origin))
             state.nodes.append(obj)
         elif kind in _INDEXED_KINDS:
-            with _malformed(obj, origin):
-                if kind == "Namespace":
-                    admission.namespace(obj, origin)
-                else:
-                    admission.metadata(obj, origin)
-                if kind in _STORAGE_KINDS:
-                    check_storage_object(obj, origin)
-                if kind in ("PersistentVolumeClaim", "PersistentVolume", "CSIStorageCapacity"):
-                    _check_storage_quantities(obj, origin)
-            key = (kind, obj_key(obj))
-            getattr(state, _INDEXED_KINDS[kind])[obj_key(obj)] = obj
+            key = (kind, admit_object(admission, obj, origin))
+            getattr(state, _INDEXED_KINDS[kind])[key[1]] = obj
         elif kind in WORKLOAD_KINDS:
             with _malformed(obj, origin):
                 admission.metadata(obj, origin)
@@ -354,12 +345,57 @@ def _build_cluster(objects, ahead_origin, ahead, classes=None) -> ClusterState:
     if deferred is not None:
         raise deferred
     state.replaced_specs = admission.replaced
+    state.admission = admission
     if answered:
         if not ahead_of_origin.valid():
             raise read_ahead.Void
         state.facts_groups = (tuple(state.pods), groups)
     synthesize_namespaces(state, used_namespaces)
     return state
+
+
+def admit_object(admission: Admission, obj: dict, origin) -> str:
+    """A Node, or an object of a kind ClusterState indexes, admitted as a
+    cluster read admits it (the same checks, the same errors); its key.
+    PriorityClasses and RuntimeClasses are first admitted by their own pass."""
+    kind = obj["kind"]
+    with _malformed(obj, origin):
+        if kind == "Node":
+            admission.node(obj, origin)
+            return obj["metadata"]["name"]
+        if kind == "Namespace":
+            admission.namespace(obj, origin)
+        elif kind == "PriorityClass":
+            admission.metadata(obj, origin)
+            admission.priority_class(obj, origin)
+        else:
+            admission.metadata(obj, origin)
+        if kind in _STORAGE_KINDS:
+            check_storage_object(obj, origin)
+        if kind in ("PersistentVolumeClaim", "PersistentVolume", "CSIStorageCapacity"):
+            _check_storage_quantities(obj, origin)
+    return obj_key(obj)
+
+
+def admit_pod(admission: Admission, pod: dict, origin) -> bool:
+    """One pod admitted as a cluster read admits it; False for a terminal pod,
+    which a cluster state leaves out."""
+    with _malformed(pod, origin):
+        admission.pod_metadata(pod, origin)
+    status = pod.get("status")
+    if status.__class__ is dict and status.get("phase") in TERMINAL_PHASES:
+        return False
+    try:
+        if not admission.pod(pod, origin, metadata_done=True):
+            check_pod_volumes(pod, origin)
+    except _MALFORMED as exc:
+        raise _malformed_error(pod, origin, exc) from None
+    return True
+
+
+def indexed_attribute(kind: str) -> str | None:
+    """The ClusterState attribute holding objects of `kind` by key, if any."""
+    return _INDEXED_KINDS.get(kind)
 
 
 def synthesize_namespaces(state: ClusterState, used_by_pods=None) -> None:

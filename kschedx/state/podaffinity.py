@@ -227,6 +227,22 @@ def node_signature_counts(node_info) -> dict[int, int]:
     return counts
 
 
+def cache_sizes() -> dict[str, int]:
+    return {"terms": len(_TERM_CACHE), "podTerms": len(_POD_TERMS_CACHE), "nodeCounts": len(_NODE_COUNTS)}
+
+
+def forget_node_counts() -> None:
+    """Drop the per-generation counts: a long watch makes new generations all day."""
+    _NODE_COUNTS.clear()
+
+
+def clear_caches() -> None:
+    """Forget every parsed term and count (a watch compacting its state)."""
+    _TERM_CACHE.clear()
+    _POD_TERMS_CACHE.clear()
+    _NODE_COUNTS.clear()
+
+
 def pods_with_signature(node_info, sig: int) -> list:
     return [p for p in node_info.pods if p.signature == sig]
 

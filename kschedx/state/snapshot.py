@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import marshal
+from bisect import bisect_left, insort
 from collections import Counter
 from operator import attrgetter
 from datetime import datetime, timezone
@@ -45,6 +46,8 @@ def generation_mark() -> int:
 SHARE_SPEC_FACTS = True
 _UNPARSED = object()
 _SIGNATURE = attrgetter("signature")
+_KEY = attrgetter("key")
+_NAME = attrgetter("name")
 
 
 def parse_time(value) -> datetime | None:
@@ -68,6 +71,18 @@ def parse_time(value) -> datetime | None:
 # Labels in another order make another signature: harmless, only less shared.
 _SIGNATURES: dict = {}
 SIGNATURE_INFO: list = []  # signature -> (namespace, labels, terminating)
+
+
+def reset_signatures() -> None:
+    """Forget every label signature (a long watch compacts them: new label sets
+    keep coming). Only with no PodInfo left that holds one: the caller builds
+    its snapshot again. In place: other modules hold SIGNATURE_INFO by name."""
+    _SIGNATURES.clear()
+    SIGNATURE_INFO.clear()
+
+
+def signature_count() -> int:
+    return len(SIGNATURE_INFO)
 
 
 def label_signature_of(namespace: str, labels: dict, terminating: bool) -> int:
@@ -422,6 +437,42 @@ class NodeInfo:
             self.pod_index.update(removed, self.name, -1)
         return True
 
+    # -- a live cluster's changes (state/live.py): the order build_snapshot gives --
+    def insert_pod(self, pi: PodInfo) -> None:
+        """add_pod() where build_snapshot would have put the pod: pods of a
+        cluster read come in key order ("namespace/name", the API's list
+        order), and their order on a node is observable (preemption walks it)."""
+        insort(self.pods, pi, key=_KEY)
+        if pi.has_affinity:
+            insort(self.pods_with_affinity, pi, key=_KEY)
+        if pi.has_required_anti_affinity:
+            insort(self.pods_with_required_anti_affinity, pi, key=_KEY)
+        self._update(pi, 1)
+        if self.pod_index is not None:
+            self.pod_index.update(pi, self.name, 1)
+
+    def delete_pod(self, pi: PodInfo) -> bool:
+        """remove_pod() keeping the other pods' order (a re-read's order, not
+        the swap a scheduler cache makes). False when the pod is not here."""
+        removed = _delete_by_uid(self.pods, pi.uid)
+        if removed is None:
+            return False
+        if removed.has_affinity:
+            _delete_by_uid(self.pods_with_affinity, pi.uid)
+        if removed.has_required_anti_affinity:
+            _delete_by_uid(self.pods_with_required_anti_affinity, pi.uid)
+        self._update(removed, -1)
+        if removed.host_ports:
+            # Used ports are a set: a port another pod here still uses stays used,
+            # as a re-read would count it.
+            for other in self.pods:
+                for ip, proto, port in other.host_ports:
+                    if (ip, proto, port) in removed.host_ports:
+                        self.used_ports.add(ip, proto, port)
+        if self.pod_index is not None:
+            self.pod_index.update(removed, self.name, -1)
+        return True
+
     def _update(self, pi: PodInfo, sign: int) -> None:
         r = pi.resource
         req = self.requested
@@ -476,6 +527,14 @@ class NodeInfo:
         return f"NodeInfo({self.name}, pods={len(self.pods)})"
 
 
+def _delete_by_uid(lst: list, uid: str):
+    for i, p in enumerate(lst):
+        if p.uid == uid:
+            del lst[i]
+            return p
+    return None
+
+
 def _remove_by_uid(lst: list, uid: str):
     for i, p in enumerate(lst):
         if p.uid == uid:
@@ -500,9 +559,12 @@ class Snapshot:
         # (cluster.pending_pods(), found on the way).
         self.pending_pods: list[dict] = []
         self.assigned_pod_node: dict[str, str] = {}  # uid -> node name
-        self._used_pvcs: dict[str, int] | None = None
         self.pod_index = None  # pod_index.index_of() builds it when first asked
         self.node_columns = None  # node_columns.columns_for() builds it when first asked
+        # image name -> how many nodes hold it (ImageStateSummary.num_nodes)
+        self.image_existence: dict[str, int] = {}
+        # Changes when nodes are added, removed or relabelled (node-tree order).
+        self.node_version = 0
 
     # -- listers -------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:
@@ -537,6 +599,134 @@ class Snapshot:
             self.by_name[node].remove_pod(pi)
         self.pod_infos.pop(pi.uid, None)
 
+    # -- a live cluster's changes (state/live.py): what a re-read would build ----
+    def insert_pod(self, pi: PodInfo) -> bool:
+        """A bound pod onto its node, in key order; False when the node is missing."""
+        ni = self.by_name.get(pi.node_name)
+        if ni is None:
+            return False
+        ni.insert_pod(pi)
+        self.pod_infos[pi.uid] = pi
+        self.assigned_pod_node[pi.uid] = ni.name
+        return True
+
+    def delete_pod(self, pi: PodInfo) -> None:
+        node = self.assigned_pod_node.pop(pi.uid, None)
+        if node is not None:
+            self.by_name[node].delete_pod(pi)
+        self.pod_infos.pop(pi.uid, None)
+
+    def add_node(self, node: dict) -> NodeInfo:
+        """A new node, in name order, without pods; its image states and the
+        other nodes' counts of its images are set."""
+        ni = NodeInfo(node)
+        i = bisect_left(self.node_infos, ni.name, key=_NAME)
+        self.node_infos.insert(i, ni)  # in place: plugins compare the list by identity
+        self.by_name[ni.name] = ni
+        if self.pod_index is not None:
+            ni.pod_index = self.pod_index
+        self.drop_columns()
+        self.node_version += 1
+        self._images_changed(ni, set(), image_names(node))
+        return ni
+
+    def remove_node(self, name: str) -> list[PodInfo]:
+        """A node gone: its pods leave the snapshot and are returned."""
+        ni = self.by_name.pop(name)
+        self.node_infos.remove(ni)
+        ni.columns = None  # a cycle (columns remember node lists) that gc.freeze() would keep
+        ni.pod_index = None
+        pods = list(ni.pods)
+        for pi in pods:
+            if self.pod_index is not None:
+                self.pod_index.update(pi, name, -1)
+            self.pod_infos.pop(pi.uid, None)
+            self.assigned_pod_node.pop(pi.uid, None)
+        self.drop_columns()
+        self.node_version += 1
+        self._images_changed(None, image_names(ni.node), set())
+        return pods
+
+    def update_node(self, node: dict) -> set[str]:
+        """A node's new object: what changed of what scheduling reads
+        ("labels", "spec", "status", "images", "metadata")."""
+        ni = self.by_name[node["metadata"]["name"]]
+        old = ni.node
+        changed = set()
+        if (old["metadata"].get("labels") or {}) != (node["metadata"].get("labels") or {}):
+            changed.add("labels")
+        if {k: v for k, v in old["metadata"].items() if k not in ("labels", "resourceVersion")} != \
+                {k: v for k, v in node["metadata"].items() if k not in ("labels", "resourceVersion")}:
+            changed.add("metadata")
+        if (old.get("spec") or {}) != (node.get("spec") or {}):
+            changed.add("spec")
+        old_status, new_status = old.get("status") or {}, node.get("status") or {}
+        if old_status.get("images") != new_status.get("images"):
+            changed.add("images")
+        if {k: v for k, v in old_status.items() if k != "images"} != \
+                {k: v for k, v in new_status.items() if k != "images"}:
+            changed.add("status")
+        ni.set_node(node)  # refreshes its columns' row
+        if "labels" in changed:
+            self.node_version += 1
+        if "images" in changed:
+            self._images_changed(ni, image_names(old), image_names(node))
+        return changed
+
+    def _images_changed(self, ni: NodeInfo | None, old: set, new: set) -> None:
+        """Counts of image names held by nodes, after a node's images went
+        from `old` to `new`; `ni` (None: it is gone) gets its states again,
+        every other node holding a changed name its summary of that name."""
+        existence = self.image_existence
+        for name in old - new:
+            n = existence.get(name, 0) - 1
+            if n > 0:
+                existence[name] = n
+            else:
+                existence.pop(name, None)
+        for name in new - old:
+            existence[name] = existence.get(name, 0) + 1
+        if ni is not None:
+            ni.image_states = image_states_of(ni.node, existence)
+        changed = old ^ new
+        if not changed:
+            return
+        for other in self.node_infos:
+            if other is ni:
+                continue
+            states = other.image_states
+            for name in changed:
+                summary = states.get(name)
+                if summary is not None:
+                    states[name] = ImageStateSummary(summary.size, existence.get(name, 0))
+
+    def drop_columns(self) -> None:
+        """Nodes were added or removed: the columns are built again when next asked.
+        (Also what lets a snapshot go: NodeInfos and their columns refer to each
+        other, and a NodeInfo built to last is frozen out of the collector's sight.)"""
+        self.node_columns = None
+        for ni in self.node_infos:
+            ni.columns = None
+            ni.row = -1
+
+
+def image_names(node: dict) -> set[str]:
+    names = set()
+    for image in (node.get("status") or {}).get("images") or ():
+        names.update(image.get("names") or ())
+    return names
+
+
+def image_states_of(node: dict, existence: dict[str, int]) -> dict:
+    """A node's ImageStateSummary per image name: the node's size of it, and
+    how many nodes hold an image of that name."""
+    states = {}
+    for image in (node.get("status") or {}).get("images") or ():
+        size = image.get("sizeBytes") or 0
+        for name in image.get("names") or ():
+            states[name] = ImageStateSummary(size, existence.get(name, 0))
+    return states
+
 
 @builds_long_lived
 def build_snapshot(cluster: ClusterState) -> Snapshot:
@@ -548,20 +738,13 @@ def build_snapshot(cluster: ClusterState) -> Snapshot:
     # number of nodes holding an image of that name.
     existence: dict[str, int] = {}
     for n in nodes:
-        names = set()
-        for image in (n.get("status") or {}).get("images") or ():
-            names.update(image.get("names") or ())
-        for name in names:
+        for name in image_names(n):
             existence[name] = existence.get(name, 0) + 1
     for ni in node_infos:
-        states = {}
-        for image in (ni.node.get("status") or {}).get("images") or ():
-            size = image.get("sizeBytes") or 0
-            for name in image.get("names") or ():
-                states[name] = ImageStateSummary(size, existence.get(name, 0))
-        ni.image_states = states
+        ni.image_states = image_states_of(ni.node, existence)
 
     snap = Snapshot(cluster, node_infos)
+    snap.image_existence = existence
     missing: dict[str, int] = {}
     shared: dict[tuple, SpecFacts] = {}
     # Each node's pods, in input order, added at once below: the same

@@ -228,6 +228,15 @@ def match_topology_selector_terms(terms, node_labels: dict) -> bool:
 _TOPOLOGY_CACHE: dict[int, tuple[list, list]] = {}
 
 
+def clear_caches() -> None:
+    """Forget parsed topology terms (a watch compacting its state)."""
+    _TOPOLOGY_CACHE.clear()
+
+
+def cache_sizes() -> dict[str, int]:
+    return {"topologyTerms": len(_TOPOLOGY_CACHE)}
+
+
 def _parsed_topology_terms(terms: list) -> list:
     """The usable terms, each a list of `key In values` requirements; parsed
     once per StorageClass (the cache holds the list, so its id stays valid)."""

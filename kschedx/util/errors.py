@@ -45,6 +45,9 @@ class ClusterError(KschedxError):
     """The cluster could not be read or written: unreachable, TLS, 401/403, conflict."""
 
     exit_code = 4
+    # True when trying again later may work (the server could not be reached,
+    # dropped the connection, answered too slowly): a long-running watch retries.
+    transient = False
 
 
 # What str.splitlines() breaks on: a value quoted in a message (a key, a

@@ -24,12 +24,24 @@ import gc
 from contextlib import contextmanager
 
 
+_LONG_RUNNING = False
+
+
+def long_running() -> None:
+    """This process runs for hours (explain --watch): a builder first collects
+    what is garbage now, so that no reference cycle is frozen for good."""
+    global _LONG_RUNNING
+    _LONG_RUNNING = True
+
+
 def builds_long_lived(fn):
     """Run `fn` with the cyclic collector paused, then freeze what exists."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         enabled = gc.isenabled()
+        if _LONG_RUNNING:
+            gc.collect()
         gc.disable()
         try:
             return fn(*args, **kwargs)

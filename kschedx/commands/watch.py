@@ -1,0 +1,721 @@
+"""`kschedx explain --watch`: pending pods explained as they come, for hours.
+
+The cluster is read once, as `explain` reads it, and then followed
+(sources/watch.py) into a state kept up to date (state/live.py). Each
+pending pod the selection takes is explained `settle` after it appears (a
+controller's burst of replicas lands in one batch, where identical pods share
+one cycle), and again when something that can change its verdict changes
+(the triggers below). A batch is a one-shot `explain` of its pods against the
+state at that moment: the same Schedulers, the same runner, the same
+documents, handed to the sink one by one. A pod that gets bound, deleted or
+finishes is reported once as gone, with what kschedx had predicted for it.
+
+The loop runs in the calling thread; the watches in theirs. `stop` (an
+Event) ends it between two events or two pods: the sink then gets the
+summary (WatchRun.summary) in its tail.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from ..framework.dispatch import Schedulers
+from ..framework.runner import queue_order
+from ..result.sink import ResultSink
+from ..state.live import Change, LiveCluster
+from ..state.snapshot import PodInfo, parse_time
+from ..util.errors import ClusterError
+from ..util.gc_policy import collector_paused
+from .document import head as document_head
+from .explain import explainer_for, pod_documents
+from .load import Workload
+
+# Plugins whose verdict on a node depends on the pods on it: a pod leaving a
+# node may turn a rejection into a fit.
+POD_DEPENDENT = frozenset({"NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread",
+                           "VolumeRestrictions", "NodeVolumeLimits", "DynamicResources"})
+STORAGE_KINDS = frozenset({"PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
+                           "CSIStorageCapacity", "VolumeAttachment"})
+DRA_KINDS = frozenset({"ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate"})
+SPREAD_KINDS = frozenset({"Service", "ReplicaSet", "StatefulSet", "ReplicationController"})
+# Pods whose verdict comes from their own spec alone.
+SELF_ONLY = frozenset({"Gated", "NoProfile"})
+
+# A drain applies at most this many events, or for this long, before pods due are explained.
+DRAIN_EVENTS = 2_000
+DRAIN_SECONDS = 0.1
+# Reasons (plugin, reason) kept per pod; label sets for metrics are capped elsewhere.
+MAX_REASONS = 32
+# Distinct warnings remembered as said.
+MAX_SAID = 500
+
+
+class WatchObserver:
+    """What a watch tells besides its output (cli/metrics.py: Prometheus)."""
+
+    def explained(self, doc: dict, seconds: float, trigger: str) -> None:
+        pass
+
+    def pending(self, by_status: dict[str, int], by_reason: dict[tuple[str, str], int]) -> None:
+        pass
+
+    def gone(self, outcome: str, prediction: str | None) -> None:
+        pass
+
+    def event(self, kind: str, type_: str) -> None:
+        pass
+
+    def connection(self, up: bool) -> None:
+        pass
+
+    def relisted(self, kind: str, reason: str) -> None:
+        pass
+
+
+@dataclass(slots=True)
+class Verdict:
+    """What a pod's last explanation said, kept while it is pending."""
+
+    status: str
+    node: str | None  # selectedNode, else the node preemption would nominate
+    top: tuple  # topNodes (at most 3)
+    plugins: frozenset  # plugins that rejected some node, failed PreFilter, or gate it
+    reasons: tuple  # (plugin, reason) pairs
+    preempting: bool
+    at: str  # when (RFC 3339)
+    version: int  # LiveCluster.version then
+
+
+@dataclass(slots=True)
+class Tracked:
+    key: str
+    uid: str
+    first_seen: float
+    due: float | None = None
+    reason: str | None = None
+    explanations: int = 0
+    last: Verdict | None = None
+    traits: frozenset = frozenset()  # what the pod's spec asks for that triggers read
+
+
+@dataclass
+class Summary:
+    started: float
+    stop_reason: str = ""
+    events: dict[str, int] = field(default_factory=dict)
+    relists: int = 0
+    disconnections: int = 0
+    pods: int = 0
+    explanations: int = 0
+    gone: dict[str, int] = field(default_factory=lambda: {"Bound": 0, "Deleted": 0, "Finished": 0})
+    gone_unexplained: int = 0
+    predictions: dict[str, int] = field(default_factory=lambda: {"hit": 0, "miss": 0, "unpredicted": 0})
+
+
+def _now_text(wall=None) -> str:
+    t = datetime.now(timezone.utc) if wall is None else datetime.fromtimestamp(wall(), timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def verdict_of(doc: dict, version: int, at: str) -> Verdict:
+    pre = doc.get("preemption") or {}
+    node = doc.get("selectedNode") or pre.get("nominatedNode")
+    plugins = set(doc.get("filterSummary") or {})
+    reasons = [(p, r) for p, rs in (doc.get("filterSummary") or {}).items() for r in rs]
+    for s in doc.get("preFilter") or ():
+        if s.get("code") not in ("Success", "Skip"):
+            plugins.add(s["plugin"])
+            reasons.extend((s["plugin"], r) for r in s.get("reasons") or ())
+    gate = doc.get("gate")
+    if gate:
+        plugins.add(gate.get("plugin"))
+        reasons.extend((gate.get("plugin"), r) for r in gate.get("reasons") or ())
+    return Verdict(doc["status"], node, tuple((doc.get("topNodes") or [])[:3]), frozenset(plugins),
+                   tuple(reasons[:MAX_REASONS]), bool(pre), at, version)
+
+
+def traits_of(pod: dict) -> frozenset:
+    """What a pending pod's spec asks for that some trigger reads."""
+    spec = pod["spec"]
+    out = set()
+    affinity = spec.get("affinity") or {}
+    if affinity.get("podAffinity") or affinity.get("podAntiAffinity"):
+        out.add("podAffinity")
+    if spec.get("topologySpreadConstraints"):
+        out.add("spread")
+    for v in spec.get("volumes") or ():
+        if isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")):
+            out.add("volumes")
+    if spec.get("resourceClaims"):
+        out.add("claims")
+    for c in list(spec.get("containers") or ()) + list(spec.get("initContainers") or ()):
+        for name in ((c.get("resources") or {}).get("requests") or {}):
+            if "/" in name and not name.startswith(("hugepages-", "kubernetes.io/")):
+                out.add("extended")  # extended resources: DRA may back them
+    return frozenset(out)
+
+
+class WatchRun:
+    """The loop: events in, triggers, batches of pods explained, gone reports out."""
+
+    def __init__(self, sink: ResultSink, watcher, live: LiveCluster, workload: Workload, *, selected,
+                 named: set[str] | None, tie_break: str, seed: int | None, config=None, sampling: str = "all",
+                 nodes=None, reuse: bool = True, settle: float = 2.0, observer: WatchObserver | None = None,
+                 stop: threading.Event | None = None, notice=None, clock=time.monotonic, wall=time.time,
+                 warnings: list[str] | None = None):
+        self.sink = sink
+        self.watcher = watcher
+        self.live = live
+        self.workload = workload
+        self.selected = selected  # pod dict -> bool (for names: the named keys)
+        self.named = named  # the keys named on the command line, or None
+        self.tie_break = tie_break
+        self.seed = seed
+        self.config = config
+        self.sampling = sampling
+        self.nodes = nodes
+        self.settle = settle
+        self.observer = observer or WatchObserver()
+        self.stop = stop or threading.Event()
+        self.notice = notice or (lambda text: None)
+        self.clock = clock
+        self.wall = wall
+        self.start_warnings = list(warnings or ())
+        self.tracked: dict[str, Tracked] = {}
+        self.summary = Summary(started=clock())
+        self.exit_code = 0
+        self.fatal = None  # the cluster error that ended the run
+        self.extenders = None
+        if config is not None and config.extenders and not config.skip_extenders:
+            from ..framework.extenders import Extenders
+
+            self.extenders = Extenders.from_config(config.extenders, config.source)
+        # An extender is a service of its own: it sees every pod, in order, once.
+        self.reuse = reuse and self.extenders is None
+        self.said: set[str] = set()  # warnings said once
+        self._sync_target: int | None = None
+        self._synced = threading.Event()
+        self.batches = 0
+        self.head: dict | None = None
+        self._window: float | None = None
+
+    # -- for tests and the benchmark ------------------------------------------------------
+    def sync(self, rv: int, timeout: float = 30.0) -> bool:
+        """Wait until every event up to resourceVersion `rv` is applied and no pod is due."""
+        self._synced.clear()
+        self._sync_target = int(rv)
+        ok = self._synced.wait(timeout)
+        self._sync_target = None
+        return ok
+
+    def explain_all_now(self) -> None:
+        """Every tracked pod due now (tests: a full pass to compare)."""
+        now = self.clock()
+        for t in self.tracked.values():
+            self._due(t, now, "test", settle=0.0)
+
+    # -- the loop ---------------------------------------------------------------------------
+    def run(self) -> int:
+        now = self.clock()
+        first = self._schedulers()
+        self.head = document_head(first, "explain", self.nodes)
+        self.sink.begin(self.head)
+        self.sink.event({"type": "Started", "time": _now_text(self.wall), "pending": len(self.live.pending),
+                         "selected": len(self.workload.pods), "nodes": len(self.live.snapshot.node_infos)})
+        for w in self.start_warnings:
+            self._say(w)
+        # The first batch: exactly the pods a one-shot explain takes, at once.
+        for pi in self.workload.pods:
+            t = self._track(pi.pod, now)
+            self._due(t, now, "pending", settle=0.0)
+        self.workload.pods = []
+        self._flush(now, first)
+        del first
+        events = self.watcher.events
+        while not self.stop.is_set():
+            now = self.clock()
+            wait = 0.5
+            next_due = min((t.due for t in self.tracked.values() if t.due is not None), default=None)
+            if next_due is not None:
+                wait = max(0.0, min(wait, next_due - now))
+            try:
+                ev = events.get(timeout=wait) if wait > 0 else events.get_nowait()
+            except queue.Empty:
+                ev = None
+            if ev is not None:
+                self._drain(ev)
+            if self.watcher.fatal is not None:
+                self.summary.stop_reason = "error"
+                self.exit_code = 4
+                self.fatal = self.watcher.fatal
+                break
+            if self.stop.is_set():
+                break
+            self._flush(self.clock())
+            self._stale_warnings()
+            self.live.maybe_compact()
+            if getattr(self.sink, "closed", False):
+                self.summary.stop_reason = "stdout closed"
+                break
+            if self.named is not None and not self.tracked:
+                self.summary.stop_reason = "named pods gone"
+                break
+            self._check_synced()
+        if not self.summary.stop_reason:
+            self.summary.stop_reason = getattr(self.stop, "reason", None) or "stopped"
+        return self.exit_code
+
+    def _check_synced(self) -> None:
+        target = self._sync_target
+        if target is None or not self.watcher.events.empty():
+            return
+        if any(t.due is not None for t in self.tracked.values()):
+            return
+        if all(int(rv or 0) >= target for rv in self.watcher.resource_versions.values()):
+            self._synced.set()
+
+    def _drain(self, ev) -> None:
+        deadline = self.clock() + DRAIN_SECONDS
+        n = 0
+        events = self.watcher.events
+        while ev is not None:
+            self._event(ev)
+            n += 1
+            if n >= DRAIN_EVENTS or self.clock() >= deadline or self.stop.is_set():
+                break
+            try:
+                ev = events.get_nowait()
+            except queue.Empty:
+                ev = None
+
+    def _event(self, ev) -> None:
+        if ev.type == "STATUS":
+            self._connection(ev.extra)
+            return
+        if ev.type == "WARNING":
+            self._say(ev.extra["text"])
+            return
+        if ev.type == "FATAL":
+            return  # watcher.fatal says it
+        if ev.type in ("ADDED", "MODIFIED", "DELETED"):
+            self.summary.events[ev.kind] = self.summary.events.get(ev.kind, 0) + 1
+            self.observer.event(ev.kind, ev.type)
+        changes = self.live.apply(ev)
+        if ev.type == "RELIST_END":
+            self.summary.relists += 1
+            self.observer.relisted(ev.kind, "relist")
+            self.sink.event({"type": "Relisted", "time": _now_text(self.wall), "objectKind": ev.kind})
+        for text in self.live.take_notices():
+            self._say(text)
+        if changes:
+            self._triggers(changes)
+
+    def _connection(self, extra: dict) -> None:
+        server = self.watcher.conn.server
+        if not extra["up"]:
+            self.summary.disconnections += 1
+            self.observer.connection(False)
+            cap = self.watcher.backoff[1]
+            self.notice(f"lost cluster {server}: {_after_colon(extra['error'])}; retrying "
+                        f"(every {cap:g}s at most)")
+            self.sink.event({"type": "Disconnected", "time": _now_text(self.wall), "error": extra["error"]})
+        else:
+            self.observer.connection(True)
+            self.notice(f"reconnected to cluster {server} after {_duration(extra['down_for'])}")
+            self.sink.event({"type": "Reconnected", "time": _now_text(self.wall),
+                             "downSeconds": round(extra["down_for"], 1)})
+
+    def _say(self, text: str) -> None:
+        if text not in self.said:
+            if len(self.said) >= MAX_SAID:
+                self.said.clear()  # bounded: a warning said long ago may be said again
+            self.said.add(text)
+            self.notice(text)
+
+    def _stale_warnings(self) -> None:
+        for w in self.live.warnings(now=self.clock()):
+            self._say(w)
+
+    # -- which pods, when -----------------------------------------------------------------
+    def _track(self, pod: dict, now: float) -> Tracked:
+        key = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+        t = self.tracked.get(key)
+        if t is None:
+            t = self.tracked[key] = Tracked(key, pod["metadata"]["uid"], now, traits=traits_of(pod))
+        return t
+
+    def _due(self, t: Tracked, now: float, reason: str, settle: float | None = None) -> None:
+        when = now + (self.settle if settle is None else settle)
+        # Bursts coalesce: the first trigger opens a window of `settle`, and what
+        # comes while it is open is explained with it, in one batch.
+        window = self._window
+        if window is not None and window >= now:
+            when = min(when, window)
+        else:
+            self._window = when
+        if t.due is None:  # the first trigger of a window sets its reason and time
+            t.due, t.reason = when, reason
+        elif when < t.due:
+            t.due = when
+
+    def _triggers(self, changes: list[Change]) -> None:
+        now = self.clock()
+        for c in changes:
+            what = c.what
+            if c.kind == "Pod":
+                key = f"{c.pod['metadata']['namespace']}/{c.pod['metadata']['name']}"
+                if what == "pending-added":
+                    if self.named is None and self.selected(c.pod):
+                        t = self._track(c.pod, now)
+                        self._due(t, now, "new")
+                    elif self.named is not None and key in self.named and key not in self.tracked:
+                        t = self._track(c.pod, now)
+                        self._due(t, now, "new")
+                    continue
+                if what == "pending-changed":
+                    self._pending_changed(key, c, now)
+                    continue
+                if what in ("pending-gone", "bound"):
+                    t = self.tracked.pop(key, None)
+                    if t is not None:
+                        self._gone(t, c)
+                    continue
+                if what == "nomination":
+                    self._nomination(c, now)
+                    continue
+                if what == "left":
+                    self._pods_left(c.node, now, f"pod {key} left node {c.node}")
+                    continue
+                if what in ("arrived", "pod-changed"):
+                    if what == "pod-changed" and c.detail == "status":
+                        self._each(now, f"pod {key} changed", lambda t: t.last is not None and t.last.preempting)
+                        continue
+                    self._pods_arrived(c.node, now, f"pod {key} {'arrived on' if what == 'arrived' else 'changed on'} "
+                                                    f"node {c.node}")
+                    if what == "pod-changed":
+                        self._pods_left(c.node, now, f"pod {key} changed on node {c.node}")
+                    continue
+            elif c.kind == "Node":
+                if what in ("node-added", "node-removed", "node-changed"):
+                    verb = {"node-added": "added", "node-removed": "removed",
+                            "node-changed": f"changed ({c.detail})"}[what]
+                    self._each(now, f"node {c.node} {verb}", lambda t: True)
+                elif what == "node-images":
+                    self._each(now, f"node {c.node} images changed",
+                               lambda t: t.last is not None and t.last.status == "Scheduled")
+            else:
+                self._object_changed(c, now)
+
+    def _each(self, now: float, reason: str, wants) -> None:
+        for t in self.tracked.values():
+            if t.last is not None and t.last.status in SELF_ONLY:
+                continue
+            if t.last is None and t.due is not None:
+                continue  # not explained yet: it will be
+            if wants(t):
+                self._due(t, now, reason)
+
+    def _pending_changed(self, key: str, c: Change, now: float) -> None:
+        t = self.tracked.get(key)
+        selected = key in self.named if self.named is not None else self.selected(c.pod)
+        if t is None:
+            if selected:
+                t = self._track(c.pod, now)
+                self._due(t, now, "selected")
+            return
+        if not selected:
+            del self.tracked[key]
+            self.sink.event({"type": "Unselected", "time": _now_text(self.wall), "pod": key,
+                             "uid": t.uid})
+            return
+        t.traits = traits_of(c.pod)
+        if c.detail == "status":
+            # Only its status moved (a condition, the nominated node): Gated pods do not care.
+            if t.last is not None and t.last.status in SELF_ONLY:
+                return
+        self._due(t, now, f"changed: {c.detail}")
+
+    def _nomination(self, c: Change, now: float) -> None:
+        priority = c.pod["spec"].get("priority") or 0
+
+        def wants(t):
+            pod = self.live.pending_pod(t.key)
+            if pod is None or (pod["spec"].get("priority") or 0) > priority:
+                return False
+            v = t.last
+            return v is not None and (v.node == c.node or (
+                v.status == "Unschedulable" and v.plugins & {"NodeResourcesFit", "NodePorts"}))
+
+        key = f"{c.pod['metadata']['namespace']}/{c.pod['metadata']['name']}"
+        self._each(now, f"pod {key} nominated to node {c.node}", wants)
+
+    def _pods_left(self, node: str | None, now: float, reason: str) -> None:
+        def wants(t):
+            v = t.last
+            return v is not None and (v.preempting or v.status == "Scheduled"
+                                      or (v.status == "Unschedulable" and bool(v.plugins & POD_DEPENDENT)))
+
+        self._each(now, reason, wants)
+
+    def _pods_arrived(self, node: str | None, now: float, reason: str) -> None:
+        def wants(t):
+            v = t.last
+            if v is None:
+                return False
+            if v.plugins & {"InterPodAffinity", "PodTopologySpread"} or t.traits & {"podAffinity", "spread"}:
+                return True
+            if v.preempting:
+                return True
+            return v.status == "Scheduled" and (v.node == node or node in v.top)
+
+        self._each(now, reason, wants)
+
+    def _object_changed(self, c: Change, now: float) -> None:
+        kind = c.kind
+        namespace = (c.extra or {}).get("namespace")
+        reason = f"{kind} {c.detail} changed"
+        if kind in STORAGE_KINDS:
+            def wants(t):
+                return "volumes" in t.traits and (kind != "PersistentVolumeClaim" or t.key.startswith(f"{namespace}/"))
+        elif kind in DRA_KINDS:
+            def wants(t):
+                return bool(t.traits & {"claims", "extended"})
+        elif kind in SPREAD_KINDS:
+            def wants(t):
+                return "spread" not in t.traits and t.key.startswith(f"{namespace}/")
+        elif kind == "Namespace":
+            def wants(t):
+                return "podAffinity" in t.traits
+        elif kind == "PodDisruptionBudget":
+            def wants(t):
+                return t.last is not None and t.last.preempting
+        else:
+            return
+        self._each(now, reason, wants)
+
+    # -- explaining -----------------------------------------------------------------------------
+    def _schedulers(self) -> Schedulers:
+        return Schedulers(self.live.cluster, tie_break=self.tie_break, seed=self.seed, config=self.config,
+                          sampling=self.sampling, snapshot=self.live.snapshot, extenders=self.extenders,
+                          freeze=False)
+
+    def _flush(self, now: float, scheds: Schedulers | None = None) -> None:
+        due = [t for t in self.tracked.values() if t.due is not None and t.due <= now]
+        if not due:
+            return
+        if self._window is not None and self._window <= now:
+            self._window = None
+        pods = []
+        for t in sorted(due, key=lambda t: t.key):
+            pod = self.live.pending_pod(t.key)
+            if pod is None:  # gone meanwhile; its Change says so
+                t.due = None
+                continue
+            pods.append(PodInfo(pod))
+        if not pods:
+            return
+        if scheds is None:
+            scheds = self._schedulers()
+        pods = scheds.queue_order(queue_order(pods))
+        workload = Workload(self.live.cluster, pods, asked=self._asked(pods))
+        explainer = explainer_for(scheds, workload, self.sink, reuse=self.reuse, nodes=self.nodes)
+        budget = max(self.settle, 1.0)
+        started = self.clock()
+        documents = pod_documents(explainer, pods, self.sink, 1)
+        self.batches += 1
+        for pi in pods:
+            if self.stop.is_set() or self.clock() - started > budget:
+                break  # the rest stay due: the next batch takes them
+            t = self.tracked[pi.key]
+            with collector_paused():
+                t0 = self.clock()
+                doc = next(documents, None)
+                if doc is None:
+                    break
+                seconds = self.clock() - t0
+                self._explained(t, doc, seconds)
+                del doc
+        self._pending_gauges()
+
+    def _asked(self, pods) -> set:
+        if self.named is None:
+            return set()
+        return {pi.uid for pi in pods if pi.key in self.named}
+
+    def _explained(self, t: Tracked, doc: dict, seconds: float) -> None:
+        t.explanations += 1
+        reason, t.reason, t.due = t.reason, None, None
+        at = _now_text(self.wall)
+        t.last = verdict_of(doc, self.live.version, at)
+        self.summary.explanations += 1
+        if t.explanations == 1:
+            self.summary.pods += 1
+        self.sink.event({"type": "Explained", "time": at, "pod": t.key, "reason": reason or "",
+                         "explanation": t.explanations})
+        self.sink.pod(doc)
+        self.observer.explained(doc, seconds, _trigger_class(reason))
+
+    def _pending_gauges(self) -> None:
+        by_status: dict[str, int] = {}
+        by_reason: dict[tuple[str, str], int] = {}
+        for t in self.tracked.values():
+            if t.last is None:
+                continue
+            by_status[t.last.status] = by_status.get(t.last.status, 0) + 1
+            for pair in set(t.last.reasons):
+                by_reason[pair] = by_reason.get(pair, 0) + 1
+        self.observer.pending(by_status, by_reason)
+
+    # -- gone ---------------------------------------------------------------------------------
+    def _gone(self, t: Tracked, c: Change) -> None:
+        pod = c.pod
+        if c.what == "bound":
+            outcome = "Bound"
+        elif c.detail == "finished":
+            outcome = "Finished"
+        else:
+            outcome = "Deleted"
+        if t.explanations == 0:
+            self.summary.gone_unexplained += 1
+            self.observer.gone("Unexplained", None)
+            self._pending_gauges()
+            return
+        self.summary.gone[outcome] += 1
+        v = t.last
+        node = c.node if outcome == "Bound" else None
+        hit = None
+        outcome_key = None
+        if outcome == "Bound":
+            if v.node is None and v.status in ("Gated", "NoProfile", "Error"):
+                outcome_key = "unpredicted"
+            else:
+                hit = node == v.node or (v.status == "Scheduled" and node in v.top)
+                outcome_key = "hit" if hit else "miss"
+            self.summary.predictions[outcome_key] += 1
+        stale = t.due is not None
+        pending_seconds = self._pending_seconds(pod, (c.extra or {}).get("scheduledAt"), t)
+        event = {
+            "type": "PodGone", "time": _now_text(self.wall), "pod": t.key, "uid": t.uid, "outcome": outcome,
+            "node": node, "scheduler": pod["spec"].get("schedulerName"),
+            "pendingSeconds": pending_seconds,
+            "prediction": {"status": v.status, "node": v.node, "topNodes": list(v.top), "explainedAt": v.at,
+                           "explanations": t.explanations, "stale": stale,
+                           **({"staleBecause": t.reason} if stale and t.reason else {})},
+            "predictionHit": hit,
+        }
+        self.sink.event(event)
+        self.observer.gone(outcome, outcome_key)
+        self._pending_gauges()
+
+    def _pending_seconds(self, pod: dict, scheduled_at, t: Tracked) -> int:
+        created = parse_time(pod["metadata"].get("creationTimestamp"))
+        scheduled = parse_time(scheduled_at) if scheduled_at else None
+        if created is not None and scheduled is not None and scheduled >= created:
+            return int((scheduled - created).total_seconds())
+        return int(self.clock() - t.first_seen)
+
+    # -- the end ------------------------------------------------------------------------------
+    def summary_dict(self) -> dict:
+        s = self.summary
+        pending: dict[str, int] = {}
+        for t in self.tracked.values():
+            status = t.last.status if t.last is not None else "Unexplained"
+            pending[status] = pending.get(status, 0) + 1
+        return {
+            "durationSeconds": round(self.clock() - s.started, 1),
+            "stopReason": s.stop_reason,
+            "events": dict(sorted(s.events.items())),
+            "relists": s.relists,
+            "disconnections": s.disconnections,
+            "pods": s.pods,
+            "explanations": s.explanations,
+            "gone": dict(s.gone),
+            "goneUnexplained": s.gone_unexplained,
+            "predictions": dict(s.predictions),
+            "pending": dict(sorted(pending.items())),
+            "exitCode": self.exit_code,
+        }
+
+    def tail(self) -> dict:
+        from ..result.document import document_tail
+
+        config_warnings = self.config.warnings if self.config is not None else []
+        warnings = list(dict.fromkeys(self.start_warnings + config_warnings + self.live.warnings()))
+        return document_tail(warnings=warnings, extra={"watch": self.summary_dict()})
+
+
+def _trigger_class(reason: str | None) -> str:
+    """The kind of trigger, for metrics labels (a small set)."""
+    if not reason:
+        return "other"
+    head = reason.split(" ", 1)[0].rstrip(":")
+    return head if head in ("pending", "new", "changed", "selected", "node", "pod", "test") else "object"
+
+
+def _after_colon(text: str) -> str:
+    """A transport error without the 'cluster ...: watching ...:' prefix."""
+    parts = text.split(": ", 2)
+    return parts[2] if len(parts) == 3 and parts[0].startswith("cluster ") else text
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    m, s = divmod(seconds, 60)
+    if m < 60:
+        return f"{m}m{s:02d}s"
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m"
+
+
+def watch_into(sink: ResultSink, conn, *, refs=(), all_pending: bool = False, selection=None, tie_break: str,
+               seed: int | None, config=None, sampling: str = "all", nodes=None, reuse: bool = True,
+               settle: float = 2.0, observer: WatchObserver | None = None, stop: threading.Event | None = None,
+               progress=None, notice=None, watcher_options: dict | None = None, on_run=None) -> int:
+    """Read the cluster as explain does, then follow it until `stop`: the
+    exit code (0; 4 when the cluster failed for good). `on_run(run)` is
+    called with the WatchRun before it starts (tests, the benchmark)."""
+    from ..api.selection import PodSelection
+    from ..sources.cluster import KINDS
+    from ..sources.watch import Watcher
+    from ..util.gc_policy import long_running
+    from .load import workload_of_read
+
+    # What is built to last (the state, and again at each compaction) is frozen
+    # out of the collector's way: collect first, so that no garbage is frozen for good.
+    long_running()
+    selection = selection or PodSelection()
+    read = conn.read_objects(progress)
+    workload = workload_of_read(conn, read, (), refs, all_pending, selection=selection)
+    warnings = list(workload.warnings)
+    read.objects = []
+    live = LiveCluster(workload.cluster, source=f"cluster {conn.server}")
+    named = None
+    if refs and not all_pending:
+        named = {pi.key for pi in workload.pods}
+        matcher = None
+    else:
+        matcher = selection.matcher(conn.namespace)
+    kinds = [k for k in KINDS if k.kind not in read.unreadable]
+    watcher = Watcher(conn, kinds, read.resource_versions, **(watcher_options or {}))
+    run = WatchRun(sink, watcher, live, workload, selected=matcher, named=named, tie_break=tie_break, seed=seed,
+                   config=config, sampling=sampling, nodes=nodes, reuse=reuse, settle=settle, observer=observer,
+                   stop=stop, notice=notice, warnings=warnings)
+    if on_run is not None:
+        on_run(run)
+    watcher.start()
+    fatal = None
+    try:
+        code = run.run()
+        fatal = run.fatal
+    finally:
+        watcher.stop()
+    sink.end(run.tail())
+    if fatal is not None:
+        raise ClusterError(str(fatal))
+    return code
