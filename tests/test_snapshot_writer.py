@@ -50,6 +50,15 @@ def test_written_objects_read_back_unchanged(tmp_path, ext, objs):
     assert back[1:] == sorted(objs, key=sort_key)
 
 
+def test_objects_are_written_in_the_api_servers_list_order():
+    """By storage key ("namespace/name" as one string), as a live list returns
+    them: a namespace that extends another's name with '-' sorts before it."""
+    pods = [{"kind": "Pod", "metadata": {"namespace": ns, "name": name}}
+            for ns, name in (("a", "x"), ("a-b", "x"), ("a", "a-b"), ("ab", "x"))]
+    ordered = [f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in sorted(pods, key=sort_key)]
+    assert ordered == ["a-b/x", "a/a-b", "a/x", "ab/x"]
+
+
 @pytest.mark.parametrize("name, expected", [
     ("c.yaml", ("yaml", False)), ("c.YML", ("yaml", False)), ("c.json.gz", ("json", True)),
     ("dir.d/c.yaml.gz", ("yaml", True)),

@@ -99,9 +99,15 @@ def _reason(e: OSError) -> str:
 
 
 def sort_key(obj: dict):
+    """Kinds in KIND_ORDER, then each kind's objects in the order the API
+    server lists them: by their storage key, "namespace/name" as one string
+    (so namespace "a-b" comes before "a"). Pods are read back on their nodes
+    in file order, which preemption's ties follow: a snapshot must give the
+    order a live read gives."""
     meta = obj.get("metadata") or {}
     kind = obj.get("kind") or ""
-    return (_RANK.get(kind, len(KIND_ORDER)), kind, meta.get("namespace") or "", meta.get("name") or "")
+    namespace, name = meta.get("namespace") or "", meta.get("name") or ""
+    return (_RANK.get(kind, len(KIND_ORDER)), kind, f"{namespace}/{name}" if namespace else name)
 
 
 def write_snapshot(path: str, objects: list[dict], info: dict) -> SnapshotSummary:
