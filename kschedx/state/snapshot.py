@@ -16,6 +16,7 @@ from operator import attrgetter
 from datetime import datetime, timezone
 
 from .cluster import ClusterState
+from ..features import Features, default_features
 from ..util.gc_policy import builds_long_lived
 from ..sources.spec_share import claims_key, status_facts_key
 from ..api.resources import (
@@ -490,8 +491,12 @@ def _remove_by_uid(lst: list, uid: str):
 class Snapshot:
     """The cluster as one scheduling cycle sees it."""
 
-    def __init__(self, cluster: ClusterState, node_infos: list[NodeInfo], warnings: list[str] | None = None):
+    def __init__(self, cluster: ClusterState, node_infos: list[NodeInfo], warnings: list[str] | None = None,
+                 features: Features | None = None):
         self.cluster = cluster
+        # The version and gates the snapshot was built for (NodeInfo and
+        # PodInfo accounting follows some gates, as upstream's cache does).
+        self.features = features if features is not None else default_features()
         self.node_infos = node_infos
         self.by_name = {ni.name: ni for ni in node_infos}
         self.warnings = warnings or []
@@ -539,7 +544,9 @@ class Snapshot:
 
 
 @builds_long_lived
-def build_snapshot(cluster: ClusterState) -> Snapshot:
+def build_snapshot(cluster: ClusterState, features: Features | None = None) -> Snapshot:
+    """The snapshot of the cluster for the features' version and gates (the
+    newest version's defaults when None)."""
     nodes = sorted(cluster.nodes, key=lambda n: n["metadata"]["name"])
     node_infos = [NodeInfo(n) for n in nodes]
     by_name = {ni.name: ni for ni in node_infos}
@@ -561,7 +568,7 @@ def build_snapshot(cluster: ClusterState) -> Snapshot:
                 states[name] = ImageStateSummary(size, existence.get(name, 0))
         ni.image_states = states
 
-    snap = Snapshot(cluster, node_infos)
+    snap = Snapshot(cluster, node_infos, features=features)
     missing: dict[str, int] = {}
     shared: dict[tuple, SpecFacts] = {}
     # Each node's pods, in input order, added at once below: the same

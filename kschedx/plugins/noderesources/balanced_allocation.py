@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ...framework.interface import MAX_NODE_SCORE, Plugin
+from ...framework.interface import MAX_NODE_SCORE, Plugin, features_of
 from ...framework.status import Code, Status
 from ...api.resources import CPU, MEMORY
 from ...config.pluginargs import checked_plugin_args
@@ -61,7 +61,7 @@ class NodeResourcesBalancedAllocation(Plugin):
     name = "NodeResourcesBalancedAllocation"
 
     def __init__(self, handle, args=None):
-        args = checked_plugin_args(self.name, args)
+        args = checked_plugin_args(self.name, args, features_of(handle))
         super().__init__(handle, args)
         self.resources = tuple((r["name"], r["weight"]) for r in args["resources"])
 
