@@ -31,7 +31,7 @@ def default_jobs() -> int:
               help="Run every pod's cycle, even for pods identical to an earlier one (the output is the same).")
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,
-            all_pending, scheduler_config, sampling, jobs, no_reuse):
+            all_pending, scheduler, sampling, jobs, no_reuse):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -54,11 +54,12 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
     # --jobs 1: one process, also for reading the snapshot.
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix,
                              read_ahead=jobs > 1)
+    features, scheduler_config = scheduler.resolve(workload)
     where = "the snapshot" if snapshot_paths else "the cluster"
     check_node_name(node, workload.cluster, where)
     check_node_choice(nodes, workload.cluster, where)
     sys.exit(explaining.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                                     seed=seed, config=scheduler_config, sampling=sampling, fix=fix,
+                                     seed=seed, config=scheduler_config, features=features, sampling=sampling, fix=fix,
                                      nodes=nodes.keeping(node), reuse=not no_reuse, jobs=jobs))
 
 
