@@ -83,3 +83,94 @@ def pod_after(objects, fix: dict, key: str) -> dict:
     doc = explain(apply_fix(objects, fix), fix=False)
     (p,) = [p for p in doc["pods"] if p["pod"] == key]
     return p
+
+
+# ---- storage and devices -----------------------------------------------------------------
+def storage_class(name, provisioner="kubernetes.io/no-provisioner", mode="WaitForFirstConsumer", default=False):
+    obj = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": name},
+           "provisioner": provisioner, "volumeBindingMode": mode}
+    if default:
+        obj["metadata"]["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    return obj
+
+
+def pvc(name, size="1Gi", cls=None, modes=("ReadWriteOnce",), volume=None, ns="default"):
+    obj = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": ns},
+           "spec": {"accessModes": list(modes), "resources": {"requests": {"storage": size}}}}
+    if cls is not None:
+        obj["spec"]["storageClassName"] = cls
+    if volume:
+        obj["spec"]["volumeName"] = volume
+        obj["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+        obj["status"] = {"phase": "Bound"}
+    return obj
+
+
+def pv(name, size="1Gi", cls=None, modes=("ReadWriteOnce",), node_name=None, claim=None, ns="default"):
+    source = {"local": {"path": f"/mnt/{name}"}} if node_name else {
+        "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": f"vol-{name}"}}
+    obj = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+           "spec": {"capacity": {"storage": size}, "accessModes": list(modes), **source},
+           "status": {"phase": "Bound" if claim else "Available"}}
+    if cls is not None:
+        obj["spec"]["storageClassName"] = cls
+    if node_name:
+        obj["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "kubernetes.io/hostname", "operator": "In", "values": [node_name]}]}]}}
+    if claim:
+        obj["spec"]["claimRef"] = {"namespace": ns, "name": claim}
+    return obj
+
+
+def with_claim(obj, claim="data"):
+    obj["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+    return obj
+
+
+def device_class(name, driver=None, extra=()):
+    sels = [{"cel": {"expression": f'device.driver == "{driver or name}"'}}]
+    sels += [{"cel": {"expression": e}} for e in extra]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": sels}}
+
+
+def resource_slice(node_name, driver="gpu.example.com", devices=2, attributes=None, name=None, **device_fields):
+    devs = []
+    for i in range(devices):
+        attrs = {"index": {"int": i}}
+        attrs.update((attributes or {}).get(i, {}))
+        devs.append({"name": f"dev-{i}", "attributes": attrs, **device_fields})
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": name or f"{node_name}-{driver}"},
+            "spec": {"driver": driver, "nodeName": node_name,
+                     "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1}, "devices": devs}}
+
+
+def resource_claim(name, cls="gpu.example.com", count=1, selectors=(), mode="ExactCount", ns="default",
+                   constraints=None, **request):
+    exactly = {"deviceClassName": cls, "allocationMode": mode, **request}
+    if mode == "ExactCount":
+        exactly["count"] = count
+    if selectors:
+        exactly["selectors"] = [{"cel": {"expression": e}} for e in selectors]
+    obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name, "namespace": ns},
+           "spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}}
+    if constraints:
+        obj["spec"]["devices"]["constraints"] = constraints
+    return obj
+
+
+def allocated(claim, node_name, devices, driver="gpu.example.com", pool=None, users=()):
+    """The claim allocated the devices of the node's pool, reserved for pods (uids)."""
+    claim = copy.deepcopy(claim)
+    claim["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": driver, "pool": pool or node_name, "device": d} for d in devices]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}},
+        "reservedFor": [{"resource": "pods", "name": n, "uid": u} for n, u in users]}
+    return claim
+
+
+def with_device_claim(obj, claim="gpus"):
+    obj["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": claim}]
+    return obj

@@ -413,6 +413,7 @@ def preempt(tmp_path, cfg_text: str, mode: str = "explain") -> dict:
 def test_preempt_verb_chooses_among_the_candidates(tmp_path, extender):
     plain = preempt(tmp_path, config())["pods"][0]
     assert plain["preemption"]["nominatedNode"] == "n1"  # all tied: the smallest name
+    assert [a["nominatedNode"] for a in plain["preemption"]["alternatives"]] == ["n1", "n2", "n3"]
     extender.on("preempt", lambda args: {"NodeNameToMetaVictims": {
         "n2": {"Pods": [{"UID": "uid-filler-n2"}], "NumPDBViolations": 0}}})
     [p] = preempt(tmp_path, config({"urlPrefix": extender.url, "preemptVerb": "preempt"}))["pods"]
@@ -427,6 +428,12 @@ def test_preempt_verb_chooses_among_the_candidates(tmp_path, extender):
     assert p["preemption"]["victims"] == [{"pod": "default/filler-n2", "priority": 0, "node": "n2"}]
     assert p["preemption"]["extenders"] == [{"extender": extender.url, "verb": "preempt",
                                              "url": extender.url + "/preempt", "nodes": 3, "nodesAfter": 1}]
+    # The extender would answer other candidate sets otherwise: the outcome could
+    # differ (three equal candidates), but which outcomes is not known.
+    assert p["preemption"]["search"] == {"potentialNodes": 3, "candidatesWanted": 3, "nodesWithVictims": 3,
+                                         "couldDiffer": True, "outcomes": 3,
+                                         "alternativesOmitted": "preemption extenders"}
+    assert "alternatives" not in p["preemption"] and all("preemption" not in n for n in p["nodes"])
     # simulate evicts the victim the extender chose and places the pod there.
     extender.requests.clear()
     [p] = preempt(tmp_path, config({"urlPrefix": extender.url, "preemptVerb": "preempt",

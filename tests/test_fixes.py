@@ -191,13 +191,67 @@ def test_priority_that_makes_preemption_succeed_and_pods_to_delete():
     assert kinds(p).index("raise-priority") < kinds(p).index("remove-pods")
 
 
+def _claiming(obj, claim="data"):
+    obj["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+    return obj
+
+
 def test_no_fix_verifies():
-    objects = [node("a"), pod("web", cpu="100m")]
-    objects[1]["spec"]["containers"][0]["resources"]["requests"]["example.com/widget"] = "1"
+    # A claim that does not exist, and nothing in the cluster to back one.
+    objects = [node("a"), _claiming(pod("web", cpu="100m"))]
     p = the_pod(objects)
     assert p["status"] == "Unschedulable"
     assert p["fixes"] == []
     assert p["fixSearch"]["verified"] == 0
+    assert p["fixSearch"]["candidates"] == 0  # a PreFilter rejection: no Filter ran
+    assert p["fixSearch"]["uncovered"] == [
+        {"plugin": "VolumeRestrictions",
+         "reason": "no StorageClass or PersistentVolume could back claim default/data (kschedx does not invent a "
+                   "volume source)"}]
+
+
+def test_request_no_node_offers_is_dropped_with_its_limit():
+    objects = [node("a"), pod("web", cpu="100m")]
+    res = objects[1]["spec"]["containers"][0]["resources"]
+    res["requests"]["example.com/widget"] = "1"
+    res["limits"] = {"example.com/widget": "1"}
+    p = the_pod(objects)
+    fix = fix_of(p, "reduce-request")
+    assert fix["patch"] == [
+        {"op": "remove", "path": "/spec/containers/0/resources/requests/example.com~1widget"},
+        {"op": "remove", "path": "/spec/containers/0/resources/limits/example.com~1widget"}]
+    assert fix["description"].startswith("drop the example.com/widget request and limit (no node has it free")
+    assert_fits(objects, fix)
+
+
+def test_request_is_never_dropped_when_a_node_has_it_where_only_something_else_blocks():
+    # gpu-1 has the GPU free; only its taint keeps the pod off: tolerate it, never drop the GPU.
+    gpu = node("gpu-1", taints=[GPU_TAINT])
+    gpu["status"]["allocatable"]["example.com/gpu"] = "1"
+    objects = [gpu, node("b"), pod("web")]
+    objects[2]["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "1"
+    objects[2]["spec"]["containers"][0]["resources"]["limits"] = {"example.com/gpu": "1"}
+    p = the_pod(objects)
+    assert "add-toleration" in kinds(p)
+    assert "reduce-request" not in kinds(p)
+
+
+def test_extended_request_lowered_with_its_limit():
+    # Requests of an extended resource must equal its limits: both are lowered.
+    a = node("a")
+    a["status"]["allocatable"]["example.com/gpu"] = "4"
+    busy = pod("busy", node_name="a")
+    busy["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "3"
+    web = pod("web")
+    web["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "2"
+    web["spec"]["containers"][0]["resources"]["limits"] = {"example.com/gpu": "2"}
+    objects = [a, busy, web]
+    fix = fix_of(the_pod(objects), "reduce-request")
+    assert fix["patch"] == [
+        {"op": "add", "path": "/spec/containers/0/resources/requests",
+         "value": {"cpu": "100m", "memory": "128Mi", "example.com/gpu": "1"}},
+        {"op": "add", "path": "/spec/containers/0/resources/limits", "value": {"example.com/gpu": "1"}}]
+    assert_fits(objects, fix)
 
 
 def test_scheduled_pods_get_no_fixes_and_no_flag_no_fixes():
@@ -352,11 +406,47 @@ def test_human_says_when_no_fix_verifies():
 
     from kschedx.render.human import render
 
-    objects = [node("a"), pod("web")]
-    objects[1]["spec"]["containers"][0]["resources"]["requests"]["example.com/widget"] = "1"
+    objects = [node("a"), _claiming(pod("web"))]
     out = io.StringIO()
     render(explain(objects), out=out, color=False)
     text = out.getvalue()
     assert "fixes: none found: no change kschedx tried makes the pod schedulable" in text
     # Under the verdict: before the filter matrix.
     assert text.index("fixes: none found") < text.index("Filter")
+
+
+def _daemon(obj):
+    obj["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "exporter",
+                                           "uid": "u-ds", "controller": True}]
+    return obj
+
+
+def test_host_port_held_by_a_daemonset_dropped_from_the_pod():
+    objects = [node("a"), _daemon(_with_port(pod("exporter", node_name="a"))), _with_port(pod("web"))]
+    p = the_pod(objects)
+    fix = fix_of(p, "relax-host-port")
+    assert fix["patch"] == [{"op": "remove", "path": "/spec/containers/0/ports/0/hostPort"}]
+    assert "held on node a by default/exporter; the containerPort stays" in fix["description"]
+    assert_fits(objects, fix)
+
+
+def test_host_port_of_an_ordinary_pod_is_that_pods_to_give_up():
+    objects = [node("a"), _with_port(pod("holder", node_name="a")), _with_port(pod("web"))]
+    p = the_pod(objects)
+    assert "relax-host-port" not in kinds(p)
+    assert "remove-pods" in kinds(p)
+
+
+def test_a_soft_spread_constraint_loses_min_domains():
+    # minDomains is allowed only with DoNotSchedule: a constraint made soft
+    # with it is a pod the API server refuses. Golden case-1-24: spreading
+    # and memory keep the pod off every node; only both changes fit it.
+    from golden_compare import GOLDEN
+    from kschedx.sources.fixtures import read_objects
+
+    objects = [o for o, _ in read_objects([str(GOLDEN / "cases" / "case-1-24.yaml")])]
+    (p,) = [p for p in explain(objects)["pods"] if p["pod"] == "default/worker-qkwgv"]
+    fix = fix_of(p, "combined")
+    assert "relax-topology-spread" in fix["parts"]
+    assert {"op": "remove", "path": "/spec/topologySpreadConstraints/0/minDomains"} in fix["patch"]
+    assert_fits(objects, fix, "default/worker-qkwgv")

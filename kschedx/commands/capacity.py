@@ -177,6 +177,10 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
     cluster = workload.cluster
     scheds = new_schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling,
                             features=features)
+    for fw in scheds.frameworks:
+        # A copy placed by preemption takes kschedx's choice; what else kube-
+        # scheduler's candidate search could reach is never reported here.
+        fw.preemption_search = False
     sim = Simulation(scheds)
     head = _head(scheds, options)
     head["_warnings"] = list(scheds.snapshot.warnings)

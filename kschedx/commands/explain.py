@@ -242,7 +242,7 @@ def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
     raw = workload.raw_pods.get(pi.key)
     if raw is None:
         return
-    found = find_fixes(fw, pi, p, raw)
+    found = find_fixes(fw, pi, p, raw, workload=workload.workload_refs.get(pi.key))
     source = p.pop("source", None)
     p.update(found)
     if source is not None:

@@ -33,6 +33,10 @@ class Workload:
     # "namespace/name" -> the pod as written, before admission (keep_raw):
     # `explain --fix` writes its patches against these.
     raw_pods: dict[str, dict] = field(default_factory=dict)
+    # "namespace/name" -> the WorkloadRef of a pod expanded from a POD_FILE
+    # workload (keep_raw): its fixes patch the workload's pod template, and
+    # its raw pod is the one that template makes as written.
+    workload_refs: dict = field(default_factory=dict)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
@@ -82,9 +86,10 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
     incoming_uids = set()
     warnings = []
     notes: list[str] = []
+    refs: dict = {}
     if any(obj.get("kind") in WORKLOAD_KINDS for obj, _ in pod_objects):
         nodes = [obj for obj, _ in cluster_objects + pod_objects if obj.get("kind") == "Node"]
-        pod_objects, notes = expand_workloads(pod_objects, nodes, cluster_objects)
+        pod_objects, notes = expand_workloads(pod_objects, nodes, cluster_objects, refs if keep_raw else None)
     for obj, origin in pod_objects:
         if obj["kind"] == "Pod":
             spec = obj.get("spec")
@@ -95,6 +100,13 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
                                 "evaluating it as if it were pending")
                 obj["spec"] = {k: v for k, v in spec.items() if k != "nodeName"}
     raw_pods = _raw_pending_pods(cluster_objects + pod_objects) if keep_raw else {}
+    for key, ref in refs.items():
+        if key in raw_pods:
+            # The pod its template makes as written (the expanded one carries
+            # what the controller adds): a fix's patch applies to the template.
+            import copy
+
+            raw_pods[key] = dict(raw_pods[key], spec=copy.deepcopy(ref.template().get("spec") or {}))
     classes = None
     if isinstance(cluster_objects, ObjectList):
         # The snapshot's classes were noted as it was read; the POD_FILEs' are few.
@@ -132,7 +144,8 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
     sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids), raw_pods)
+    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids), raw_pods,
+                    refs)
 
 
 def _check_read_once(snapshot_paths, pod_paths) -> None:

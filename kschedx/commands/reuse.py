@@ -155,7 +155,8 @@ def records_text(records) -> str:
     status (code, plugin, reasons); per Filter plugin a verdict (plugin,
     code, reasons, details: of a Success, or of the Status); per Score
     plugin (plugin, raw, normalized, weight, weighted, skipped, details)
-    and the total. Extenders' verdicts are encoded as they are."""
+    and the total; a preemption candidate's part in the search. Extenders'
+    verdicts are encoded as they are."""
     from ..result.node_record import node_dict, status_dict
 
     atoms: list = []
@@ -174,6 +175,8 @@ def records_text(records) -> str:
             add(node_dict(nr))  # explains itself, encoded whole
             continue
         names.append(nr.name)
+        if nr.preemption is not None:
+            add({"preemption": nr.preemption})
         feasible.add(nr.feasible)
         first.add(nr.first_failure)
         if nr.status is not None:

@@ -66,7 +66,7 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     tally = Tally()
     encoder = getattr(sink, "node_records_encoder", None)
     summary = {"pods": 0, "placed": 0, "placedByPreemption": 0, "unschedulable": 0, "gated": 0, "errors": 0,
-               "preemptions": 0, "victims": 0}
+               "preemptions": 0, "victims": 0, "preemptionsCouldDiffer": 0}
     if config is not None:
         summary["noProfile"] = 0  # pods of schedulerNames no profile serves
 
@@ -96,6 +96,9 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
         if r.status != "Scheduled" and r.nominated_node:
             summary["preemptions"] += 1
             summary["victims"] += len(r.victims)
+            # kube-scheduler's candidate search could have nominated another node
+            # or evicted other pods (preemption.search); the run goes on with this one.
+            summary["preemptionsCouldDiffer"] += bool(((r.preemption or {}).get("search") or {}).get("couldDiffer"))
             for v in r.victims:
                 earlier = held.get(v.uid)
                 if earlier is not None:

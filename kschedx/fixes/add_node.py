@@ -11,14 +11,17 @@ import json
 from ..api.resources import CPU, MEMORY
 from ..result.document import quantity_text
 from ..plugins.interpodaffinity.filtering import ERR_REASON_AFFINITY as AFFINITY_REASON
+from ..plugins.volumerestrictions import ERR_REASON_RWOP_CONFLICT as RWOP_REASON
 from .jsonpatch import pointer
 
 KIND = "add-node"
-ORDER = 2
+ORDER = 5
 HOSTNAME = "kubernetes.io/hostname"
 # Plugins whose verdict on an empty copy of the node can differ.
+# (Not DynamicResources: a node's devices are published for that node, so
+# a copy has none; nor a PreFilter rejection, which no node changes.)
 _USAGE = ("NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread", "NodeVolumeLimits",
-          "VolumeRestrictions", "DynamicResources")
+          "VolumeRestrictions")
 
 
 def new_node(node: dict, name: str) -> dict:
@@ -45,10 +48,14 @@ def find(search) -> list:
     from .search import MAX_CANDIDATES, node_target
 
     snap = search.snapshot
+    if search.blockers.pre_filter:
+        return []
     shapes: dict[str, object] = {}
     for name in search.blockers.only(*_USAGE):
         if AFFINITY_REASON in search.blockers.reasons(name, "InterPodAffinity"):
             continue  # the pods its affinity needs are no nearer to a copy of the node
+        if RWOP_REASON in search.blockers.reasons(name, "VolumeRestrictions"):
+            continue  # the claim is in use wherever the pod goes
         ni = snap.get(name)
         if ni.unschedulable or not _fits_empty(search.pod_info, ni):
             continue

@@ -106,4 +106,22 @@ def find(search) -> list:
     return fixes
 
 
-__all__ = ["find", "labels_for"]
+def parts(ctx, node: str):
+    from .parts import Part
+    from .search import CLUSTER, node_target
+
+    ni = ctx.search.snapshot.get(node)
+    labels = (ni.node.get("metadata") or {}).get("labels") or {}
+    add = labels_for(ctx.pod_info.spec, labels)
+    if not add:
+        return []
+    if isinstance((ni.node.get("metadata") or {}).get("labels"), dict):
+        ops = [{"op": "add", "path": pointer("metadata", "labels", k), "value": v} for k, v in add.items()]
+    else:
+        ops = [{"op": "add", "path": pointer("metadata", "labels"), "value": dict(add)}]
+    text = ", ".join(f"{k}={v}" for k, v in add.items())
+    return [Part(KIND, "NodeAffinity", CLUSTER, f"label node {node} with {text}", node_patches={node: ops},
+                 changes=[{"action": "patch", "target": node_target(node), "patch": ops}], magnitude=len(add))]
+
+
+__all__ = ["find", "labels_for", "parts"]

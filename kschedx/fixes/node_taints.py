@@ -64,3 +64,32 @@ def _target(name: str) -> dict:
     from .search import node_target
 
     return node_target(name)
+
+
+def parts(ctx, node: str):
+    """The node's blocking taints removed (and the node uncordoned)."""
+    from .parts import Part
+    from .search import CLUSTER, node_target
+
+    failing = ctx.blockers.by_node.get(node, {})
+    ni = ctx.search.snapshot.get(node)
+    tolerations = ctx.pod_info.spec.get("tolerations")
+    cordoned = "NodeUnschedulable" in failing
+    taints = untolerated(ni.taints, tolerations) if "TaintToleration" in failing else []
+    if cordoned:
+        taints += [t for t in ni.taints if t.get("key") == UNSCHEDULABLE_TAINT and t not in taints
+                   and not tolerations_tolerate_taint(tolerations, t)]
+    all_taints = ni.node.get("spec", {}).get("taints") or []
+    ops = [{"op": "remove", "path": pointer("spec", "taints", i)}
+           for i in sorted((all_taints.index(t) for t in taints), reverse=True)]
+    if cordoned:
+        ops.append({"op": "remove", "path": pointer("spec", "unschedulable")})
+    if not ops:
+        return []
+    words = ([f"uncordon node {node}"] if cordoned else []) + (
+        [f"remove taint {', '.join(taint_text(t) for t in taints if t.get('key') != UNSCHEDULABLE_TAINT)} "
+         f"from node {node}"] if any(t.get("key") != UNSCHEDULABLE_TAINT for t in taints) else [])
+    opens = frozenset(p for p in ("TaintToleration", "NodeUnschedulable") if p in failing)
+    return [Part(KIND, min(opens), CLUSTER, " and ".join(words), node_patches={node: ops},
+                 changes=[{"action": "patch", "target": node_target(node), "patch": ops}], magnitude=len(ops),
+                 covers=opens)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .jsonpatch import pointer
 
 KIND = "relax-pod-affinity"
-ORDER = 3
+ORDER = 4
 _OWN = {
     "podAffinity": "node(s) didn't match pod affinity rules",
     "podAntiAffinity": "node(s) didn't match pod anti-affinity rules",
@@ -43,3 +43,24 @@ def find(search) -> list:
         if fix is not None:
             fixes.append(fix)
     return fixes
+
+
+def parts(ctx, node: str):
+    """Every required term of the kind the node fails (the Filter names the
+    kind, not the term)."""
+    from .parts import Part
+    from .search import POD
+
+    reasons = set(ctx.blockers.reasons(node, "InterPodAffinity"))
+    affinity = (ctx.raw_pod.get("spec") or {}).get("affinity") or {}
+    ops, words = [], []
+    for kind, reason in _OWN.items():
+        terms = (affinity.get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
+        if reason in reasons and terms:
+            ops.append({"op": "remove", "path": pointer("spec", "affinity", kind,
+                                                        "requiredDuringSchedulingIgnoredDuringExecution")})
+            what = "anti-affinity" if kind == "podAntiAffinity" else "affinity"
+            words.append(f"drop the required pod {what} ({'; '.join(_term_text(t) for t in terms)})")
+    if not ops:
+        return []
+    return [Part(KIND, "InterPodAffinity", POD, "; ".join(words), pod_patch=ops, magnitude=len(ops) + 1)]

@@ -9,7 +9,7 @@ from ..sources.admission import PREEMPT_LOWER_PRIORITY
 from .jsonpatch import pointer
 
 KIND = "raise-priority"
-ORDER = 5
+ORDER = 13
 
 
 def _classes(search):

@@ -12,7 +12,7 @@ from ..api.resources import PODS
 from ..state.snapshot import HostPortInfo
 
 KIND = "remove-pods"
-ORDER = 3
+ORDER = 7
 
 
 def _owned_by_daemon(pi) -> bool:
@@ -132,3 +132,49 @@ def find(search) -> list:
             fixes.append(fix)
             break  # the fewest pods on one node: more nodes only repeat the idea
     return fixes
+
+
+def parts(ctx, node: str, plugin: str):
+    """The pods to delete on the node for one plugin: what runs there
+    (resources), holders of a host port, existing pods whose anti-affinity
+    rejects the pod. Never when preemption makes room."""
+    from .parts import Part
+    from .search import CLUSTER, pod_target
+
+    if (ctx.search.pod_doc.get("preemption") or {}).get("nominatedNode"):
+        return []
+    ni = ctx.search.snapshot.get(node)
+    pi = ctx.pod_info
+    if plugin == "NodePorts":
+        victims = _port_holders(pi, ni)
+        if not victims or any(_owned_by_daemon(p) for p in victims):
+            return []
+    elif plugin == "InterPodAffinity":
+        if set(ctx.blockers.reasons(node, plugin)) != {ERR_REASON_EXISTING_ANTI_AFFINITY}:
+            return []
+        victims = _anti_affinity_holders_in(ctx, node)
+        if not victims or any(_owned_by_daemon(p) for p in victims):
+            return []
+    elif plugin == "NodeResourcesFit":
+        victims = victims_for(pi, ni)
+        if not victims:
+            return []
+    else:
+        return []
+    names = ", ".join(v.key for v in victims)
+    return [Part(KIND, plugin, CLUSTER, f"delete {len(victims)} pod(s) on node {node}: {names}",
+                 removed=list(victims), magnitude=len(victims),
+                 changes=[{"action": "delete", "target": pod_target(v), "patch": []} for v in victims])]
+
+
+def _anti_affinity_holders_in(ctx, node: str) -> list | None:
+    details = ctx.blockers.detail(node, "InterPodAffinity") or {}
+    listed = details.get("existingPods") or []
+    if details.get("matchingPods", 0) != len(listed):
+        return None
+    by_key = {}
+    for ni in ctx.search.snapshot.have_pods_with_required_anti_affinity():
+        for p in ni.pods_with_required_anti_affinity:
+            by_key[p.key] = p
+    holders = [by_key.get(p["pod"]) for p in listed]
+    return None if None in holders else holders

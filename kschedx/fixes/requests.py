@@ -13,7 +13,7 @@ from ..result.document import quantity_text
 from .jsonpatch import pointer
 
 KIND = "reduce-request"
-ORDER = 4
+ORDER = 6
 _BYTES = (MEMORY, EPHEMERAL_STORAGE)
 
 
@@ -38,19 +38,38 @@ def _free(ni, resource: str) -> int:
     return alloc.get(resource, 0) - used.get(resource, 0)
 
 
+def overcommits(resource: str) -> bool:
+    """Whether a request may be below its limit: cpu, memory and
+    ephemeral-storage; an extended resource's or hugepages' request must
+    equal its limit (the API server refuses the pod otherwise)."""
+    return resource in (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+def droppable(resource: str) -> bool:
+    """A request kschedx may propose to drop when no node has any of it:
+    extended resources, hugepages, ephemeral-storage (never cpu or memory)."""
+    return resource not in (CPU, MEMORY)
+
+
 class _Probe:
     """The pod with one resource's request set to an amount: which container
-    (or the pod-level requests) gives up the difference, and the patch."""
+    (or the pod-level requests) gives up the difference, and the patch
+    (the limit follows the request where they must be equal)."""
 
-    def __init__(self, search, resource: str, current: int):
+    def __init__(self, search, resource: str, current: int, pod_info=None, raw_pod=None):
         self.search = search
+        self.pod_info = pod_info if pod_info is not None else search.pod_info
+        self.raw_pod = raw_pod if raw_pod is not None else search.raw_pod
         self.resource = resource
         self.current = current
-        spec = search.pod_info.spec
-        pod_level = ((spec.get("resources") or {}).get("requests") or {})
+        self.limits = None
+        spec = self.pod_info.spec
+        resources = spec.get("resources") or {}
+        pod_level = resources.get("requests") or {}
         if resource in pod_level:
             self.path = ("spec", "resources", "requests")
             self.requests = dict(pod_level)
+            limits = resources.get("limits") or {}
         else:
             best, best_amount = None, 0
             for i, c in enumerate(spec.get("containers") or ()):
@@ -63,17 +82,23 @@ class _Probe:
             self.path = ("spec", "containers", best, "resources", "requests")
             self.requests = dict(spec["containers"][best]["resources"]["requests"])
             self.container = spec["containers"][best].get("name", str(best))
+            limits = spec["containers"][best]["resources"].get("limits") or {}
+        if not overcommits(resource) and resource in limits:
+            self.limits = dict(limits)
         self.own = _native(resource, milli(self.requests[resource]))
+
+    def values(self, own: int) -> dict:
+        """{path: the mapping written there} with the resource at `own`."""
+        out = {self.path: dict(self.requests, **{self.resource: _text(self.resource, own)})}
+        if self.limits is not None:
+            out[self.path[:-1] + ("limits",)] = dict(self.limits, **{self.resource: _text(self.resource, own)})
+        return out
 
     def patch(self, amount: int) -> list[dict] | None:
         own = self.own - (self.current - amount)
         if self.path is None or own <= 0:
             return None
-        requests = dict(self.requests, **{self.resource: _text(self.resource, own)})
-        ops = map_ops(self.search.raw_pod, self.path[:-1])
-        if ops is None:
-            return None
-        return ops + [{"op": "add", "path": pointer(*self.path), "value": requests}]
+        return write_ops(self.raw_pod, self.values(own))
 
     def run(self, amount: int):
         """(settable, Fix or None): one cycle with the request at `amount`;
@@ -90,6 +115,41 @@ class _Probe:
                   f"{_text(self.resource, _step(self.resource, self.current))})")
         return True, self.search.try_pod_patch(KIND, change, patch, magnitude=(self.current - amount) / self.current,
                                                order=ORDER)
+
+
+def write_ops(raw_pod: dict, values: dict) -> list[dict] | None:
+    """Operations writing each {path: mapping} into the pod as written."""
+    ops: list[dict] = []
+    made: set = set()
+    for path, value in values.items():
+        more = map_ops(raw_pod, path[:-1])
+        if more is None:
+            return None
+        for op in more:
+            if op["path"] not in made:
+                made.add(op["path"])
+                ops.append(op)
+        ops.append({"op": "add", "path": pointer(*path), "value": value})
+    return ops
+
+
+def drop_ops(raw_pod: dict, resource: str) -> list[dict]:
+    """Remove the resource from every request and limit of the pod as written."""
+    ops = []
+    spec = raw_pod.get("spec") or {}
+    places = [(("spec",), spec)]
+    for field in ("initContainers", "containers"):
+        for i, c in enumerate(spec.get(field) or ()):
+            if isinstance(c, dict):
+                places.append((("spec", field, i), c))
+    for where, obj in places:
+        res = obj.get("resources") if isinstance(obj, dict) else None
+        if not isinstance(res, dict):
+            continue
+        for k in ("requests", "limits"):
+            if isinstance(res.get(k), dict) and resource in res[k]:
+                ops.append({"op": "remove", "path": pointer(*where, "resources", k, resource)})
+    return ops
 
 
 def map_ops(obj, path: tuple) -> list[dict] | None:
@@ -113,6 +173,34 @@ def map_ops(obj, path: tuple) -> list[dict] | None:
     return ops if isinstance(node, dict) else None
 
 
+def reachable(search, resource: str) -> str | None:
+    """A node that has the pod's request of the resource free and whose
+    resources are not what keeps the pod off it (other kinds may open it):
+    then dropping the request is never proposed. None when there is none."""
+    cache = search.__dict__.setdefault("_reachable", {})
+    if resource not in cache:
+        need = search.pod_info.resource.as_dict().get(resource, 0)
+        cache[resource] = next((ni.name for ni in search.snapshot.node_infos
+                                if _free(ni, resource) >= need
+                                and "NodeResourcesFit" not in search.blockers.by_node.get(ni.name, {})), None)
+    return cache[resource]
+
+
+def _drop(search, resource: str, raw_pod=None, pod_info=None):
+    """The drop of a resource the pod can have nowhere (no node has it free
+    but where other requests do not fit either), when the API server takes
+    the pod without it: (ops, words) or None."""
+    raw_pod = raw_pod if raw_pod is not None else search.raw_pod
+    if not droppable(resource) or reachable(search, resource) is not None:
+        return None
+    ops = drop_ops(raw_pod, resource)
+    if not ops:
+        return None
+    return ops, (f"drop the {resource} request" + (" and limit" if any("/limits/" in op["path"] for op in ops)
+                                                    else "") + f" (no node has it free where the pod's other "
+                                                               "requests fit)")
+
+
 def find(search) -> list:
     nodes = search.blockers.only("NodeResourcesFit")
     wanted: dict[str, list[str]] = {}
@@ -126,12 +214,22 @@ def find(search) -> list:
         cur = current.get(resource, 0)
         step = _step(resource, cur)
         top = (cur - 1) // step  # the largest grid point below the request
-        if top < 1 or not search.has_budget(2):
+        free = max(_free(search.snapshot.get(n), resource) for n in names)
+        if free < step or top < 1:
+            # Not one step of it anywhere: the request itself is the change.
+            dropped = _drop(search, resource)
+            if dropped is not None and search.has_budget():
+                ops, words = dropped
+                fix = search.try_pod_patch(KIND, words, ops, magnitude=1.0, order=ORDER)
+                if fix is not None:
+                    fixes.append(fix)
+            continue
+        if not search.has_budget(2):
             continue
         probe = _Probe(search, resource, cur)
         if probe.path is None:
             continue
-        guess = max(_free(search.snapshot.get(n), resource) for n in names) // step
+        guess = free // step
         # Grid point lo fits (0: taken as fitting, never proposed), hi does not.
         lo, hi, best = 0, top + 1, None
         k = min(max(guess, 1), top)
@@ -173,7 +271,9 @@ def _several(search, nodes, current) -> list:
             step = _step(r, cur)
             amount = min(cur - 1, _free(ni, r)) // step * step
             if amount < step:
-                break
+                if not droppable(r):
+                    break
+                amount = 0  # dropped
             amounts[r] = amount
         else:
             cut = max((current[r] - a) / current[r] for r, a in amounts.items())
@@ -187,31 +287,94 @@ def _several(search, nodes, current) -> list:
         seen.add(key)
         if len(seen) > MAX_CANDIDATES or not search.has_budget():
             break
-        probes = {r: _Probe(search, r, current[r]) for r in amounts}
-        if any(p.path is None for p in probes.values()):
+        made = cut_ops(search, amounts)
+        if made is None:
             continue
-        by_path: dict[tuple, dict] = {}
-        for r, probe in probes.items():
-            own = probe.own - (probe.current - amounts[r])
-            if own <= 0:
-                break
-            by_path.setdefault(probe.path, dict(probe.requests))[r] = _text(r, own)
-        else:
-            patch = []
-            for path, requests in by_path.items():
-                ops = map_ops(search.raw_pod, path[:-1])
-                if ops is None:
-                    break
-                patch += ops + [{"op": "add", "path": pointer(*path), "value": requests}]
-            else:
-                pi = search.verifier.patched_pod(patch)
-                if pi is None or any(pi.resource.as_dict().get(r, 0) != a for r, a in amounts.items()):
-                    continue
-                change = "lower the " + " and the ".join(
-                    f"{r} request from {_text(r, current[r])} to {_text(r, a)}" for r, a in amounts.items()) + (
-                    f" (what node {name} has free)")
-                fix = search.try_pod_patch(KIND, change, patch, magnitude=cut, order=ORDER)
-                if fix is not None:
-                    fixes.append(fix)
-                    break
+        patch, words = made
+        pi = search.verifier.patched_pod(patch)
+        if pi is None or any(pi.resource.as_dict().get(r, 0) != a for r, a in amounts.items()):
+            continue
+        change = joined(words) + f" (what node {name} has free)"
+        fix = search.try_pod_patch(KIND, change, patch, magnitude=cut, order=ORDER)
+        if fix is not None:
+            fixes.append(fix)
+            break
     return fixes
+
+
+def joined(words: list[str]) -> str:
+    """"lower the cpu request from 2 to 1 and the memory request from 4Gi to
+    2Gi": lowerings in one sentence, drops after it."""
+    lower = [w[len("lower the "):] for w in words if w.startswith("lower the ")]
+    rest = [w for w in words if not w.startswith("lower the ")]
+    return "; ".join((["lower the " + " and the ".join(lower)] if lower else []) + rest)
+
+
+def cut_ops(search, amounts: dict, pod_info=None, raw_pod=None):
+    """(patch, words) setting each resource's request to its amount (0:
+    dropped, with its limit); None when the pod as written cannot take it."""
+    pod_info = pod_info if pod_info is not None else search.pod_info
+    raw_pod = raw_pod if raw_pod is not None else search.raw_pod
+    current = pod_info.resource.as_dict()
+    values: dict[tuple, dict] = {}
+    drops, words = [], []
+    for r, amount in amounts.items():
+        if amount == 0:
+            dropped = _drop(search, r, raw_pod)
+            if dropped is None:
+                return None
+            drops += dropped[0]
+            words.append(dropped[1])
+            continue
+        probe = _Probe(search, r, current[r], pod_info, raw_pod)
+        if probe.path is None:
+            return None
+        own = probe.own - (probe.current - amount)
+        if own <= 0:
+            return None
+        for path, value in probe.values(own).items():
+            merged = values.setdefault(path, dict(value))
+            merged[r] = value[r]
+        words.append(f"lower the {r} request from {_text(r, current[r])} to {_text(r, amount)}")
+    patch = write_ops(raw_pod, values) if values else []
+    if patch is None:
+        return None
+    # Drops of a mapping another operation writes whole are taken by it.
+    written = {op["path"] for op in patch if op["op"] == "add"}
+    drops = [op for op in drops if op["path"].rsplit("/", 1)[0] not in written]
+    for path, value in values.items():
+        for r in list(value):
+            if amounts.get(r) == 0:
+                del value[r]
+    return patch + drops, words
+
+
+def parts(ctx, node: str):
+    """The requests cut to what the node has free (dropped when it has none)."""
+    from .parts import Part
+    from .search import POD
+
+    reasons = ctx.blockers.reasons(node, "NodeResourcesFit")
+    if not reasons or not all(r.startswith("Insufficient ") for r in reasons):
+        return []
+    ni = ctx.search.snapshot.get(node)
+    current = ctx.pod_info.resource.as_dict()
+    amounts = {}
+    for reason in reasons:
+        r = reason[len("Insufficient "):]
+        cur = current.get(r, 0)
+        if not cur:
+            return []
+        step = _step(r, cur)
+        amount = min(cur - 1, _free(ni, r)) // step * step
+        if amount < step:
+            if not droppable(r):
+                return []
+            amount = 0
+        amounts[r] = amount
+    made = cut_ops(ctx.search, amounts, ctx.pod_info, ctx.raw_pod)
+    if made is None:
+        return []
+    patch, words = made
+    cut = max((current[r] - a) / current[r] for r, a in amounts.items())
+    return [Part(KIND, "NodeResourcesFit", POD, joined(words), pod_patch=patch, magnitude=cut)]

@@ -4,16 +4,21 @@ change becomes."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 from .blockers import Blockers
-from .verify import Verifier, outcome, preemption_outcome
+from .jsonpatch import PatchError, apply_patch
+from .verify import Refused, Verifier, outcome, preemption_outcome
 
 # Cycles one pod's search may run (bisections included), and fixes shown.
 MAX_RUNS = 48
 MAX_FIXES = 8
 # Candidates each kind checks at most (bisection steps not counted).
 MAX_CANDIDATES = 3
+# Failed candidates whose cycle is kept, to look for what else still blocks
+# (the chained search of combine.py).
+MAX_KEPT_ATTEMPTS = 8
 
 POD = "pod"
 CLUSTER = "cluster"
@@ -24,14 +29,17 @@ class Fix:
     kind: str
     side: str  # POD or CLUSTER
     change: str  # what to do, in words
-    changes: list[dict]  # {"action": patch|create|delete, "target": {...}, "patch": [...]}
+    changes: list[dict]  # {"action": patch|create|delete, "target": {...}, "patch": [...], "by"?: controller}
     verified: dict
     magnitude: float = 1.0  # within a kind: smaller is a smaller change
     order: int = 0  # the kind's place among kinds of its side
+    parts: list[str] | None = None  # a combination: the kinds it joins
+    owner: dict | None = None  # the object a live pod's owner would change instead
 
     @property
     def objects(self) -> int:
-        return len(self.changes)
+        """Objects the user changes (what a controller then does is not counted)."""
+        return sum(1 for c in self.changes if not c.get("by"))
 
     def rank(self) -> tuple:
         return (self.objects, 0 if self.side == POD else 1, self.order, self.magnitude, self.change)
@@ -48,8 +56,8 @@ class Fix:
         return f"{self.change}: fits on {n} node(s) ({', '.join(names)}{more}), scheduled on {v['selectedNode']}"
 
     def document(self) -> dict:
-        first = self.changes[0]
-        return {
+        first = next((c for c in self.changes if not c.get("by")), self.changes[0])
+        doc = {
             "kind": self.kind,
             "side": self.side,
             "description": self.description(),
@@ -59,6 +67,11 @@ class Fix:
             "changes": self.changes,
             "verified": self.verified,
         }
+        if self.parts:
+            doc["parts"] = list(self.parts)
+        if self.owner:
+            doc["owner"] = self.owner
+        return doc
 
 
 def pod_target(pi) -> dict:
@@ -67,6 +80,62 @@ def pod_target(pi) -> dict:
 
 def node_target(name: str) -> dict:
     return {"apiVersion": "v1", "kind": "Node", "namespace": None, "name": name}
+
+
+def object_target(obj: dict) -> dict:
+    meta = obj.get("metadata") or {}
+    return {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"), "namespace": meta.get("namespace"),
+            "name": meta.get("name")}
+
+
+@dataclass
+class Candidate:
+    """A change to check, as data (so that two can be joined, combine.py):
+
+    - `pod_patch`: a JSON Patch of the pod as written (or of its workload's
+      template, workload_target.py);
+    - `claim_edits`: claim key -> JSON Patch of that ResourceClaim (written
+      to it or to its template, claims.py);
+    - `node_patches`: node name -> JSON Patch of that Node;
+    - `objects`: (kind, key, object or None) put in the cluster's stores
+      (created PVCs, PVs, ResourceSlices; claims a controller changes);
+    - `removed`: pods deleted (PodInfos of the snapshot);
+    - `new_nodes`: Node objects added;
+    - `changes`: how a fix lists what the last four make (the pod's and
+      the claims' changes are listed from their patches);
+    - `apply`: context manager factories making anything else for a cycle.
+    """
+
+    kind: str
+    side: str
+    change: str
+    pod_patch: list[dict] | None = None
+    changes: list[dict] = field(default_factory=list)
+    apply: tuple = ()
+    magnitude: float = 1.0
+    order: int = 0
+    parts: list[str] | None = None
+    claim_edits: dict = field(default_factory=dict)
+    node_patches: dict = field(default_factory=dict)
+    objects: list = field(default_factory=list)
+    removed: list = field(default_factory=list)
+    new_nodes: list = field(default_factory=list)
+
+
+@dataclass
+class Attempt:
+    """A candidate whose cycle did not place the pod, with that cycle's
+    result (kept for the first few: what still blocks after it)."""
+
+    candidate: Candidate
+    result: object = None
+    _blockers: Blockers | None = None
+
+    def blockers(self) -> Blockers | None:
+        if self._blockers is None and self.result is not None:
+            self._blockers = Blockers.from_result(self.result)
+            self.result = None  # the records are big at scale: the blockers are all that is read
+        return self._blockers
 
 
 @dataclass
@@ -78,7 +147,18 @@ class Search:
     pod_doc: dict
     max_runs: int = MAX_RUNS
     tried: int = 0
+    combinations: int = 0
     fixes: list = field(default_factory=list)
+    attempts: list = field(default_factory=list)
+    # {"plugin", "reason"}: failures no kind could draw a candidate for.
+    uncovered: list = field(default_factory=list)
+    # {"kind", "text"}: what kschedx says but cannot check (never a fix).
+    advice: list = field(default_factory=list)
+    # Fixes of the side being searched (`phase`) after which that side stops
+    # (find.py: large snapshots); `stopped`: it did.
+    enough: int | None = None
+    phase: str = POD
+    stopped: bool = False
 
     @property
     def pod_info(self):
@@ -92,35 +172,109 @@ class Search:
     def snapshot(self):
         return self.verifier.snapshot
 
+    @property
+    def cluster(self):
+        return self.verifier.cluster
+
     def has_budget(self, runs: int = 1) -> bool:
         return self.verifier.runs + runs <= self.max_runs
+
+    def done(self) -> bool:
+        """No more cycles: the budget is spent, or enough fixes of the side
+        being searched are verified."""
+        if not self.has_budget():
+            return True
+        if self.enough is not None and sum(1 for f in self.fixes if f.side == self.phase) >= self.enough:
+            self.stopped = True
+            return True
+        return False
+
+    def add_uncovered(self, plugin: str, reason: str) -> None:
+        entry = {"plugin": plugin, "reason": reason}
+        if entry not in self.uncovered:
+            self.uncovered.append(entry)
+
+    def add_advice(self, kind: str, text: str) -> None:
+        entry = {"kind": kind, "text": text}
+        if entry not in self.advice:
+            self.advice.append(entry)
 
     def try_pod_patch(self, kind: str, change: str, patch: list[dict], *, magnitude: float = 1.0,
                       order: int = 0, preemption: bool = False) -> Fix | None:
         """The pod with `patch` applied, through one cycle: a Fix when it is placed
         (or, with `preemption`, when preemption nominates a node for it)."""
-        if not self.has_budget():
-            return None
-        pi = self.verifier.patched_pod(patch)
-        if pi is None:
-            return None
-        self.tried += 1
-        result = self.verifier.run(pi, preemption=preemption)
-        verified = preemption_outcome(result) if preemption else outcome(result)
-        if verified is None:
-            return None
-        return Fix(kind, POD, change, [{"action": "patch", "target": pod_target(self.pod_info), "patch": patch}],
-                   verified, magnitude, order)
+        return self.check(Candidate(kind, POD, change, pod_patch=patch, magnitude=magnitude, order=order),
+                          preemption=preemption)
 
     def try_cluster_change(self, kind: str, change: str, changes: list[dict], apply, *, magnitude: float = 1.0,
                            order: int = 0) -> Fix | None:
         """`apply()`: a context manager making the change on the snapshot for one cycle."""
+        return self.check(Candidate(kind, CLUSTER, change, changes=changes, apply=(apply,), magnitude=magnitude,
+                                    order=order))
+
+    def check(self, cand: Candidate, *, preemption: bool = False, combination: bool = False) -> Fix | None:
+        """One cycle with the candidate's changes made: a Fix when the pod is
+        placed. A change the objects cannot take (a patch that does not
+        apply, an object the API server would refuse) is not a candidate.
+        Only the budget stops a check here (a bisection's "largest that
+        fits" must stay true); enough fixes stop the search between kinds."""
         if not self.has_budget():
             return None
+        pi = None
+        if cand.pod_patch:
+            pi = self.verifier.patched_pod(cand.pod_patch)
+            if pi is None:
+                return None
+        claim_changes: list[dict] = []
+        objects = list(cand.objects)
+        if cand.claim_edits:
+            from .claims import claim_changes as made_of
+
+            made = made_of(self, cand.claim_edits)
+            if made is None:
+                return None
+            claim_changes, claim_objects, _ = made
+            objects += claim_objects
+        nodes = []
+        for name, ops in cand.node_patches.items():
+            ni = self.snapshot.get(name)
+            try:
+                nodes.append(apply_patch(ni.node, ops))
+            except PatchError:
+                return None
         self.tried += 1
-        with apply():
-            result = self.verifier.run()
-            verified = outcome(result)
+        if combination:
+            self.combinations += 1
+        v = self.verifier
+        with ExitStack() as stack:
+            try:
+                if objects:
+                    stack.enter_context(v.objects_changed(objects))
+                if cand.removed:
+                    stack.enter_context(v.pods_removed(cand.removed))
+                for node in nodes:
+                    stack.enter_context(v.node_replaced(node))
+                for node in cand.new_nodes:
+                    stack.enter_context(v.node_added(node))
+                for apply in cand.apply:
+                    stack.enter_context(apply())
+            except Refused:
+                self.tried -= 1
+                if combination:
+                    self.combinations -= 1
+                return None
+            result = v.run(pi, preemption=preemption)
+            verified = preemption_outcome(result) if preemption else outcome(result)
         if verified is None:
+            if not preemption and len(self.attempts) < MAX_KEPT_ATTEMPTS:
+                self.attempts.append(Attempt(cand, result))
             return None
-        return Fix(kind, CLUSTER, change, changes, verified, magnitude, order)
+        changes = []
+        owner = None
+        if cand.pod_patch:
+            pod_change, owner = v.pod_change(cand.pod_patch)
+            changes.append(pod_change)
+        changes += claim_changes
+        changes += cand.changes
+        return Fix(cand.kind, cand.side, cand.change, changes, verified, cand.magnitude, cand.order,
+                   parts=cand.parts, owner=owner)

@@ -7,7 +7,36 @@ from __future__ import annotations
 from .jsonpatch import pointer
 
 KIND = "relax-topology-spread"
-ORDER = 2
+ORDER = 3
+
+
+def soft_ops(constraint: dict, k: int) -> list[dict]:
+    """Make constraint k ScheduleAnyway; minDomains goes with it (the API
+    server allows it only with DoNotSchedule)."""
+    ops = [{"op": "add", "path": pointer("spec", "topologySpreadConstraints", k, "whenUnsatisfiable"),
+            "value": "ScheduleAnyway"}]
+    if "minDomains" in constraint:
+        ops.append({"op": "remove", "path": pointer("spec", "topologySpreadConstraints", k, "minDomains")})
+    return ops
+
+
+def parts(ctx, node: str):
+    """Every DoNotSchedule constraint made soft (the Filter reports only the
+    first one a node breaks)."""
+    from .parts import Part
+    from .search import POD
+
+    constraints = (ctx.raw_pod.get("spec") or {}).get("topologySpreadConstraints") or []
+    ops, which = [], []
+    for k, c in enumerate(constraints):
+        if (c.get("whenUnsatisfiable") or "DoNotSchedule") == "DoNotSchedule":
+            ops += soft_ops(c, k)
+            which.append(str(k))
+    if not ops:
+        return []
+    return [Part(KIND, "PodTopologySpread", POD,
+                 f"make topology spread constraint(s) {', '.join(which)} soft (whenUnsatisfiable: ScheduleAnyway)",
+                 pod_patch=ops, magnitude=len(which))]
 
 
 def find(search) -> list:
@@ -35,10 +64,7 @@ def find(search) -> list:
             candidates.append((0.5, f"raise maxSkew of {where} to {needed[k]}",
                                [{"op": "add", "path": pointer("spec", "topologySpreadConstraints", k, "maxSkew"),
                                  "value": needed[k]}]))
-        candidates.append((1.0, f"make {where} soft (whenUnsatisfiable: ScheduleAnyway)",
-                           [{"op": "add",
-                             "path": pointer("spec", "topologySpreadConstraints", k, "whenUnsatisfiable"),
-                             "value": "ScheduleAnyway"}]))
+        candidates.append((1.0, f"make {where} soft (whenUnsatisfiable: ScheduleAnyway)", soft_ops(c, k)))
     fixes = []
     for magnitude, change, patch in sorted(candidates, key=lambda c: c[0])[:MAX_CANDIDATES]:
         fix = search.try_pod_patch(KIND, change, patch, magnitude=magnitude, order=ORDER)

@@ -47,3 +47,15 @@ def find(search) -> list:
         if fix is not None:
             fixes.append(fix)
     return fixes
+
+
+def parts(ctx, node: str):
+    from .parts import Part
+    from .search import POD
+
+    taints = untolerated(ctx.search.snapshot.get(node).taints, ctx.pod_info.spec.get("tolerations"))
+    if not taints:
+        return []
+    patch = append_ops(ctx.raw_pod, ("spec", "tolerations"), [toleration_for(t) for t in taints])
+    return [Part(KIND, "TaintToleration", POD, "tolerate taint " + ", ".join(taint_text(t) for t in taints),
+                 pod_patch=patch, magnitude=len(taints))]

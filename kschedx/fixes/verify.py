@@ -21,17 +21,36 @@ from ..sources.admission import Admission
 from .jsonpatch import PatchError, apply_patch
 
 
-class Verifier:
-    """Runs cycles for one pod's fixes and counts them (the search's budget)."""
+_ABSENT = object()
 
-    def __init__(self, fw, raw_pod: dict, pod_info: PodInfo):
+
+class Refused(Exception):
+    """A change the API server would refuse (raised while making it)."""
+
+
+class Verifier:
+    """Runs cycles for one pod's fixes and counts them (the search's budget).
+
+    `workload`: when the pod was expanded from a workload of a POD_FILE
+    (sources/workloads.py: a WorkloadRef), `raw_pod` is the pod its
+    template makes as written, a patch of it is a patch of the workload's
+    template (workload_target.py), and the pod checked is the one the
+    patched workload expands into. `owner`: a live pod's controller, named
+    in the fixes of the pod (workload_target.Owner)."""
+
+    def __init__(self, fw, raw_pod: dict, pod_info: PodInfo, workload=None, owner=None):
         self.fw = fw
         self.snapshot = fw.snapshot
         self.cluster = fw.snapshot.cluster
         self.raw_pod = raw_pod
         self.pod_info = pod_info
+        self.workload = workload
+        self.owner = owner
         self.runs = 0
         self._admission = Admission(self.cluster.priority_classes, self.cluster.runtime_classes)
+        # id(PodInfo) -> (it, objects its workload's expansion made): in the
+        # cluster while that pod's cycle runs.
+        self._made: dict[int, tuple] = {}
 
     # -- the pod ---------------------------------------------------------------
     def patched_pod(self, patch: list[dict]) -> PodInfo | None:
@@ -40,17 +59,43 @@ class Verifier:
         class...); None when the patch does not apply or the API server
         would refuse the result."""
         try:
-            pod = apply_patch(self.raw_pod, patch)
+            made = []
+            if self.workload is not None:
+                from .workload_target import expanded_pod
+
+                pod, made = expanded_pod(self.workload, patch)
+                if pod is None:
+                    return None
+            else:
+                pod = apply_patch(self.raw_pod, patch)
             self._admission.pod(pod, "fix")
-        except (PatchError, KschedxError, KeyError, TypeError, ValueError):
+        except (PatchError, KschedxError, KeyError, TypeError, ValueError, AttributeError):
             return None
         original = self.pod_info.pod
         pod["metadata"]["uid"] = self.pod_info.uid
+        pod["metadata"]["name"] = self.pod_info.name
         claims = (original.get("status") or {}).get("resourceClaimStatuses")
         if claims:
             # Claims the resourceclaim controller made for the pod stay its own.
             pod["status"] = dict(pod.get("status") or {}, resourceClaimStatuses=claims)
-        return PodInfo(pod)
+        pi = PodInfo(pod)
+        if made:
+            from ..state.cluster import obj_key
+
+            self._made[id(pi)] = (pi, [(o["kind"], obj_key(o), o) for o in made])
+        return pi
+
+    def pod_change(self, patch: list[dict]) -> tuple[dict, dict | None]:
+        """The change a fix lists for a patch of the pod: the pod's own, or
+        its workload's template; and the owner to name for a live pod."""
+        from .workload_target import owner_document, workload_change
+
+        if self.workload is not None:
+            return workload_change(self.workload, patch), None
+        target = {"apiVersion": "v1", "kind": "Pod", "namespace": self.pod_info.namespace,
+                  "name": self.pod_info.name}
+        owner = owner_document(self.owner, self.raw_pod, patch, self) if self.owner is not None else None
+        return {"action": "patch", "target": target, "patch": patch}, owner
 
     def run(self, pi: PodInfo | None = None, *, preemption: bool = False):
         """One cycle of the pod (or of its changed copy), as the pod's own
@@ -65,10 +110,18 @@ class Verifier:
         start = sampling.next_start_node_index if sampling is not None else None
         if sampling is not None:
             sampling.next_start_node_index = 0
+        made = self._made.get(id(pi))
+        # A fix is checked on whether the pod fits (or preemption helps), not
+        # on what else preemption's candidate search could reach.
+        search, fw.preemption_search = getattr(fw, "preemption_search", True), False
         try:
+            if made is not None and made[0] is pi:
+                with self.objects_changed(made[1]):
+                    return fw.schedule(pi, post_filter=preemption)
             return fw.schedule(pi, post_filter=preemption)
         finally:
             fw.rng = rng
+            fw.preemption_search = search
             if sampling is not None:
                 sampling.next_start_node_index = start
 
@@ -131,6 +184,59 @@ class Verifier:
                 ni.pods[:] = pods_
                 ni.pods_with_affinity[:] = aff
                 ni.pods_with_required_anti_affinity[:] = anti
+
+
+    @contextmanager
+    def objects_changed(self, changes: list[tuple[str, str, dict | None]]):
+        """(kind, key, object or None = deleted) made in the ClusterState's
+        stores (PersistentVolume, PersistentVolumeClaim, ResourceSlice,
+        ResourceClaim...) for the time of one cycle; the plugins caching what
+        they derive from those kinds start afresh (Plugin.cluster_objects_changed).
+        Everything is put back afterwards, entry for entry."""
+        cluster = self.cluster
+        saved = []
+        kinds = set()
+        restores = []
+        try:
+            for kind, key, obj in changes:
+                store = cluster.store(kind)
+                old = store.get(key, _ABSENT)
+                saved.append((store, key, old))
+                if obj is None:
+                    store.pop(key, None)
+                else:
+                    store[key] = obj
+                if old is _ABSENT or obj is None or old.get("status") != obj.get("status"):
+                    kinds.add(kind)
+            frozen = frozenset(kinds)
+            for plugin in self.fw.profile.plugins:
+                hook = getattr(plugin, "cluster_objects_changed", None)
+                restore = hook(frozen) if hook is not None else None
+                if restore is not None:
+                    restores.append(restore)
+            yield
+        finally:
+            for restore in reversed(restores):
+                restore()
+            for store, key, old in reversed(saved):
+                if old is _ABSENT:
+                    store.pop(key, None)
+                else:
+                    store[key] = old
+
+    def admitted(self, obj: dict) -> dict:
+        """A created object as the API server would store it (namespace
+        defaulted, shape and storage rules checked); Refused otherwise."""
+        from ..storage.validation import check_storage_object
+
+        obj = copy.deepcopy(obj)
+        try:
+            self._admission.metadata(obj, "fix")
+            if obj.get("kind") in ("PersistentVolume", "PersistentVolumeClaim", "StorageClass"):
+                check_storage_object(obj, "fix")
+        except (KschedxError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise Refused(str(exc)) from None
+        return obj
 
 
 def feasible_nodes(result) -> list[str]:

@@ -111,3 +111,11 @@ class Plugin:
     def score_details(self, state, pod_info, node_info):
         """kschedx's explanation of a score (optional)."""
         return None
+
+    def cluster_objects_changed(self, kinds: frozenset):
+        """Objects of these kinds were added, deleted, or had their status
+        changed in the ClusterState for the time of one cycle (`explain
+        --fix` checking a change): a plugin caching what it derived from
+        them starts afresh. Returns a callable that puts the caches back
+        once the objects are, or None (nothing cached)."""
+        return None

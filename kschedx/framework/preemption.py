@@ -7,11 +7,14 @@ stopping once enough candidates are found), and the choice of one candidate:
 fewest PDB violations, lowest highest-victim priority, smallest priority sum,
 fewest victims, latest start time of the most important victims.
 
-Upstream runs the dry runs in parallel and keeps candidates in a map; where
-that makes the outcome depend on timing or map order, kschedx goes through
-the nodes in name order from the offset, one after another, and among equal
-candidates takes the smallest node name (--tie-break name) or a seeded random
-one. Every choice is recorded in the PostFilterResult details.
+Upstream runs the dry runs in parallel, over potential nodes in Go map
+order, and keeps candidates in a map; where that makes the outcome depend on
+timing or map order, kschedx goes through the potential nodes in node-tree
+order from the offset, one after another, and among equal candidates takes
+the smallest node name (--tie-break name) or a seeded random one. Every
+choice is recorded in the PostFilterResult details, and so is what other
+orders could nominate (`search`, `alternatives`: preemption_search.py),
+computed from one dry run per potential node.
 """
 
 from __future__ import annotations
@@ -21,11 +24,14 @@ from dataclasses import dataclass, field
 from ..api.labels import SelectorError, label_selector
 from .fit_error import fit_error_message
 from .interface import PostFilterResult
+from .preemption_search import outcome_shares
 from .status import Code, Status
 
 MAX_INT32 = 2**31 - 1
 PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_CANDIDATE = "no candidate node for preemption"
+# The most outcomes `alternatives` lists (most likely first, the chosen one always).
+ALTERNATIVES_SHOWN = 50
 
 CRITERIA = (
     "fewest PDB violations",
@@ -163,6 +169,9 @@ class DryRun:
     offset: int = 0
     num_candidates: int = 0
     evaluated: int = 0
+    # Every candidate of the potential nodes, in their order: the search's
+    # input (None when the dry runs did not cover every potential node).
+    all_candidates: list[Candidate] | None = None
 
 
 class Evaluator:
@@ -186,6 +195,8 @@ class Evaluator:
         if run.errors and not run.candidates:
             return None, Status.as_error(aggregate_errors(run.errors))
         details = self._details(run)
+        if run.all_candidates is not None and not run.candidates:
+            details["search"] = self._search_dict(run, 0, 0)
         if not run.candidates:
             message = fit_error_message(
                 len(all_nodes), run.statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, PREEMPTION_NOT_HELPFUL))
@@ -194,9 +205,9 @@ class Evaluator:
 
         candidates = run.candidates
         extenders = getattr(self.handle, "extenders", None)
+        calls: list[dict] = []
         if extenders is not None:
             # callExtenders: extenders with a preemptVerb may change the candidates.
-            calls: list[dict] = []
             candidates, error = extenders.process_preemption(
                 self.handle, pod, candidates, calls, lambda node, victims, pdb: Candidate(node, victims, pdb))
             if error is not None:
@@ -206,6 +217,7 @@ class Evaluator:
         best = self.select_candidate(candidates)
         if best is None or not best.name:
             return None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE)
+        self._search(run, details, best, bool(calls))
         details["candidates"] = [self._candidate_dict(c, c is best) for c in candidates]
         details["victims"] = [{"pod": v.key, "priority": v.priority, "node": best.name} for v in best.victims]
         details["pdbViolations"] = best.num_pdb_violations
@@ -219,39 +231,65 @@ class Evaluator:
     def find_candidates(self, state, all_nodes, pod, m) -> DryRun:
         if not all_nodes:
             return DryRun(errors=["no nodes available"])
-        # Only nodes whose failure removing pods could resolve. NodeToStatus
-        # lists them in node-name order (upstream: map order).
+        # Only nodes whose failure removing pods could resolve, in node-tree
+        # order (upstream: map order on the usual path, see NodeToStatus).
         potential = m.nodes_for_status_code(Code.UNSCHEDULABLE)
         if not potential:
             return DryRun()
         budgets = budgets_from_cluster(self.handle.cluster)
         offset, num = self.interface.get_offset_and_num_candidates(len(potential))
-        return self.dry_run_preemption(state, pod, potential, budgets, offset, num)
+        if num >= len(potential) or not getattr(self.handle, "preemption_search", True):
+            run = self.dry_run_preemption(state, pod, potential, budgets, offset, num)
+            if num >= len(potential):
+                # The walk examined every potential node (it stops early only
+                # once every node is a candidate): its candidates are all.
+                position = {ni.name: i for i, ni in enumerate(potential)}
+                run.all_candidates = sorted(run.candidates, key=lambda c: position[c.name])
+            return run
+        # kube-scheduler examines only some: what every order could find
+        # needs every node's dry run, which the walk from the offset reads.
+        results = [self.dry_run_node(state, pod, ni, budgets) for ni in potential]
+        run = self.dry_run_preemption(state, pod, potential, budgets, offset, num, results)
+        run.all_candidates = [c for c, _ in results if c is not None]
+        return run
 
-    def dry_run_preemption(self, state, pod, potential, budgets, offset: int, num: int) -> DryRun:
+    def dry_run_node(self, state, pod, node_info, budgets) -> tuple[Candidate | None, Status | None]:
+        """SelectVictimsOnNode on copies of the node and of the cycle state:
+        (the candidate, None) or (None, why not)."""
+        node_copy = node_info.clone()
+        victims, num_pdb, status = self.interface.select_victims_on_node(state.clone(), pod, node_copy, budgets)
+        if status is None and victims:
+            return Candidate(node_copy.name, victims, num_pdb), None
+        if status is None:
+            status = Status.as_error(f'expected at least one victim pod on node "{node_copy.name}"')
+        return None, status
+
+    def dry_run_preemption(self, state, pod, potential, budgets, offset: int, num: int, results=None) -> DryRun:
+        """DryRunPreemption, one node after another from `offset`, stopping
+        once `num` candidates are found, one of them without a PDB
+        violation. `results`: every potential node's dry_run_node, when
+        done already (the walk then only reads them)."""
         run = DryRun(potential=len(potential), offset=offset, num_candidates=num)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         for i in range(len(potential)):
-            node_copy = potential[(offset + i) % len(potential)].clone()
-            state_copy = state.clone()
+            j = (offset + i) % len(potential)
             run.evaluated += 1
-            victims, num_pdb, status = self.interface.select_victims_on_node(state_copy, pod, node_copy, budgets)
-            if status is None and victims:
-                c = Candidate(node_copy.name, victims, num_pdb)
+            c, status = results[j] if results is not None else self.dry_run_node(state, pod, potential[j], budgets)
+            if c is not None:
                 # Each list holds at most `num` candidates; extra ones are dropped.
-                target = non_violating if num_pdb == 0 else violating
+                target = non_violating if c.num_pdb_violations == 0 else violating
                 if len(target) < num:
                     target.append(c)
                 if non_violating and len(non_violating) + len(violating) >= num:
                     break
                 continue
-            if status is None:
-                status = Status.as_error(f'expected at least one victim pod on node "{node_copy.name}"')
             if status.code == Code.ERROR:
                 run.errors.append(status.message())
-            run.statuses[node_copy.name] = status
-        run.candidates = non_violating + violating
+            run.statuses[potential[j].name] = status
+        # Upstream lists each kind in the order its parallel dry runs finished;
+        # kschedx by node name (the choice does not depend on the order).
+        run.candidates = sorted(non_violating, key=_name_of) + sorted(violating, key=_name_of)
         return run
 
     # -- choosing one -------------------------------------------------------------------
@@ -296,6 +334,56 @@ class Evaluator:
         nomination when the preemptor is nominated there."""
         return [p for p in self.handle.nominator.nominated_pods_for_node(node_name) if p.priority < pod.priority]
 
+    # -- what other examination orders could nominate ----------------------------------
+    def _search(self, run: DryRun, details: dict, best: Candidate, extenders_called: bool) -> None:
+        """`search` (how many nodes, candidates wanted, whether the outcome
+        could differ), `alternatives` (each possible outcome and its share)
+        and each candidate node's part (`nodePreemption`, for its record),
+        from every potential node's dry run (preemption_search.py)."""
+        cands = run.all_candidates
+        if cands is None:
+            return
+        keys = [c.scores() for c in cands]
+        shares = outcome_shares(keys, [c.num_pdb_violations == 0 for c in cands], run.num_candidates)
+        outcomes = shares.outcomes
+        search = details["search"] = self._search_dict(run, outcomes, len(cands))
+        if extenders_called:
+            # The extenders would answer another set of candidates in another
+            # order: kschedx asks them once, about the set it found.
+            search["alternativesOmitted"] = "preemption extenders"
+            return
+        details["nodePreemption"] = {
+            c.name: {"numVictims": len(c.victims), "pdbViolations": c.num_pdb_violations,
+                     "couldBeNominated": bool(shares.numerators[i]), "share": round(shares.value(i), 6)}
+            for i, c in enumerate(cands)
+        }
+        if outcomes <= 1:
+            return
+        possible = [i for i, n in enumerate(shares.numerators) if n]
+        possible.sort(key=lambda i: -shares.numerators[i])  # stable: node-tree order among equal shares
+        shown = possible[:ALTERNATIVES_SHOWN]
+        chosen = next(i for i, c in enumerate(cands) if c.name == best.name)
+        if chosen not in shown:
+            shown[-1] = chosen
+        details["alternatives"] = [
+            {"nominatedNode": cands[i].name,
+             "victims": [{"pod": v.key, "priority": v.priority} for v in cands[i].victims],
+             "pdbViolations": cands[i].num_pdb_violations,
+             "share": round(shares.value(i), 6),
+             "chosen": i == chosen}
+            for i in shown
+        ]
+
+    @staticmethod
+    def _search_dict(run: DryRun, outcomes: int, with_victims: int) -> dict:
+        return {
+            "potentialNodes": run.potential,
+            "candidatesWanted": run.num_candidates,
+            "nodesWithVictims": with_victims,
+            "couldDiffer": outcomes > 1,
+            "outcomes": outcomes,
+        }
+
     # -- explanation ----------------------------------------------------------------------
     @staticmethod
     def _candidate_dict(c: Candidate, selected: bool) -> dict:
@@ -328,6 +416,10 @@ class Evaluator:
                 for name, st in sorted(run.statuses.items())
             ],
         }
+
+
+def _name_of(c: Candidate) -> str:
+    return c.name
 
 
 def aggregate_errors(errors: list[str]) -> str:

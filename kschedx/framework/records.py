@@ -227,7 +227,7 @@ class NodeResult:
     cycle's tables when they were recorded there (see the module doc)."""
 
     __slots__ = ("name", "status", "first_failure", "feasible", "total", "_filters", "_scores", "_filter_row",
-                 "_score_row", "extender_filters", "extender_scores")
+                 "_score_row", "extender_filters", "extender_scores", "preemption")
 
     def __init__(self, name: str, filters: list[FilterVerdict] | None = None, status: Status | None = None,
                  first_failure: str | None = None, feasible: bool = False, scores: list[PluginScore] | None = None,
@@ -244,6 +244,9 @@ class NodeResult:
         # The extenders' verdicts and scores (framework/extenders.py), after the plugins'.
         self.extender_filters = None  # [(extender, Status | None, details)]
         self.extender_scores = None  # [(extender, raw, normalized, weight)]
+        # A preemption candidate's part in the search (framework/preemption.py):
+        # {numVictims, pdbViolations, couldBeNominated, share}.
+        self.preemption = None
 
     @classmethod
     def from_table(cls, name: str, table: FilterTable, i: int) -> "NodeResult":
@@ -461,15 +464,29 @@ class PodResult:
         self.extenders = None  # ExtenderRecords (framework/extenders.py) once an extender was considered
         # selected_node was drawn at random among top_nodes (the cycle's last draw).
         self.tie_drawn = False
+        # Preemption candidates' parts in the search, by node name (NodeResult.preemption).
+        self.node_preemption: dict | None = None
 
     @property
     def nodes(self) -> list[NodeResult]:
         if self.node_records is not None:
-            self._nodes = self.node_records.build()
+            self._nodes = self._annotated(self.node_records.build())
             self.node_records = None
             if self.extenders is not None:
                 self.extenders.annotate(self._nodes)
         return self._nodes
+
+    def set_node_preemption(self, by_node: dict) -> None:
+        self.node_preemption = by_node
+        if self.node_records is None:
+            self._annotated(self._nodes or [])
+
+    def _annotated(self, records: list[NodeResult]) -> list[NodeResult]:
+        by_node = self.node_preemption
+        if by_node:
+            for nr in records:
+                nr.preemption = by_node.get(nr.name)
+        return records
 
     @nodes.setter
     def nodes(self, value: list[NodeResult]) -> None:
@@ -491,7 +508,7 @@ class PodResult:
             return self.nodes
         keep = choice.pick(self.outline(), self.selected_node)
         if self.node_records is not None:
-            return self.node_records.build(keep)
+            return self._annotated(self.node_records.build(keep))
         return [nr for nr in self._nodes or () if nr.name in keep]
 
     def filter_summary(self) -> dict:
@@ -521,6 +538,7 @@ class PodResult:
         """Let the node records go, keeping what was counted from them."""
         summary, counts = self.filter_summary(), self.node_counts()
         self.nodes = []
+        self.node_preemption = None
         self._filter_summary, self._node_counts = summary, counts
 
     @pauses_collector

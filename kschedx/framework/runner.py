@@ -94,6 +94,11 @@ class Framework:
         self.nominator = nominator if nominator is not None else Nominator()
         self.tie_break = tie_break
         self.rng = rng if rng is not None else random.Random(seed)
+        # Preemption dry-runs every potential node when kube-scheduler would
+        # examine only some, to say what other orders could nominate; runs
+        # that never report it (capacity, checking fixes) turn it off.
+        self.preemption_search = True
+        self._extensions = None  # see _pre_filter_extensions
         self.profile = Profile(self, plugin_args, plan)
         self.extenders = extenders
 
@@ -111,13 +116,27 @@ class Framework:
                                    method: str, point: str):
         """The one loop behind RunPreFilterExtensionAddPod / RemovePod: plugins
         that skipped at PreFilter are left out; a failure aborts the cycle."""
-        for pl in self.profile.pre_filter:
-            ext = pl.pre_filter_extensions()
-            if ext is None or pl.name in state.skip_filter_plugins:
-                continue
+        for name, ext in self._pre_filter_extensions(state.skip_filter_plugins):
             st = getattr(ext, method)(state, pod, other, node)
             if st is not None and not st.is_success():
-                raise PluginError(f'running {point} on PreFilter plugin "{pl.name}": {st.message()}')
+                raise PluginError(f'running {point} on PreFilter plugin "{name}": {st.message()}')
+
+    def _pre_filter_extensions(self, skip: set) -> list:
+        """(plugin name, PreFilterExtensions) of the PreFilter plugins that
+        have them and are not in `skip`: kept for the last `skip` seen (the
+        dry runs of one preemption ask thousands of times, with copies of one
+        set), asked again when the profile's PreFilter plugins change."""
+        plugins = self.profile.pre_filter
+        kept = self._extensions
+        if kept is not None and kept[0] == skip and kept[1] is plugins and kept[2] == len(plugins):
+            return kept[3]
+        exts = []
+        for pl in plugins:
+            ext = pl.pre_filter_extensions()
+            if ext is not None and pl.name not in skip:
+                exts.append((pl.name, ext))
+        self._extensions = (frozenset(skip), plugins, len(plugins), exts)
+        return exts
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         """RunReservePluginsReserve: plugins remember the placement (VolumeBinding
@@ -695,7 +714,8 @@ class Framework:
         final = None
         for pl in self.profile.post_filter:
             try:
-                r, st = pl.post_filter(state, pod, NodeToStatus(node_status, absent_status, self.snapshot))
+                r, st = pl.post_filter(state, pod, NodeToStatus(node_status, absent_status, self.snapshot,
+                                                                self.sampling.order(self.snapshot)))
             except PluginError as exc:
                 r, st = None, Status.as_error(str(exc))
             st = st if st is not None else Status()
@@ -724,9 +744,13 @@ class Framework:
         }
         if post_result is not None:
             for key, value in post_result.details.items():
-                # *PodInfos keys carry objects for simulate, not for the document.
-                if key not in result.preemption and not key.endswith("PodInfos"):
+                # *PodInfos keys carry objects for simulate, not for the document;
+                # nodePreemption goes into the candidate nodes' records.
+                if key not in result.preemption and not key.endswith("PodInfos") and key != "nodePreemption":
                     result.preemption[key] = value
+            node_preemption = post_result.details.get("nodePreemption")
+            if node_preemption:
+                result.set_node_preemption(node_preemption)
             result.victims = post_result.details.get("victimPodInfos", [])
             result.cleared_nominations = post_result.details.get("clearedNominationPodInfos", [])
             # "" = the pod's nomination is cleared; None (no result) = unchanged.
@@ -790,12 +814,19 @@ def _score_column(pl, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) ->
 
 
 class NodeToStatus:
-    """What PostFilter plugins read: each node's status, absent ones sharing one."""
+    """What PostFilter plugins read: each node's status, absent ones sharing one.
 
-    def __init__(self, explicit: dict[str, Status], absent: Status | None, snapshot: Snapshot):
+    NodesForStatusCode lists nodes in `order`: the runner gives the node-tree
+    order (SamplingState.order), which is upstream's own when PreFilter
+    rejected every node (the snapshot's list); otherwise upstream ranges
+    over a Go map (random order each cycle) and kschedx keeps node-tree
+    order. Without `order`, the snapshot's list."""
+
+    def __init__(self, explicit: dict[str, Status], absent: Status | None, snapshot: Snapshot, order=None):
         self.explicit = explicit
         self.absent = absent
         self.snapshot = snapshot
+        self.order = order
 
     def get(self, name: str) -> Status | None:
         st = self.explicit.get(name)
@@ -805,7 +836,7 @@ class NodeToStatus:
 
     def nodes_for_status_code(self, code: Code) -> list[NodeInfo]:
         out = []
-        for ni in self.snapshot.node_infos:
+        for ni in self.order if self.order is not None else self.snapshot.node_infos:
             st = self.get(ni.name)
             if st is not None and st.code == code:
                 out.append(ni)

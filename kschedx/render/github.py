@@ -1,11 +1,13 @@
 """-o github: GitHub Actions workflow commands, one `::error` annotation per
 pod that fails the exit code, on the POD_FILE line of the pod's
-metadata.name when it was read from a file. Passing pods print nothing;
-a last plain line sums up."""
+metadata.name when it was read from a file, then one `::notice` per fix
+`explain --fix` verified for it. Passing pods print nothing; a last plain
+line sums up."""
 
 from __future__ import annotations
 
 from .ci import failure_message, pod_fails, scheduler_text, summary
+from .fixes import fix_lines
 
 
 def _data(s: str) -> str:
@@ -28,8 +30,28 @@ def annotation(pod: dict) -> str:
     return f"::error {','.join(props)}::{_data(failure_message(pod))}"
 
 
+def fix_notices(pod: dict) -> list[str]:
+    """One `::notice` per verified fix (explain --fix), where the pod's
+    annotation is."""
+    props = []
+    source = pod.get("source")
+    if source:
+        props.append(f"file={_property(source['file'])}")
+        if source.get("line"):
+            props.append(f"line={source['line']}")
+    out = []
+    for i, line in enumerate(fix_lines(pod), 1):
+        title = f"title={_property(pod['pod'] + ' fix ' + str(i))}"
+        out.append(f"::notice {','.join(props + [title])}::{_data(line)}")
+    return out
+
+
 def to_github(doc: dict) -> str:
-    lines = [annotation(p) for p in doc["pods"] if pod_fails(p)]
+    lines = []
+    for p in doc["pods"]:
+        if pod_fails(p):
+            lines.append(annotation(p))
+            lines += fix_notices(p)
     scheduler = scheduler_text(doc)
     lines.append(f"kschedx {doc.get('mode', 'explain')}{f' ({scheduler})' if scheduler else ''}: {summary(doc)}")
     return "\n".join(lines) + "\n"

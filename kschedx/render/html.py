@@ -235,6 +235,9 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
         victims = ", ".join(f'{v["pod"]} (priority {v["priority"]})' for v in pre.get("victims") or ()) or "none"
         parts.append(f'<p>preemption: nominated <b>{e(pre["nominatedNode"])}</b>, evicting {e(victims)}; '
                      f'{e(pre.get("pdbViolations", 0))} PodDisruptionBudget violation(s)</p>')
+        parts.append(_preemption_alternatives(pre))
+    if "fixes" in pod:
+        parts.append(_fixes(pod))
     for note in pod.get("notes") or ():
         parts.append(f'<p class="muted">{e(note)}</p>')
     if pod.get("sampling") and pod["status"] == "Scheduled":
@@ -252,6 +255,71 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
             f'<summary><span class="name">{e(pod["pod"])}</span> <span class="verdict {cls}">{e(text)}</span>'
             f'</summary>{"".join(parts)}</details>')
     return html, data
+
+
+def _copyable(cls: str, text: str) -> str:
+    return (f'<div class="copyable"><pre class="{cls}">{e(text)}</pre>'
+            '<button type="button" class="copy" title="copy">copy</button></div>')
+
+
+def _fixes(pod: dict) -> str:
+    """explain --fix: each verified fix, its changes as JSON Patches and the
+    kubectl commands, each copyable."""
+    from . import fixes as words
+
+    fixes = pod.get("fixes") or []
+    if not fixes:
+        head = f'<h3>Fixes</h3><p class="warn">none found: no change kschedx tried makes the pod schedulable ' \
+               f'({e(words.search_words(pod))})</p>'
+    else:
+        head = (f'<h3>Fixes</h3><p class="muted">each checked by running the scheduling cycle again with it; '
+                f'smallest change first; {e(words.search_words(pod))}</p>')
+    items = []
+    for fix in fixes:
+        body = [f'<span class="kind {e(fix["side"])}">{e(fix["kind"])}</span> {e(fix["description"])}']
+        for change in fix.get("changes") or ():
+            body.append(f'<p class="muted">{e(words.change_line(change))}</p>')
+            if change["action"] != "delete":
+                value = change["patch"][0]["value"] if change["action"] == "create" else change["patch"]
+                body.append(_copyable("patch", json.dumps(value, indent=2)))
+            command = words.kubectl_command(change)
+            if command is not None:
+                body.append(_copyable("command", command))
+        owner = fix.get("owner")
+        if owner:
+            body.append(f'<p class="muted">{e(words.owner_line(owner))}</p>')
+            if owner.get("patch"):
+                body.append(_copyable("patch", json.dumps(owner["patch"], indent=2)))
+        items.append(f'<li>{"".join(body)}</li>')
+    tail = "".join(f'<p class="muted">{e(t)}</p>' for t in words.uncovered_lines(pod) + words.advice_lines(pod))
+    return f'<section class="fixes">{head}{"<ol>" + "".join(items) + "</ol>" if items else ""}{tail}</section>'
+
+
+def _preemption_alternatives(pre: dict) -> str:
+    """When preemption's outcome could differ: the human output's line, and
+    every outcome listed with its share of examination orders."""
+    from .layout import UNICODE, preemption_search_text, share_text
+
+    text = preemption_search_text(pre, 8, UNICODE)
+    if not text:
+        return ""
+    html = f'<p class="muted">{e(text)}</p>'
+    alts = pre.get("alternatives") or []
+    if alts:
+        rows = []
+        for a in alts:
+            victims = a.get("victims") or ()
+            chosen = '<td class="ok">chosen by kschedx</td>' if a.get("chosen") else "<td></td>"
+            rows.append(f'<tr><th scope="row">{e(a["nominatedNode"])}</th><td class="num">{len(victims)}</td>'
+                        f'<td>{e(", ".join(v["pod"] for v in victims))}</td>'
+                        f'<td class="num">{e(a.get("pdbViolations", 0))}</td>'
+                        f'<td class="num">{e(share_text(a.get("share", 0)))}</td>{chosen}</tr>')
+        html += ('<table class="alternatives"><caption>possible preemption outcomes, with the share of '
+                 'examination orders that reach each</caption><thead><tr><th scope="col">nominated node</th>'
+                 '<th scope="col">victims</th><th scope="col">pods</th><th scope="col">PDB violations</th>'
+                 '<th scope="col">share</th><th scope="col"></th></tr></thead>'
+                 f'<tbody>{"".join(rows)}</tbody></table>')
+    return html
 
 
 # -- simulate -----------------------------------------------------------------------
@@ -300,8 +368,10 @@ def _placements(doc: dict) -> str:
                     f'{e(p.get("priority", 0))}</td><td>{e(p.get("placedNode") or "-")}</td>'
                     f'<td class="{cls}">{e(text)}</td><td class="msg">{e(p.get("message") or "")}</td></tr>')
     s = doc.get("summary") or {}
+    differ = s.get("preemptionsCouldDiffer")
     line = (f'{s.get("pods", len(doc["pods"]))} pod(s): {s.get("placed", 0)} placed '
-            f'({s.get("placedByPreemption", 0)} by preemption, {s.get("victims", 0)} victim(s)), '
+            f'({s.get("placedByPreemption", 0)} by preemption, {s.get("victims", 0)} victim(s)'
+            + (f'; {differ} preemption(s) could have gone otherwise' if differ else "") + '), '
             f'{s.get("unschedulable", 0)} unschedulable, {s.get("gated", 0)} gated')
     return (f'<section id="placements"><h2>Placements</h2><p>{e(line)}</p>'
             '<div class="controls"><input type="search" class="filter" data-table="placement-table" '

@@ -14,6 +14,7 @@ h1{margin:0 0 .2rem;font-size:1.6rem}h2{margin:1.8rem 0 .6rem;font-size:1.25rem}
 h3{margin:1.2rem 0 .3rem;font-size:1rem}
 .meta,.muted{color:var(--muted)}
 .summary{font-size:1.05rem}
+table.alternatives{margin:.3rem 0 .8rem}table.alternatives caption{text-align:left;color:var(--muted)}
 .badge{display:inline-block;margin-left:.4rem;padding:.05rem .5rem;border-radius:1rem;background:#eee;font-size:.85rem}
 .badge.scheduled{background:#e8f5e9;color:var(--pass)}
 .badge.unschedulable,.badge.error{background:#ffebee;color:var(--fail)}
@@ -65,6 +66,14 @@ td.usage{min-width:16rem}
 .ubar>.before{background:#9e9e9e}.ubar>.after{background:#1565c0}
 .pct{font-size:.8rem;color:var(--muted)}
 td.msg{font-size:.85rem;max-width:40rem}
+section.fixes{margin:.6rem 0}section.fixes .warn{font-weight:600;color:#8d6e00}section.fixes h3{margin:.2rem 0}
+section.fixes ol{padding-left:1.4rem}section.fixes li{margin:.4rem 0}
+.kind{display:inline-block;font-size:.8rem;padding:0 .35rem;border-radius:3px;background:#e3f2fd;color:#0d47a1}
+.kind.cluster{background:#fff3e0;color:#e65100}
+.copyable{position:relative}
+pre.patch,pre.command{white-space:pre-wrap;font-size:.8rem;background:#fafafa;border:1px solid var(--line);
+  border-radius:4px;padding:.3rem 2.6rem .3rem .4rem;margin:.2rem 0}
+button.copy{position:absolute;top:.2rem;right:.2rem;font-size:.7rem;cursor:pointer}
 """
 
 SCRIPT = r"""
@@ -200,6 +209,28 @@ SCRIPT = r"""
   document.querySelectorAll('input.filter, input.changed').forEach(function (input) {
     input.addEventListener('input', function () { applyFilters(input.dataset.table); });
     input.addEventListener('change', function () { applyFilters(input.dataset.table); });
+  });
+
+  // Fixes: each patch and command copied with one click (the text selected
+  // where the clipboard is not offered, as for a file:// page).
+  function selectText(pre) {
+    var range = document.createRange();
+    range.selectNodeContents(pre);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  document.querySelectorAll('button.copy').forEach(function (button) {
+    button.addEventListener('click', function () {
+      var pre = button.parentNode.querySelector('pre');
+      var done = function () { button.textContent = 'copied'; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(pre.textContent).then(done, function () { selectText(pre); });
+      } else {
+        selectText(pre);
+        try { if (document.execCommand('copy')) { done(); } } catch (err) { /* selected: copy by hand */ }
+      }
+    });
   });
 })();
 """

@@ -1,6 +1,7 @@
 """-o junit: one JUnit test case per pod, for the test reporters of GitLab,
 Jenkins and GitHub. A pod that fails the exit code (Unschedulable, Gated,
-Error) is a <failure> whose message is the exact FailedScheduling text.
+Error) is a <failure> whose message is the exact FailedScheduling text;
+with --fix its text adds one line per verified fix.
 
 No timestamps, host names or durations: the same input gives the same file.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .ci import failure_message, outcome, pod_fails
+from .fixes import fix_lines
 
 # Characters XML 1.0 cannot carry at all, even escaped.
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -46,7 +48,8 @@ def to_junit(doc: dict) -> str:
         if pod_fails(pod):
             message = _text(failure_message(pod))
             failure = ET.SubElement(case, "failure", {"type": pod["status"], "message": message})
-            failure.text = message + _text(where)
+            fixes = "".join(f"\nfix {i}: {line}" for i, line in enumerate(fix_lines(pod), 1))
+            failure.text = message + _text(where) + _text(fixes)
         else:
             ET.SubElement(case, "system-out").text = _text(outcome(pod) + where)
     ET.indent(root)

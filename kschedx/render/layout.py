@@ -137,6 +137,79 @@ def sampling_text(pod: dict, limit: int | None, sym: Symbols) -> str:
             f"{plural(len(others), 'other node')} ({_names(others, limit, sym)})")
 
 
+def share_text(share: float) -> str:
+    """A share of examination orders as a percentage: 43%, <1%."""
+    pct = share * 100
+    if 0 < pct < 1:
+        return "<1%"
+    return f"{round(pct)}%"
+
+
+def outcome_text(a: dict) -> str:
+    """One preemption outcome of `alternatives`: its node, victims, share."""
+    n = len(a.get("victims") or ())
+    extra = f", {plural(a['pdbViolations'], 'PDB violation')}" if a.get("pdbViolations") else ""
+    return f"{a['nominatedNode']} ({plural(n, 'victim')}{extra}, {share_text(a.get('share', 0))})"
+
+
+def preemption_search_text(pre: dict, limit: int | None, sym: Symbols) -> str | None:
+    """The `search` of a preemption in one line when its outcome could
+    differ: why (kube-scheduler examines some nodes only, from a random
+    offset; or equal candidates), the other possible outcomes with their
+    shares, and this one's. None when it could not differ."""
+    search = pre.get("search") or {}
+    if not search.get("couldDiffer"):
+        return None
+    sampling = pre.get("sampling") or {}
+    potential, wanted = search["potentialNodes"], search["candidatesWanted"]
+    examined = sampling.get("evaluatedNodes", potential)
+    if search["nodesWithVictims"] <= wanted:
+        head = (f"preemption: {search['outcomes']} candidates tie on every criterion and kube-scheduler "
+                "nominates any of them")
+    elif examined < potential:
+        head = f"preemption examined {examined} of {potential} potential nodes from a random offset"
+    else:
+        head = (f"preemption examined all {potential} potential nodes but keeps the first {wanted} candidates it "
+                "finds (all violate a PodDisruptionBudget)")
+    others = search["outcomes"] - 1
+    if search.get("alternativesOmitted"):
+        return head + f"; other outcomes are possible (not computed: {search['alternativesOmitted']})"
+    alts = pre.get("alternatives") or []
+    rest = [a for a in alts if not a.get("chosen")]
+    chosen = next((a for a in alts if a.get("chosen")), None)
+    names = [outcome_text(a) for a in rest]
+    shown = names if limit is None else names[:limit]
+    text = f"{head}; {plural(others, 'other outcome')} {'is' if others == 1 else 'are'} possible: " + ", ".join(shown)
+    if others > len(shown):
+        text += f", {sym.ellipsis} (+{others - len(shown)})"
+    if chosen is not None:
+        text += f"; this one {share_text(chosen.get('share', 0))}"
+    return text + f" {sym.dot} --node/-o json for all"
+
+
+def node_preemption_text(pod: dict, node: dict) -> str:
+    """What preemption makes of one candidate node (its record's
+    `preemption`): nominated, a possible nomination, or never nominated."""
+    rec = node["preemption"]
+    pre = pod.get("preemption") or {}
+    search = pre.get("search") or {}
+    evicting = f"evicting {plural(rec['numVictims'], 'pod')}"
+    if rec.get("pdbViolations"):
+        evicting += f" ({plural(rec['pdbViolations'], 'PodDisruptionBudget violation')})"
+    if pre.get("nominatedNode") == node["name"]:
+        text = f"preemption nominates it, {evicting}"
+        if search.get("couldDiffer"):
+            others = search["outcomes"] - 1
+            text += (f": {share_text(rec['share'])} of kube-scheduler's examination orders do "
+                     f"({plural(others, 'other outcome')} possible)")
+        return text
+    if rec.get("couldBeNominated"):
+        return (f"preemption could nominate it instead, {evicting}, in {share_text(rec['share'])} of "
+                "kube-scheduler's examination orders")
+    return (f"a preemption candidate, {evicting}, but never nominated: whatever the order, the candidates "
+            "kube-scheduler finds with it hold a better one")
+
+
 # -- details: shown generically, whatever plugin produced them -----------------
 def compact(value) -> str:
     """One value in one short line: dicts as k=v, lists comma-joined."""
@@ -332,23 +405,42 @@ class Report:
         self.preemption(pod)
 
     def fixes(self, pod: dict) -> None:
-        """explain --fix: the verified changes, smallest first, each with its patch."""
+        """explain --fix: the verified changes, smallest first, each with its
+        patch and the kubectl command of a change made on the cluster; then
+        what no kind covers, and advice."""
+        from . import fixes as words
+
         if "fixes" not in pod:
             return
         fixes = pod["fixes"]
-        search = pod.get("fixSearch") or {}
         self.add(Blank())
         if not fixes:
             self.add(_line((f"fixes: none found: no change kschedx tried makes the pod schedulable "
-                            f"({plural(search.get('candidates', 0), 'candidate')} checked)", WARN), indent=2))
-            return
-        self.add(_line(("fixes", STRONG), (f" (each checked by running the scheduling cycle again with it; "
-                                           f"smallest change first; {plural(search.get('candidates', 0), 'candidate')} checked):",
-                                           MUTED), indent=2))
+                            f"({words.search_words(pod)})", WARN), indent=2))
+        else:
+            self.add(_line(("fixes", STRONG), (f" (each checked by running the scheduling cycle again with it; "
+                                               f"smallest change first; {words.search_words(pod)}):", MUTED),
+                           indent=2))
         for i, fix in enumerate(fixes, 1):
             self.add(_line(f"{i}. ", (f"[{fix['kind']}] ", STRONG), fix["description"], indent=2))
             for change in fix.get("changes") or ():
-                self.add(_line((fix_change_text(change, self.sym), MUTED), indent=5))
+                self.add(_line((words.change_line(change, self.sym.ellipsis), MUTED), indent=5))
+                command = words.kubectl_command(change)
+                if command is not None:
+                    self.add(_line(("$ " + command, MUTED), indent=7))
+                if self.wide and change["action"] == "create" and not change.get("by"):
+                    self.add(_line(("$ kubectl create -f - <<'EOF'", MUTED), indent=7))
+                    for text in _yaml(change["patch"][0]["value"]).splitlines():
+                        self.add(_line((text, MUTED), indent=9))
+                    self.add(_line(("EOF", MUTED), indent=9))
+            owner = fix.get("owner")
+            if owner:
+                self.add(_line((words.owner_line(owner), MUTED), indent=5))
+                command = words.owner_command(owner) if owner.get("checked") else None
+                if command is not None:
+                    self.add(_line(("$ " + command, MUTED), indent=7))
+        for text in words.uncovered_lines(pod) + words.advice_lines(pod):
+            self.add(_line((text, WARN if not fixes else MUTED), indent=2))
 
     def header(self, pod: dict) -> None:
         sym = self.sym
@@ -690,6 +782,9 @@ class Report:
         if pre.get("pdbViolations"):
             text += f" ({plural(pre['pdbViolations'], 'PodDisruptionBudget violation')})"
         self.add(_line((text, WARN), indent=2))
+        search = preemption_search_text(pre, None if self.wide else GROUP_NAMES, sym)
+        if search:
+            self.add(_line((search, WARN), indent=2))
         if victims:
             table = Table(["victim", "priority", "node"], align=["left", "right", "left"])
             for v in victims:
@@ -780,6 +875,8 @@ class Report:
                 text = None
             if text:
                 self.add(_line((text, WARN), indent=4))
+        if node.get("preemption") is not None:
+            self.add(_line((node_preemption_text(pod, node), WARN), indent=4))
         if self._reported_by_pre_filter(pod, node):
             pfr = pod["preFilterResult"]
             self.add(_line(f"not among the {plural(len(pfr.get('nodeNames') or []), 'candidate')} PreFilter "
@@ -817,6 +914,34 @@ class Report:
             self.add(_line((f"{plugin} details", STRONG), indent=2))
             for line in lines:
                 self.add(_line((line, MUTED), indent=4))
+        self.preemption_alternatives(pod, name)
+
+    def preemption_alternatives(self, pod: dict, name: str | None = None) -> None:
+        """The outcomes kube-scheduler's preemption could reach, most likely
+        first, with the share of examination orders that reach each."""
+        pre = pod.get("preemption") or {}
+        alts = pre.get("alternatives")
+        if not alts:
+            return
+        sym = self.sym
+        search = pre["search"]
+        self.add(Blank())
+        head = f"preemption outcomes ({search['outcomes']} possible"
+        head += f", the {len(alts)} most likely shown)" if len(alts) < search["outcomes"] else ")"
+        self.add(_line((head, STRONG), (" and the share of examination orders that reach each", MUTED), indent=2))
+        table = Table(["nominated node", "victims", "PDB violations", "share", ""],
+                      align=["left", "left", "right", "right", "left"])
+        for a in alts:
+            mark = f"{sym.star} chosen by kschedx" if a.get("chosen") else ""
+            if a["nominatedNode"] == name:
+                mark = (mark + ", " if mark else "") + "this node"
+            victims = a.get("victims") or []
+            table.rows.append([_cell((a["nominatedNode"], STRONG if a.get("chosen") else None)),
+                               _cell(f"{len(victims)}: " + _names((v["pod"] for v in victims),
+                                                                 None if self.wide else GROUP_NAMES, sym)),
+                               _cell(str(a.get("pdbViolations", 0))), _cell(share_text(a.get("share", 0))),
+                               _cell((mark, PASS if a.get("chosen") else MUTED))])
+        self.add(table)
 
     def score_story(self, pod: dict, node: dict, scores: list[dict], details_cell) -> None:
         sym = self.sym
@@ -862,24 +987,10 @@ class Report:
         self.add(_line((f"{plural(self.pods, 'pod')}: " + ", ".join(parts), STRONG)))
 
 
-def fix_change_text(change: dict, sym: Symbols) -> str:
-    """One change of a fix in a line: the object and its JSON Patch, short."""
-    import json
+def _yaml(obj) -> str:
+    import yaml
 
-    t = change["target"]
-    ref = f"{t['kind']} {t['namespace'] + '/' if t.get('namespace') else ''}{t['name']}"
-    if change["action"] == "create":
-        return f"create {ref} (the whole object: -o json or -o yaml)"
-    if change["action"] == "delete":
-        return f"delete {ref}"
-    ops = []
-    for op in change.get("patch") or ():
-        text = f"{op['op']} {op['path']}"
-        if "value" in op:
-            value = json.dumps(op["value"], separators=(",", ":"))
-            text += " " + (value if len(value) <= 80 else value[:79] + sym.ellipsis)
-        ops.append(text)
-    return f"patch {ref}: " + "; ".join(ops)
+    return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True)
 
 
 def _distinct_verdicts(nodes: list[dict]) -> list[dict]:

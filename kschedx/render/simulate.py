@@ -111,8 +111,10 @@ def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None 
     s = doc.get("summary") or {}
     if scheduler_text(doc):
         w(f"{scheduler_text(doc)}\n")
+    differ = s.get("preemptionsCouldDiffer")
     w(f"simulated {s.get('pods', len(doc['pods']))} pod(s): {s.get('placed', 0)} placed "
-      f"({s.get('placedByPreemption', 0)} by preemption, {s.get('victims', 0)} victim(s)), "
+      f"({s.get('placedByPreemption', 0)} by preemption, {s.get('victims', 0)} victim(s)"
+      + (f"; {differ} preemption(s) could have gone otherwise" if differ else "") + "), "
       f"{s.get('unschedulable', 0)} unschedulable, {s.get('gated', 0)} gated\n")
     for note in doc.get("inputNotes") or ():
         w(f"  {note}\n")
@@ -132,6 +134,10 @@ def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None 
         for p in doc["pods"]:
             if (p.get("preemption") or {}).get("candidates"):
                 w(f"\npreemption candidates for {p['pod']}\n" + "\n".join(candidate_lines(p["preemption"])) + "\n")
+    if differ:
+        w(f"\npreemption: {differ} of {s.get('preemptions', 0)} preemption(s) could have gone otherwise: kube-scheduler "
+          "compares only some candidate nodes, in a random order, or equal candidates tie; the run follows kschedx's "
+          "choice; -o json lists the other outcomes (preemption.alternatives)\n")
     sampled = [p for p in doc["pods"] if (p.get("sampling") or {}).get("couldBeMissed") and p.get("placedNode")]
     if sampled:
         # Node sampling: kube-scheduler looks at a share of the feasible nodes only.

@@ -1,10 +1,12 @@
 """-o tap: the Test Anything Protocol (version 13, which TAP 14 consumers
 read too): one test point per pod, `not ok` for a pod that fails the exit
-code, with the FailedScheduling message in a YAML diagnostic block."""
+code, with the FailedScheduling message in a YAML diagnostic block (and,
+with --fix, `fixes`: one line per verified fix)."""
 
 from __future__ import annotations
 
 from .ci import failure_message, outcome, pod_fails, scheduler_text
+from .fixes import fix_lines
 
 
 def _description(s: str) -> str:
@@ -30,6 +32,8 @@ def to_tap(doc: dict) -> str:
         if pod_fails(pod):
             lines.append(f"not ok {i} - {_description(pod['pod'])}: {pod['status']}")
             fields = {"status": pod["status"], "message": failure_message(pod)}
+            if "fixes" in pod:
+                fields["fixes"] = fix_lines(pod)
             source = pod.get("source")
             if source:
                 fields["file"] = source["file"]

@@ -59,6 +59,8 @@ def node_dicts(records) -> list[dict]:
         if sc is not None:
             d["scores"] = sc
             d["totalScore"] = nr.total
+        if nr.preemption is not None:
+            d["preemption"] = nr.preemption
         out.append(d)
     return out
 

@@ -56,6 +56,8 @@ def node_dict(nr: NodeResult) -> dict:
                            "weighted": normalized * weight, "extender": True})
         d["scores"] = scores
         d["totalScore"] = nr.total
+    if nr.preemption is not None:
+        d["preemption"] = nr.preemption
     return d
 
 

@@ -54,6 +54,7 @@ class _Writer:
         self.k_status = "," + i2 + '"status": '
         self.k_scores = "," + i2 + '"scores": [' + i3
         self.k_total = "," + i2 + '"totalScore": '
+        self.k_preemption = "," + i2 + '"preemption": '
         self.entry_sep = "," + i3
         self.filters: dict = {}  # (plugin, Status or None) -> text, for verdicts without details
         self.filter_values: dict = {}  # (plugin, code, reasons) -> text
@@ -182,6 +183,9 @@ class _Writer:
             parts.append(self.k_total)
             total = nr.total
             parts.append(int.__repr__(total) if type(total) is int else encode(total, self.i2))
+        if nr.preemption is not None:
+            parts.append(self.k_preemption)
+            parts.append(encode(nr.preemption, self.i2))
         parts.append(self.close_node)
         return "".join(parts)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from dataclasses import dataclass
 
 from ..util.errors import InputError
 from ..api.labels import NodeSelector, SelectorError, selector_from_set
@@ -29,23 +30,96 @@ WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob", "
 _ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 
 
-def expand_workloads(objects, nodes, cluster_objects=()) -> tuple[list, list[str]]:
+@dataclass
+class WorkloadRef:
+    """Where an expanded pod came from: the workload as written, and which
+    of the pods it expands into (`index`: the replica's place among them, a
+    DaemonSet pod's node name). `template_pointer`: the JSON Pointer of its
+    pod template. `expansion`: the nodes and objects it was expanded with,
+    to expand it again (`expand_again`)."""
+
+    raw: dict
+    origin: object
+    index: object
+    expansion: tuple
+
+    @property
+    def kind(self) -> str:
+        return self.raw["kind"]
+
+    @property
+    def namespace(self) -> str:
+        return _namespace(self.raw)
+
+    @property
+    def name(self) -> str:
+        return self.raw["metadata"]["name"]
+
+    @property
+    def api_version(self) -> str:
+        return self.raw.get("apiVersion") or ("batch/v1" if self.kind in ("Job", "CronJob") else "apps/v1")
+
+    @property
+    def template_pointer(self) -> str:
+        return "/spec/jobTemplate/spec/template" if self.kind == "CronJob" else "/spec/template"
+
+    def template(self) -> dict:
+        if self.kind == "CronJob":
+            return ((self.raw.get("spec") or {}).get("jobTemplate") or {}).get("spec", {}).get("template") or {}
+        return (self.raw.get("spec") or {}).get("template") or {}
+
+
+def expand_again(ref: WorkloadRef, obj: dict) -> tuple[dict | None, list[dict]]:
+    """`obj` (the workload of `ref`, changed) expanded as it was: the pod in
+    the place of ref's (None when there is none), and the other objects
+    created that are not in the cluster (a Deployment's new ReplicaSet)."""
+    nodes, objects = ref.expansion
+    created = _expand(obj, ref.origin, _Context(nodes, objects))
+    pods = [o for o in created if o["kind"] == "Pod"]
+    others = [o for o in created if o["kind"] == "ReplicaSet"]
+    if ref.kind == "DaemonSet":
+        for p in pods:
+            terms = p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+            if terms["nodeSelectorTerms"][0]["matchFields"][0]["values"] == [ref.index]:
+                return p, others
+        return None, others
+    return (pods[ref.index] if ref.index < len(pods) else None), others
+
+
+def expand_workloads(objects, nodes, cluster_objects=(), refs: dict | None = None) -> tuple[list, list[str]]:
     """[(obj, origin)] -> ([(obj, origin)] with workloads replaced by what
     their controllers create (pods, ReplicaSets, PVCs), notes).
 
     `nodes` are the cluster's Node objects (for DaemonSets); `cluster_objects`
     the snapshot's objects (existing PVCs, StorageClasses, DaemonSet pods).
+    `refs`, when given, receives each created pod's WorkloadRef by
+    "namespace/name" (`explain --fix` patches the workload's template).
     """
     out = []
     notes: list[str] = []
     ctx = _Context(nodes, list(cluster_objects) + list(objects))
     total = 0
+    expansion = None
     for obj, origin in objects:
         kind = obj.get("kind")
         if kind not in WORKLOAD_KINDS:
             out.append((obj, origin))
             continue
+        raw = copy.deepcopy(obj) if refs is not None else None
         created = _expand(obj, origin, ctx)
+        if refs is not None:
+            if expansion is None:
+                # Expanded again with the objects as they are now, its own
+                # claims among them (a StatefulSet reuses them).
+                expansion = (nodes, [])
+            mine = [o for o in created if o["kind"] == "Pod"]
+            for i, p in enumerate(mine):
+                index = i
+                if kind == "DaemonSet":
+                    index = p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+                        "nodeSelectorTerms"][0]["matchFields"][0]["values"][0]
+                refs[f"{p['metadata']['namespace']}/{p['metadata']['name']}"] = WorkloadRef(raw, origin, index,
+                                                                                          expansion)
         pods = sum(1 for o in created if o["kind"] == "Pod")
         total += pods
         if total > MAX_EXPANDED_PODS:
@@ -57,6 +131,8 @@ def expand_workloads(objects, nodes, cluster_objects=()) -> tuple[list, list[str
             # the selectors of a pod's ReplicaSet / StatefulSet.
             out.append((obj, origin))
         out.extend((o, origin) for o in created)
+    if expansion is not None:
+        expansion[1].extend(list(cluster_objects) + out)
     return out, notes
 
 

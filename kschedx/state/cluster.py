@@ -176,6 +176,11 @@ class ClusterState:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def store(self, kind: str) -> dict:
+        """The {key: object} store of an indexed kind (PersistentVolume,
+        ResourceSlice...): what `explain --fix` changes for one cycle."""
+        return getattr(self, _INDEXED_KINDS[kind])
+
     def namespace_labels(self, name: str) -> dict:
         ns = self.namespaces.get(name)
         if ns is None:

@@ -644,6 +644,12 @@ def test_nodes_where_preemption_might_help(case):
 @pytest.mark.parametrize("num_nodes,pct,absolute,want", [
     (10, 10, 100, 10), (1000, 10, 100, 100), (5000, 10, 100, 500), (1000, 40, 100, 400), (5, 40, 1, 2),
     (5, 40, 2, 2), (0, 10, 100, 0), (100, 0, 1, 1),
+    # TestDryRunPreemption's two-node rows with the default args: every node.
+    (2, 10, 100, 2),
+    # The default args examine every potential node up to 100 of them, then 100 up to 1,000.
+    (100, 10, 100, 100), (101, 10, 100, 100), (999, 10, 100, 100), (1001, 10, 100, 100),
+    # The issue's example: 7 * 50 / 100 = 3.
+    (7, 50, 2, 3), (5000, 50, 2, 2500),
 ])
 def test_calculate_num_candidates(num_nodes, pct, absolute, want):
     env = Env([node("n")])
@@ -791,3 +797,126 @@ def test_victims_are_reprieved_most_important_first_pdb_violating_first():
     assert status.is_success()
     assert [v["pod"] for v in result.details["victims"]] == ["default/free"]
     assert result.details["pdbViolations"] == 0
+
+
+# -- the candidate search: what other examination orders could nominate ------------------------
+# (framework/preemption_search.py; tests/test_preemption_search.py checks the arithmetic)
+def _preempt_five(priorities, pct, absolute, offset, labels=None, pdbs=(), search=True):
+    """TestDryRunPreemption's five-node env through Preempt, the offset of
+    upstream's seeded random source fed in; potential nodes in name order, as
+    that test sorts them. Returns (details, filter calls)."""
+    env = _five_node_env(priorities, labels=labels, pdbs=pdbs)
+    env.plugin.min_candidate_nodes_percentage, env.plugin.min_candidate_nodes_absolute = pct, absolute
+    env.plugin.offset_override = lambda n: offset
+    env.fw.preemption_search = search
+    counter = CountingFilter()
+    env.add_filter_first(counter)
+    pi = PodInfo(pod("p", priority=HIGH, req=LARGE))
+    state = env.pre_filter(pi)
+    result, status = env.plugin.evaluator.preempt(state, pi, env.node_to_status({f"node{i}": U for i in range(1, 6)}))
+    assert status.is_success(), status
+    return result.nominated_node, result.details, counter.calls
+
+
+def _alternatives(details) -> dict:
+    return {a["nominatedNode"]: (a["share"], a["chosen"]) for a in details.get("alternatives", ())}
+
+
+def test_search_u1_all_nodes_possible_limits_to_two():
+    nominated, d, calls = _preempt_five([MID] * 5, 40, 1, offset=4)
+    # The walk from offset 4 finds node5 and node1 (upstream's row); equal: the smallest name.
+    assert {c["node"] for c in d["candidates"]} == {"node1", "node5"} and nominated == "node1"
+    assert d["sampling"] == {"potentialNodes": 5, "offset": 4, "numCandidates": 2, "evaluatedNodes": 2}
+    assert d["search"] == {"potentialNodes": 5, "candidatesWanted": 2, "nodesWithVictims": 5, "couldDiffer": True,
+                           "outcomes": 5}
+    assert _alternatives(d) == {"node1": (0.2, True), **{f"node{i}": (0.2, False) for i in range(2, 6)}}
+    # One dry run per node (two Filter calls each: all victims removed, one reprieve),
+    # where kube-scheduler's walk made 4 calls.
+    assert calls == 10
+
+
+def test_search_off_dry_runs_only_the_walk():
+    # Runs that never report the search (capacity, fix checks) keep upstream's count.
+    nominated, d, calls = _preempt_five([MID] * 5, 40, 1, offset=4, search=False)
+    assert nominated == "node1" and calls == 4
+    assert "search" not in d and "alternatives" not in d and "nodePreemption" not in d
+
+
+def test_search_u2_some_nodes_not_possible():
+    nominated, d, _ = _preempt_five([MID, VERY_HIGH, MID, MID, VERY_HIGH], 40, 1, offset=4)
+    assert {c["node"] for c in d["candidates"]} == {"node1", "node3"} and nominated == "node1"
+    assert d["search"]["nodesWithVictims"] == 3 and d["search"]["outcomes"] == 3
+    assert _alternatives(d) == {"node1": (0.333333, True), "node3": (0.333333, False), "node4": (0.333333, False)}
+    # node2 and node5 run pods of a higher priority: no victims, no record.
+    assert set(d["nodePreemption"]) == {"node1", "node3", "node4"}
+
+
+def test_search_u3_violating_candidates_never_nominated():
+    foo = {"app": "foo"}
+    nominated, d, _ = _preempt_five([MID] * 5, 40, 2, offset=4, labels={1: foo, 2: foo, 5: foo},
+                                    pdbs=[pdb("pdb", foo, allowed=0)])
+    # Upstream's walk: node5, node1, node2 (dropped: the violating list is full), node3.
+    assert {c["node"] for c in d["candidates"]} == {"node1", "node3", "node5"} and nominated == "node3"
+    assert _alternatives(d) == {"node3": (0.5, True), "node4": (0.5, False)}
+    assert d["nodePreemption"]["node1"] == {"numVictims": 1, "pdbViolations": 1, "couldBeNominated": False,
+                                            "share": 0.0}
+    assert d["nodePreemption"]["node4"] == {"numVictims": 1, "pdbViolations": 0, "couldBeNominated": True,
+                                            "share": 0.5}
+
+
+def test_search_every_node_examined_nothing_extra():
+    # The default args on five nodes: every potential node is examined by the walk
+    # itself, one dry run each, and the one best candidate cannot differ.
+    nominated, d, calls = _preempt_five([MID, LOW, MID, MID, MID], 10, 100, offset=0)
+    assert nominated == "node2" and calls == 10
+    assert d["search"] == {"potentialNodes": 5, "candidatesWanted": 5, "nodesWithVictims": 5, "couldDiffer": False,
+                           "outcomes": 1}
+    assert "alternatives" not in d
+    assert d["nodePreemption"]["node2"]["couldBeNominated"] and not d["nodePreemption"]["node1"]["couldBeNominated"]
+
+
+def test_search_when_no_node_has_victims():
+    env = _five_node_env([VERY_HIGH] * 5)
+    pi = PodInfo(pod("p", priority=HIGH, req=LARGE))
+    result, status = env.plugin.evaluator.preempt(env.pre_filter(pi), pi,
+                                                  env.node_to_status({f"node{i}": U for i in range(1, 6)}))
+    assert status.code == U and result.nominated_node == ""
+    assert result.details["search"] == {"potentialNodes": 5, "candidatesWanted": 5, "nodesWithVictims": 0,
+                                        "couldDiffer": False, "outcomes": 0}
+
+
+def _zoned_env(offset, pct=10, absolute=1):
+    """Four equal nodes in two zones, read a1, a2, b1, b2: node-tree order
+    interleaves the zones (a1, b1, a2, b2)."""
+    nodes = [node(n, labels={"kubernetes.io/hostname": n, "topology.kubernetes.io/zone": n[0]})
+             for n in ("a1", "a2", "b1", "b2")]
+    pods = [pod(f"p-{n}", node=n, priority=MID, req=LARGE) for n in ("a1", "a2", "b1", "b2")]
+    env = Env([*nodes, *pods, pod("p", priority=HIGH, req=LARGE)])
+    env.plugin.min_candidate_nodes_percentage, env.plugin.min_candidate_nodes_absolute = pct, absolute
+    env.plugin.offset_override = lambda n: offset
+    return env
+
+
+def test_potential_nodes_in_node_tree_order():
+    env = _zoned_env(0)
+    m = NodeToStatus({}, Status(U), env.snapshot, env.fw.sampling.order(env.snapshot))
+    assert [ni.name for ni in m.nodes_for_status_code(U)] == ["a1", "b1", "a2", "b2"]
+    # Without an order, the snapshot's list (by name), as upstream's tests sort it.
+    assert [ni.name for ni in env.node_to_status({}, absent=U).nodes_for_status_code(U)] == ["a1", "a2", "b1", "b2"]
+
+
+@pytest.mark.parametrize("offset,want", [(0, "a1"), (1, "b1"), (2, "a2"), (3, "b2")])
+def test_the_walk_from_an_offset_goes_in_node_tree_order(offset, want):
+    # One candidate wanted (10% of 4, at least 1): the first node from the offset.
+    env = _zoned_env(offset)
+    r = env.fw.schedule(env.pod_info("p"))
+    pre = r.preemption
+    assert pre["nominatedNode"] == want
+    assert pre["sampling"] == {"potentialNodes": 4, "offset": offset, "numCandidates": 1, "evaluatedNodes": 1}
+    assert pre["search"]["couldDiffer"] and pre["search"]["outcomes"] == 4
+    assert [(a["nominatedNode"], a["share"], a["chosen"]) for a in pre["alternatives"]] == [
+        (n, 0.25, n == want) for n in ("a1", "b1", "a2", "b2")]  # equal shares: node-tree order
+    # Every candidate's record says it can be nominated.
+    assert {nr.name: nr.preemption["couldBeNominated"] for nr in r.nodes} == dict.fromkeys(["a1", "a2", "b1", "b2"], True)
+    # The document keeps the per-node part out of `preemption`.
+    assert "nodePreemption" not in pre

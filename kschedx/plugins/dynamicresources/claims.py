@@ -132,6 +132,14 @@ class DRAManager:
         self._pools_by_node: dict[str, list[Pool]] = {}
         self._devices_by_slice: dict[int, list[SliceDevice]] = {}
 
+    def reuse_devices(self, other: "DRAManager") -> None:
+        """Take the devices `other` built for slices this manager has too
+        (the same objects), with what their selectors gave."""
+        mine = {id(s): s for s in self.slices}
+        for key, devs in other._devices_by_slice.items():
+            if devs and devs[0].slice is mine.get(key):
+                self._devices_by_slice[key] = devs
+
     # -- claims -------------------------------------------------------------------
     def get_claim(self, namespace: str, name: str) -> dict:
         claim = self.claims.get(f"{namespace}/{name}")

@@ -77,6 +77,26 @@ class DynamicResources(Plugin):
             m = self._manager = DRAManager(self.handle.cluster)
         return m
 
+    def cluster_objects_changed(self, kinds: frozenset):
+        """A fresh DRAManager while slices or allocations differ (its slice
+        index, pools and allocated devices are derived from them); a claim's
+        spec is read from the cluster each cycle and needs none."""
+        if not kinds & {"ResourceSlice", "ResourceClaim"}:
+            return None
+        saved = self._manager
+        self._manager = None
+        if saved is not None:
+            fresh = self.manager
+            fresh.in_flight.update(saved.in_flight)
+            # A slice's devices (and what CEL found on them) stay its own:
+            # keyed by the slice object, which they keep alive.
+            fresh.reuse_devices(saved)
+
+        def restore():
+            self._manager = saved
+
+        return restore
+
     # -- claims of a pod ------------------------------------------------------------
     def _pod_claims(self, pod_info) -> list[dict]:
         """foreachPodResourceClaim; raises ClaimError."""

@@ -57,6 +57,19 @@ class VolumeBinding(Plugin):
         self.binder = VolumeBinder(handle.cluster)
         self.scorer = None  # only built when StorageCapacityScoring is on
 
+    def cluster_objects_changed(self, kinds: frozenset):
+        """The binder's index of PVs by class is rebuilt while PVs differ."""
+        if "PersistentVolume" not in kinds:
+            return None
+        cache = self.binder.pv_cache
+        saved = cache._by_class
+        cache._by_class = None
+
+        def restore():
+            cache._by_class = saved
+
+        return restore
+
     # -- PreFilter ---------------------------------------------------------------
     def pre_filter(self, state, pod_info, nodes):
         try:

@@ -1,0 +1,122 @@
+"""Preemption on a full cluster: what DefaultPreemption's dry runs cost.
+
+Generates a deterministic cluster where no node has room: N nodes in 3
+zones (8 cores, 32 GiB, 110 pods), each full of lower-priority pods (2 or 4
+cores, priorities 0 and 100, spread start times, some covered by a
+PodDisruptionBudget), and pending pods of priority 1000 that fit only by
+preempting. Every node is a potential node, so with the default args
+(minCandidateNodesPercentage 10, minCandidateNodesAbsolute 100) kube-
+scheduler looks for N/10 candidates among N nodes. Then runs each command
+as a whole process under /usr/bin/time and prints wall time, CPU time and
+peak RSS:
+
+- `explain -o json --nodes failing` of every pending pod;
+- `simulate --detail placements -o json` (the pods placed one after
+  another, each preemption applied).
+
+    python benchmarks/bench_preemption.py                  # 5,000 nodes, 20 pending pods
+    python benchmarks/bench_preemption.py --nodes 500 --pending 10
+    python benchmarks/bench_preemption.py --config args.yaml   # e.g. other minCandidateNodes* args
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "out"
+ZONES = ("zone-a", "zone-b", "zone-c")
+
+
+def generate(num_nodes: int, num_pending: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    objs: list[dict] = []
+    for name, value in (("high", 1000), ("medium", 100)):
+        objs.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                     "metadata": {"name": name}, "value": value})
+    objs.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                 "metadata": {"name": "db", "namespace": "default"},
+                 "spec": {"selector": {"matchLabels": {"app": "db"}}, "maxUnavailable": 0},
+                 "status": {"disruptionsAllowed": 0}})
+    for i in range(num_nodes):
+        name = f"node-{i:05d}"
+        objs.append({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name,
+                                                  "topology.kubernetes.io/zone": ZONES[i % 3]}},
+            "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
+        })
+        used = 0
+        j = 0
+        while used < 8:
+            cpu = min(rng.choice((2, 2, 4)), 8 - used)
+            app = rng.choice(("web", "web", "batch", "db"))
+            prio = 100 if app == "db" or rng.random() < 0.3 else 0
+            objs.append(_pod(f"run-{i:05d}-{j}", app, cpu, prio, node=name,
+                             start=f"2024-01-01T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z"))
+            used += cpu
+            j += 1
+    for k in range(num_pending):
+        objs.append(_pod(f"urgent-{k:04d}", "urgent", rng.choice((2, 3, 4)), 1000))
+    return objs
+
+
+def _pod(name, app, cpu, priority, node=None, start=None) -> dict:
+    spec = {"containers": [{"name": "c", "image": f"registry.example/{app}:1",
+                            "resources": {"requests": {"cpu": str(cpu), "memory": "1Gi"}}}],
+            "priority": priority}
+    if node:
+        spec["nodeName"] = node
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": "default", "labels": {"app": app}}, "spec": spec}
+    if start:
+        pod["status"] = {"phase": "Running", "startTime": start}
+    return pod
+
+
+def run(label: str, argv: list[str]) -> None:
+    with tempfile.NamedTemporaryFile("w+", suffix=".time") as tf:
+        with open(os.devnull, "wb") as devnull:
+            proc = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", tf.name, *argv],
+                                  stdout=devnull, stderr=subprocess.PIPE)
+        if proc.returncode not in (0, 1):
+            sys.stderr.write(proc.stderr.decode(errors="replace"))
+            raise SystemExit(f"{label}: exit code {proc.returncode}")
+        wall, user, system, rss = tf.read().split()[-4:]
+    print(f"{label}: {float(wall):.2f} s wall, {float(user) + float(system):.2f} s CPU, "
+          f"{int(rss) // 1024} MiB peak RSS")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--pending", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--config", help="a KubeSchedulerConfiguration for every run")
+    args = ap.parse_args(argv)
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"preempt-{args.nodes}-{args.pending}.json"
+    if not path.exists():
+        objs = generate(args.nodes, args.pending, args.seed)
+        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    kschedx = [sys.executable, "-m", "kschedx"]
+    extra = ["--config", args.config] if args.config else []
+    print(f"{args.nodes} nodes, every one full; {args.pending} pending pods that fit only by preempting")
+    run("explain -o json --nodes failing",
+        kschedx + ["explain", "--snapshot", str(path), "-o", "json", "--nodes", "failing", "--tie-break", "name"] + extra)
+    run("simulate --detail placements -o json",
+        kschedx + ["simulate", "--snapshot", str(path), "-o", "json", "--detail", "placements",
+                   "--tie-break", "name"] + extra)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

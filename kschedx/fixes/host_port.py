@@ -1,0 +1,91 @@
+"""relax-host-port: the hostPort the pod asks for, dropped (the
+containerPort stays), when the port is held on the nodes by pods that
+cannot be deleted: DaemonSet and static pods (remove-pods proposes the
+others)."""
+
+from __future__ import annotations
+
+from ..state.snapshot import HostPortInfo
+from .jsonpatch import pointer
+
+KIND = "relax-host-port"
+ORDER = 5
+
+
+def _taken(pi, ni) -> tuple[set, list]:
+    """The pod's (ip, protocol, port) the node's pods hold, and those pods."""
+    held = set()
+    holders = []
+    for other in ni.pods:
+        ports = HostPortInfo()
+        for ip, proto, port in other.host_ports:
+            ports.add(ip, proto, port)
+        mine = {(ip, proto, port) for ip, proto, port in pi.host_ports if ports.check_conflict(ip, proto, port)}
+        if mine:
+            held |= mine
+            holders.append(other)
+    return held, holders
+
+
+def _ops(raw_pod: dict, ports: set) -> tuple[list, list]:
+    """Remove hostPort (and hostIP) of the container ports holding `ports`."""
+    wanted = {port for _, _, port in ports}
+    ops, words = [], []
+    for field in ("initContainers", "containers"):
+        for i, c in enumerate((raw_pod.get("spec") or {}).get(field) or ()):
+            for j, p in enumerate(c.get("ports") or ()):
+                if p.get("hostPort") in wanted:
+                    ops.append({"op": "remove", "path": pointer("spec", field, i, "ports", j, "hostPort")})
+                    if "hostIP" in p:
+                        ops.append({"op": "remove", "path": pointer("spec", field, i, "ports", j, "hostIP")})
+                    words.append(f"{p['hostPort']}/{p.get('protocol') or 'TCP'} of container {c.get('name', i)}")
+    return ops, words
+
+
+def _candidate(pi, raw_pod, ni, *, only_undeletable: bool):
+    from .remove_pods import _owned_by_daemon
+
+    held, holders = _taken(pi, ni)
+    if not held:
+        return None
+    if only_undeletable and not all(_owned_by_daemon(h) for h in holders):
+        return None
+    ops, words = _ops(raw_pod, held)
+    if not ops:
+        return None
+    who = ", ".join(h.key for h in holders)
+    return ops, f"drop hostPort {', '.join(words)} (held on node {ni.name} by {who}; the containerPort stays)"
+
+
+def find(search) -> list:
+    from .search import MAX_CANDIDATES
+
+    seen = set()
+    fixes = []
+    for name in search.blockers.only("NodePorts"):
+        made = _candidate(search.pod_info, search.raw_pod, search.snapshot.get(name), only_undeletable=True)
+        if made is None:
+            continue
+        ops, change = made
+        key = repr(ops)
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) > MAX_CANDIDATES:
+            break
+        fix = search.try_pod_patch(KIND, change, ops, magnitude=len(ops), order=ORDER)
+        if fix is not None:
+            fixes.append(fix)
+            break  # the same ports elsewhere only repeat it
+    return fixes
+
+
+def parts(ctx, node: str):
+    from .parts import Part
+    from .search import POD
+
+    made = _candidate(ctx.pod_info, ctx.raw_pod, ctx.search.snapshot.get(node), only_undeletable=False)
+    if made is None:
+        return []
+    ops, words = made
+    return [Part(KIND, "NodePorts", POD, words, pod_patch=ops, magnitude=len(ops))]
