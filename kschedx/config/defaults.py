@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 
 from ..features import Features, default_features
-from .schema import EXTENSION_POINTS, extension_points
+from .schema import extension_points
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # config.DefaultPercentageOfNodesToScore: adaptive
@@ -60,14 +60,8 @@ def default_multi_point(features: Features | None = None) -> tuple[tuple[str, in
     return tuple(out)
 
 
-# The default profile's MultiPoint list at the newest version's default gates.
-DEFAULT_MULTI_POINT = default_multi_point()
-
-# pluginsNames walks the sets in this order (it only collects a sorted set).
-_ALL_POINTS = ("multiPoint", *EXTENSION_POINTS)
-
-
 def all_points(features: Features | None = None) -> tuple[str, ...]:
+    """The v1 Plugins fields of the version, MultiPoint first."""
     return ("multiPoint", *extension_points(features or default_features()))
 
 
