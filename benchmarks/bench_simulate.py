@@ -87,19 +87,25 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--detail", choices=("full", "placements"), default="placements",
                     help="keep per-node verdicts of every pod (memory grows with nodes x pods)")
+    ap.add_argument("--kube-version", default=None, help="the kube-scheduler version to reproduce (default: newest)")
     args = ap.parse_args(argv)
+    from kschedx.features import default_features
+
+    features = default_features(args.kube_version) if args.kube_version else None
 
     t0 = time.perf_counter()
     objs = generate(args.nodes, args.pods, args.running_per_node, args.seed)
     cluster = build_cluster([(o, Origin("generated")) for o in objs])
     workload = Workload(cluster, queue_order([PodInfo(p) for p in cluster.pending_pods()]))
     t1 = time.perf_counter()
-    doc = simulate(workload, tie_break="name", detail=args.detail)
+    c1 = time.process_time()
+    doc = simulate(workload, tie_break="name", detail=args.detail, features=features)
     t2 = time.perf_counter()
+    c2 = time.process_time()
 
     s = doc["summary"]
     print(f"nodes={args.nodes} running={args.nodes * args.running_per_node} pending={len(workload.pods)}")
-    print(f"load {t1 - t0:.2f}s  simulate {t2 - t1:.2f}s")
+    print(f"load {t1 - t0:.2f}s  simulate {t2 - t1:.2f}s ({c2 - c1:.2f}s CPU)")
     print(f"placed {s['placed']} ({s['placedByPreemption']} by preemption, {s['victims']} victims), "
           f"unschedulable {s['unschedulable']}")
     print(f"throughput: {len(workload.pods) / (t2 - t1):.1f} pods/s")

@@ -286,6 +286,18 @@ class _OpenWatch:
             pass
 
 
+def version_info(git_version: str, major: str | None = None, minor: str | None = None) -> dict:
+    """/version as an API server answers it (apimachinery version.Info)."""
+    m = re.match(r"v(\d+)\.(\d+)", git_version)
+    major = major if major is not None else (m.group(1) if m else "")
+    minor = minor if minor is not None else (m.group(2) if m else "")
+    return {"major": major, "minor": minor, "emulationMajor": major, "emulationMinor": minor,
+            "minCompatibilityMajor": major, "minCompatibilityMinor": str(max(int(re.sub(r"\D", "", minor) or 1) - 1, 0)),
+            "gitVersion": git_version, "gitCommit": "0" * 40, "gitTreeState": "clean",
+            "buildDate": "2026-05-14T00:00:00Z", "goVersion": "go1.25.9", "compiler": "gc",
+            "platform": "linux/amd64"}
+
+
 class KubeAPIServer:
     def __init__(self, tls: TLSMaterial, *, token: str = "kschedx-test-token", user: str = "x",
                  removal_delay: float = 0.2, host: str = "127.0.0.1", gzip: bool = True,
@@ -311,6 +323,8 @@ class KubeAPIServer:
         self.connections = 0  # TLS connections accepted: shows whether clients reuse them
         self.disabled_groups: set[str] = set()
         self.rules: list[dict] | None = None  # RBAC PolicyRules; None allows everything
+        # What GET /version answers (apimachinery version.Info); None: 404.
+        self.version: dict | None = version_info("v1.36.2")
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
         self._httpd: _TLSHTTPServer | None = None
@@ -589,6 +603,11 @@ class KubeAPIServer:
                     raise st.forbidden(user=self.user, verb=verb, resource=route.plural,
                                        subresource=route.sub or "", group=route.group,
                                        namespace=route.namespace, name=route.name)
+            if path == "/version" and method == "GET":
+                # Readable by everyone (system:public-info-viewer): no RBAC rule applies.
+                if self.version is None:
+                    raise st.path_not_found()
+                return 200, json.dumps(self.version).encode(), {}
             if route is None or route.group_version in self.disabled_groups:
                 raise st.path_not_found()
             resource = BY_PATH.get((route.group_version, route.plural))

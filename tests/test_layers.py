@@ -31,6 +31,7 @@ LAYERS = (
     ("storage",),
     ("sources",),
     ("api",),
+    ("features",),
     ("util",),
 )
 # kschedx/__init__.py holds only the version strings: every layer may read it.

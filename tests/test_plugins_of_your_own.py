@@ -152,7 +152,9 @@ def test_allow_unknown_plugins_lists_them_and_goes_on(tmp_path, cluster):
 
     human = explain([pod, "--snapshot", snap, "--config", cfg, "--allow-unknown-plugins"])
     assert human.exit_code == 0
-    assert "NodeLabelPreference" in human.stdout.split("\n\n")[0]  # the incomplete-result notice comes first
+    # After the line naming the scheduler, the incomplete-result notice comes first.
+    assert human.stdout.split("\n\n")[0] == "kube-scheduler v1.36.2"
+    assert "NodeLabelPreference" in human.stdout.split("\n\n")[1]
     sim = CliRunner().invoke(main, ["simulate", pod, "--snapshot", snap, "--config", cfg, "--allow-unknown-plugins"])
     assert sim.exit_code == 0 and "not evaluated (result incomplete): NodeLabelPreference" in sim.stdout
 
@@ -274,7 +276,7 @@ class _Boom:
 
         points = frozenset(p for p, m in registry.POINT_METHODS.items() if callable(getattr(cls, m, None)))
         entry = registry.Entry(cls.name, f"tests:{cls.__name__}", points, registry._Loaded(cls))
-        monkeypatch.setattr(registry, "entry_point_entries", lambda names=None: {cls.name: entry})
+        monkeypatch.setattr(registry, "entry_point_entries", lambda names=None, in_tree_names=None: {cls.name: entry})
 
 
 @pytest.mark.parametrize("method, message", [

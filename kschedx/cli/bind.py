@@ -47,7 +47,7 @@ def _complete_pending_pod(ctx, _param, incomplete):
 @namespace_option
 @config_options
 def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed, cluster, namespace,
-         scheduler_config, sampling):
+         scheduler, sampling):
     """Schedule one pending pod of the live cluster, and bind it.
 
     Takes a fresh snapshot, runs the scheduling cycle, shows the explanation
@@ -87,7 +87,7 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
         try:
             with read_progress(conn) as progress:
                 plan = binding.plan(conn, pod_ref, node=node, preempt=preempt, tie_break=tie_break,
-                                    seed=seed, progress=progress, config=scheduler_config, sampling=sampling)
+                                    seed=seed, progress=progress, sampling=sampling, choose=scheduler.resolve)
             for w in plan.doc.get("warnings") or ():
                 warn(w)
             if not machine:
@@ -112,7 +112,7 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
             with wait_progress(len(plan.victims)) as waited:
                 outcome = binding.execute(conn, plan, timeout=timeout, events=lambda m: say(m),
                                           wait_progress=waited, tie_break=tie_break, seed=seed,
-                                          config=scheduler_config, sampling=sampling)
+                                          sampling=sampling)
         finally:
             conn.close()
     except KschedxError as e:

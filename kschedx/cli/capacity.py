@@ -39,7 +39,7 @@ CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 @report_option
 @debug_option
 def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copies, allow_preemption,
-             with_pending, output, tie_break, seed, scheduler_config, sampling, report):
+             with_pending, output, tie_break, seed, scheduler, sampling, report):
     """How many more replicas of a pod fit, and what stops them?
 
     Copies of each pod template (a Pod, or the template of a Deployment,
@@ -68,9 +68,10 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
                           with_pending=with_pending)
     options.check()
     workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace))
+    features, scheduler_config = scheduler.resolve(workload)
     failures = [] if report is not None else None
     doc = cap.capacity(workload, options, tie_break=tie_break, seed=seed, config=scheduler_config,
-                       sampling=sampling, failures=failures)
+                       features=features, sampling=sampling, failures=failures)
     for w in doc.get("warnings") or ():
         click.echo(f"kschedx: warning: {w}", err=True)
     render(doc, output)

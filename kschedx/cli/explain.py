@@ -43,7 +43,7 @@ def default_jobs() -> int:
                    "needs pip install 'kschedx[metrics]'.")
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,
-            all_pending, scheduler_config, sampling, jobs, no_reuse, watch, settle, metrics_addr):
+            all_pending, scheduler, sampling, jobs, no_reuse, watch, settle, metrics_addr):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -65,23 +65,24 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
     warn_unused_seed(tie_break, seed)
     if watch:
         sys.exit(_watch(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster,
-                        selection, all_pending, scheduler_config, sampling, jobs, no_reuse, settle, metrics_addr))
+                        selection, all_pending, scheduler, sampling, jobs, no_reuse, settle, metrics_addr))
     if settle is not None or metrics_addr is not None:
         raise click.UsageError(f"{'--settle' if settle is not None else '--metrics-addr'} needs --watch")
     jobs = jobs if jobs is not None else default_jobs()
     # --jobs 1: one process, also for reading the snapshot.
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix,
                              read_ahead=jobs > 1)
+    features, scheduler_config = scheduler.resolve(workload)
     where = "the snapshot" if snapshot_paths else "the cluster"
     check_node_name(node, workload.cluster, where)
     check_node_choice(nodes, workload.cluster, where)
     sys.exit(explaining.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
-                                     seed=seed, config=scheduler_config, sampling=sampling, fix=fix,
+                                     seed=seed, config=scheduler_config, features=features, sampling=sampling, fix=fix,
                                      nodes=nodes.keeping(node), reuse=not no_reuse, jobs=jobs))
 
 
 def _watch(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,
-           all_pending, scheduler_config, sampling, jobs, no_reuse, settle, metrics_addr) -> int:
+           all_pending, scheduler, sampling, jobs, no_reuse, settle, metrics_addr) -> int:
     from ..api.selection import PodSelection
     from .watch import check_watch_options, run_watch
     from .workload import split_pod_arguments
@@ -102,7 +103,7 @@ def _watch(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix,
         raise click.UsageError("--nodes NAME,... is not available with --watch (nodes come and go): "
                                "use --nodes failing or --nodes top=N")
     return run_watch(cluster, refs=refs, take_pending=take_pending, selection=selection, output=output, node=node,
-                     nodes=nodes.keeping(node), tie_break=tie_break, seed=seed, config=scheduler_config,
+                     nodes=nodes.keeping(node), tie_break=tie_break, seed=seed, scheduler=scheduler,
                      sampling=sampling, reuse=not no_reuse, settle=2.0 if settle is None else settle,
                      metrics_addr=metrics_addr)
 

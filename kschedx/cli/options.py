@@ -1,12 +1,13 @@
 """The options commands share, as Click decorators: the pods and cluster
 (POD_FILE arguments, --snapshot, --kubeconfig/--context, -n/-A/-l/
---field-selector, --all-pending), the scheduler's configuration (--config,
---sampling...), how the result is shown (-o, --node, --nodes, --report) and
+--field-selector, --all-pending), the scheduler to reproduce (--kube-version,
+--feature-gates, --config, --sampling...), how the result is shown (-o, --node, --nodes, --report) and
 how ties are broken (--tie-break, --seed).
 
 Grouped options reach the command as one argument each: `cluster`
-(a ClusterOptions), `selection` (a PodSelection), `scheduler_config`
-(a SchedulerConfig or None) and `sampling`.
+(a ClusterOptions), `selection` (a PodSelection), `scheduler` (a
+cli.versions.SchedulerChoice: --kube-version, --feature-gates, --config)
+and `sampling`.
 """
 
 from __future__ import annotations
@@ -263,10 +264,16 @@ def selection_options(f):
 
 
 def config_options(f):
-    """--config and --allow-unknown-plugins: the KubeSchedulerConfiguration to
-    evaluate pods with (one `scheduler_config` argument: a SchedulerConfig or None);
-    --sampling: how many nodes a cycle evaluates (a `sampling` argument)."""
+    """The scheduler to reproduce: --kube-version and --feature-gates (its
+    version and gates), --config and --allow-unknown-plugins (the
+    KubeSchedulerConfiguration), as one `scheduler` argument (a
+    cli.versions.SchedulerChoice: `scheduler.resolve(workload)` gives the
+    run's Features and SchedulerConfig or None); --sampling: how many nodes
+    a cycle evaluates (a `sampling` argument)."""
+    from .versions import feature_gates_option, kube_version_option
 
+    @kube_version_option
+    @feature_gates_option
     @click.option("--config", "config_path", default=None, metavar="FILE",
                   type=click.Path(allow_dash=True, dir_okay=False),
                   help="The cluster's KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1, YAML or JSON; "
@@ -283,8 +290,7 @@ def config_options(f):
                   help="Do not call the extenders of --config (filter, prioritize, preempt, bind): list them in "
                        "notEvaluated instead.")
     @functools.wraps(f)
-    def wrapper(*args, config_path, allow_unknown_plugins, skip_extenders, **kwargs):
-        scheduler_config = None
+    def wrapper(*args, kube_version, feature_gates, config_path, allow_unknown_plugins, skip_extenders, **kwargs):
         if allow_unknown_plugins and config_path is None:
             raise click.UsageError("--allow-unknown-plugins needs --config")
         if skip_extenders and config_path is None:
@@ -294,11 +300,11 @@ def config_options(f):
             if config_path == "-" and stdin_elsewhere:
                 raise click.UsageError("stdin (-) can be read only once: give it to --config or to the pods/"
                                        "snapshot, not both")
-            from ..framework.configured import load_config
+        from .versions import SchedulerChoice
 
-            scheduler_config = load_config(config_path, allow_unknown_plugins=allow_unknown_plugins)
-            scheduler_config.skip_extenders = skip_extenders
-        return f(*args, scheduler_config=scheduler_config, **kwargs)
+        scheduler = SchedulerChoice(kube_version, feature_gates, config_path,
+                                    allow_unknown_plugins=allow_unknown_plugins, skip_extenders=skip_extenders)
+        return f(*args, scheduler=scheduler, **kwargs)
 
     return wrapper
 

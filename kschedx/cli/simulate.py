@@ -21,7 +21,7 @@ from .progress import placing_progress
 @report_option
 @debug_option
 def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, report, cluster, selection,
-             all_pending, scheduler_config, sampling):
+             all_pending, scheduler, sampling):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -40,6 +40,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
 
     warn_unused_seed(tie_break, seed)
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
+    features, scheduler_config = scheduler.resolve(workload)
     check_node_choice(nodes, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     if detail is None:
         # The human tables and CI reports never show per-node verdicts: do
@@ -50,7 +51,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
     with placing_progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
         code = simulating.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
                                         seed=seed, progress=progress, detail=detail, config=scheduler_config,
-                                        sampling=sampling, nodes=nodes)
+                                        features=features, sampling=sampling, nodes=nodes)
     sys.exit(code)
 
 

@@ -67,7 +67,7 @@ class _Signals:
 
 
 def run_watch(cluster, *, refs, take_pending: bool, selection, output: str, node, nodes, tie_break, seed,
-              config, sampling, reuse: bool, settle: float, metrics_addr: str | None) -> int:
+              scheduler, sampling, reuse: bool, settle: float, metrics_addr: str | None) -> int:
     from ..commands.watch import watch_into
     from ..render.outputs import watch_sink_for
     from ..util.gc_policy import long_running
@@ -103,7 +103,7 @@ def run_watch(cluster, *, refs, take_pending: bool, selection, output: str, node
 
             code = _with_retries(lambda progress: watch_into(
                 sink, conn, refs=refs, all_pending=take_pending, selection=selection, tie_break=tie_break,
-                seed=seed, config=config, sampling=sampling, nodes=nodes, reuse=reuse, settle=settle,
+                seed=seed, choose=scheduler.resolve, sampling=sampling, nodes=nodes, reuse=reuse, settle=settle,
                 observer=observer, stop=stop, progress=progress, notice=notice, on_run=on_run),
                 conn, stop, read_progress, started)
         finally:

@@ -36,6 +36,10 @@ class BindPlan:
     # bindVerb; framework/extenders.py), with the Extenders it belongs to.
     binder: object = None
     extenders: object = None
+    # The version and gates, and the configuration, the cycle ran with (the
+    # re-check after a preemption runs with the same).
+    features: object = None
+    config: object = None
 
     @property
     def bindable(self) -> bool:
@@ -110,8 +114,11 @@ def _where(conn) -> str:
 
 
 def plan(conn, ref: str, *, node: str | None = None, preempt: bool = False, tie_break: str = "random",
-         seed: int | None = None, progress=None, config=None, sampling: str = "all") -> BindPlan:
-    """Read the cluster, run the cycle for the pod, decide. Writes nothing."""
+         seed: int | None = None, progress=None, config=None, sampling: str = "all", features=None,
+         choose=None) -> BindPlan:
+    """Read the cluster, run the cycle for the pod, decide. Writes nothing.
+    `choose(workload)` -> (features, config), when given, chooses the version
+    and configuration once the cluster is read (its version known)."""
     from .explain import explain
     from .load import load_workload_from_cluster
 
@@ -123,12 +130,14 @@ def plan(conn, ref: str, *, node: str | None = None, preempt: bool = False, tie_
         workload = load_workload_from_cluster(conn, (), [key], progress=progress)
     except InputError as e:  # bound or deleted while the cluster was read
         raise ClusterError(f"{_where(conn)}: {e}") from None
+    if choose is not None:
+        features, config = choose(workload)
     if node is not None and not any(n["metadata"]["name"] == node for n in workload.cluster.nodes):
         raise UsageError(f"no node named {node!r} in {_where(conn)}")
-    doc = explain(workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    doc = explain(workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, features=features)
     pods_by_key = {_key(p): p for p in workload.cluster.pods}
     result = doc["pods"][0]
-    p = BindPlan(key, pods_by_key[key], doc)
+    p = BindPlan(key, pods_by_key[key], doc, features=features, config=config)
     _decide(p, result, node, preempt, pods_by_key)
     scheduler = result.get("schedulerName") or DEFAULT_SCHEDULER
     if scheduler == DEFAULT_SCHEDULER and p.bindable:
@@ -247,7 +256,9 @@ def _check_pending(conn, key: str, current: dict | None, *, uid: str | None = No
 def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str], None] | None = None,
             wait_progress=None, tie_break: str = "random", seed: int | None = None, config=None,
             sampling: str = "all") -> BindOutcome:
-    """Carry out a bindable plan. Raises ClusterError, saying what was done, on any conflict."""
+    """Carry out a bindable plan. Raises ClusterError, saying what was done, on any conflict.
+    The fit is checked again with the plan's version and configuration
+    (`config` when given)."""
     from ..sources.cluster import EvictionBlocked
 
     if not p.bindable:
@@ -286,7 +297,8 @@ def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str]
                                f"({', '.join(_key(v) for v in left)}); {p.key} stays nominated to node "
                                f"{p.node}, not bound; run again later")
         say("the evicted pods are gone; checking the fit again")
-        rv = _recheck_fit(conn, p, tie_break=tie_break, seed=seed, outcome=outcome, config=config, sampling=sampling)
+        rv = _recheck_fit(conn, p, tie_break=tie_break, seed=seed, outcome=outcome,
+                          config=config if config is not None else p.config, sampling=sampling)
 
     # Right before the write: the pod unchanged and unbound, the node present.
     current = _check_pending(conn, p.key, conn.get_pod(ns, name), uid=uid, resource_version=rv)
@@ -334,7 +346,8 @@ def _recheck_fit(conn, p: BindPlan, *, tie_break, seed, outcome: BindOutcome, co
         workload = load_workload_from_cluster(conn, (), [p.key])
     except InputError as e:
         raise ClusterError(f"{where}: {e}; {_done(outcome)}; not bound") from None
-    doc = explain(workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    doc = explain(workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling,
+                  features=None if config is not None else p.features)
     verdict = next((n for n in doc["pods"][0]["nodes"] if n["name"] == p.node), None)
     if verdict is None or not verdict["feasible"]:
         raise ClusterError(f"{where}: after the preemption node {p.node} does not fit {p.key}: "

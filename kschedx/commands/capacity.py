@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import KUBERNETES_REFERENCE
 from ..util.errors import InputError, UsageError
 from ..framework.runner import queue_order
-from ..result.document import API_VERSION, requests_dict
+from ..result.document import API_VERSION, requests_dict, version_fields
 from ..state.snapshot import PodInfo
 from ..sources.admission import stable_uid
 
@@ -135,8 +134,10 @@ def copy_pod(template: dict, i: int) -> dict:
 
 
 def capacity(workload, options: Options, *, tie_break: str = "random", seed: int | None = None,
-             config=None, progress=None, sampling: str = "all", failures: list | None = None) -> dict:
+             config=None, progress=None, sampling: str = "all", failures: list | None = None,
+             features=None) -> dict:
     """The CapacityResult document of the workload's pod templates.
+    `config`, `features`: as for explain_into.
     `sampling` as for simulate: "upstream" carries node sampling's start
     index from each copy's cycle to the next. `failures`, when a list, gets
     the SchedulingResult pod (every node's verdicts) of each template's first
@@ -147,7 +148,7 @@ def capacity(workload, options: Options, *, tie_break: str = "random", seed: int
     results = []
     for t in templates:
         head, result = count_template(workload, t, options, tie_break=tie_break, seed=seed, config=config,
-                                      progress=progress, sampling=sampling, failures=failures)
+                                      progress=progress, sampling=sampling, failures=failures, features=features)
         doc = doc or head
         results.append(result)
     doc["templates"] = results
@@ -165,7 +166,7 @@ def exit_code(doc: dict, minimum: int) -> int:
 
 def count_template(workload, template: Template, options: Options, *, tie_break: str, seed: int | None,
                    config=None, progress=None, sampling: str = "all",
-                   failures: list | None = None) -> tuple[dict, dict]:
+                   failures: list | None = None, features=None) -> tuple[dict, dict]:
     """Place copies of one template on a fresh snapshot until one is not
     placed (or --max is reached): (document head, the template's result)."""
     from ..framework.dispatch import new_schedulers
@@ -174,7 +175,8 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
     from ..framework.simulation import Simulation
 
     cluster = workload.cluster
-    scheds = new_schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    scheds = new_schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling,
+                            features=features)
     for fw in scheds.frameworks:
         # A copy placed by preemption takes kschedx's choice; what else kube-
         # scheduler's candidate search could reach is never reported here.
@@ -290,7 +292,7 @@ def _head(scheds, options: Options) -> dict:
         "kind": KIND,
         "profile": scheds.primary.profile.name,
         "tieBreak": scheds.tie_break,
-        "reference": {"kubernetes": KUBERNETES_REFERENCE},
+        **version_fields(scheds.features),
         "notEvaluated": list(scheds.not_evaluated),
         "options": {"max": options.max, "min": options.min, "allowPreemption": options.allow_preemption,
                     "withPending": options.with_pending},

@@ -23,7 +23,8 @@ def pod_document(r, mode: str, workload: Workload, nodes=None, encoder=None) -> 
 def head(scheds, mode: str, nodes=None) -> dict:
     head = document_head(mode=mode, tie_break=scheds.tie_break, profile=scheds.primary.profile.name,
                          not_evaluated=scheds.not_evaluated,
-                         node_detail=None if nodes is None or nodes.is_all else nodes.text)
+                         node_detail=None if nodes is None or nodes.is_all else nodes.text,
+                         features=scheds.features)
     if scheds.config is not None:
         head["profiles"] = scheds.profile_names
         head["config"] = scheds.config.source

@@ -14,17 +14,17 @@ from .document import head, pod_document, tail
 from .load import Workload
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
-            sampling: str = "all", fix: bool = False, nodes=None) -> dict:
+            sampling: str = "all", fix: bool = False, nodes=None, features=None) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
     explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix,
-                 nodes=nodes)
+                 nodes=nodes, features=features)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
                  seed: int | None = None, config=None, sampling: str = "all", fix: bool = False,
-                 nodes=None, reuse: bool = True, jobs: int = 1) -> int:
+                 nodes=None, reuse: bool = True, jobs: int = 1, features=None) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
@@ -36,8 +36,11 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     (--nodes), which node records each pod's document keeps (None: all).
     `reuse`: a pod identical to an earlier one for scheduling takes its
     result (commands/reuse.py); `jobs`: worker processes
-    (util/workers.py). Neither changes the output."""
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    (util/workers.py). Neither changes the output. `features`: the
+    Kubernetes version and feature gates to reproduce (the configuration's;
+    without one, the newest version's defaults when None)."""
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling,
+                            features=features)
     pods = scheds.queue_order(workload.pods)
     sink.begin(head(scheds, "explain", nodes))
     tally = Tally()

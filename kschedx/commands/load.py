@@ -265,7 +265,7 @@ def workload_of_read(conn, read, pod_paths=(), pod_refs=(), all_pending: bool = 
     origin = Origin(f"cluster {conn.server}")
     objects = [(obj, origin) for obj in read.objects]
     objects.append((snapshot_info(server=conn.server, context=conn.context_name,
-                                  unreadable=read.unreadable, fields="scheduling"), origin))
+                                  unreadable=read.unreadable, fields="scheduling", version=read.version), origin))
     explicit = selection is not None and selection.namespace is not None
     # Like `kubectl apply -f`: objects without a namespace go to the context's; only an
     # explicit -n refuses objects of another one.

@@ -11,16 +11,17 @@ from .document import head, pod_document, tail
 from .load import Workload
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full", config=None, sampling: str = "all", nodes=None) -> dict:
+             detail: str = "full", config=None, sampling: str = "all", nodes=None, features=None) -> dict:
     """The pods one after another (see simulate_into): the whole document."""
     sink = DocumentSink()
     simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config,
-                  sampling=sampling, nodes=nodes)
+                  sampling=sampling, nodes=nodes, features=features)
     return sink.doc
 
 
 def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
-                  progress=None, detail: str = "full", config=None, sampling: str = "all", nodes=None) -> int:
+                  progress=None, detail: str = "full", config=None, sampling: str = "all", nodes=None,
+                  features=None) -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -39,13 +40,14 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     detail "placements" leaves out each pod's per-node verdicts and scores
     (every other field is kept); "failures" keeps them for the pods left
     unplaced only; `nodes` (--nodes) chooses among the records kept.
-    Returns the exit code. `config`: as for explain_into.
+    Returns the exit code. `config`, `features`: as for explain_into.
     Node sampling's start index is carried from each scheduling cycle to the
     next, as kube-scheduler carries it (the run starting at 0).
     """
     from ..framework.simulation import Simulation, without_nomination
 
-    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling,
+                            features=features)
     snapshot = scheds.snapshot
     sim = Simulation(scheds)
     queue = scheds.queue_order(list(workload.pods))

@@ -22,7 +22,7 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
             # Nothing is written: a snapshot kschedx could not read back is no snapshot.
             raise served_wrong_shape(e) from None
     info = snapshot_info(server=conn.server, context=conn.context_name, unreadable=read.unreadable,
-                         fields="full" if full else "scheduling")
+                         fields="full" if full else "scheduling", version=read.version)
     summary = write_snapshot(path, read.objects, info)
     summary.warnings = read.warnings + [unreadable_warning(k, why) for k, why in sorted(read.unreadable.items())]
     return summary

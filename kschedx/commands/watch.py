@@ -23,11 +23,12 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from ..features import default_features
 from ..framework.dispatch import Schedulers
 from ..framework.runner import queue_order
 from ..result.sink import ResultSink
 from ..state.live import Change, LiveCluster
-from ..state.snapshot import PodInfo, parse_time
+from ..state.snapshot import parse_time
 from ..util.errors import ClusterError
 from ..util.gc_policy import collector_paused
 from .document import head as document_head
@@ -163,7 +164,8 @@ class WatchRun:
     """The loop: events in, triggers, batches of pods explained, gone reports out."""
 
     def __init__(self, sink: ResultSink, watcher, live: LiveCluster, workload: Workload, *, selected,
-                 named: set[str] | None, tie_break: str, seed: int | None, config=None, sampling: str = "all",
+                 named: set[str] | None, tie_break: str, seed: int | None, config=None, features=None,
+                 sampling: str = "all",
                  nodes=None, reuse: bool = True, settle: float = 2.0, observer: WatchObserver | None = None,
                  stop: threading.Event | None = None, notice=None, clock=time.monotonic, wall=time.time,
                  warnings: list[str] | None = None):
@@ -176,6 +178,7 @@ class WatchRun:
         self.tie_break = tie_break
         self.seed = seed
         self.config = config
+        self.features = features if features is not None else live.snapshot.features
         self.sampling = sampling
         self.nodes = nodes
         self.settle = settle
@@ -500,8 +503,8 @@ class WatchRun:
     # -- explaining -----------------------------------------------------------------------------
     def _schedulers(self) -> Schedulers:
         return Schedulers(self.live.cluster, tie_break=self.tie_break, seed=self.seed, config=self.config,
-                          sampling=self.sampling, snapshot=self.live.snapshot, extenders=self.extenders,
-                          freeze=False)
+                          features=self.features, sampling=self.sampling, snapshot=self.live.snapshot,
+                          extenders=self.extenders, freeze=False)
 
     def _flush(self, now: float, scheds: Schedulers | None = None) -> None:
         due = [t for t in self.tracked.values() if t.due is not None and t.due <= now]
@@ -515,7 +518,7 @@ class WatchRun:
             if pod is None:  # gone meanwhile; its Change says so
                 t.due = None
                 continue
-            pods.append(PodInfo(pod))
+            pods.append(self.live.snapshot.pod_info(pod))
         if not pods:
             return
         if scheds is None:
@@ -674,12 +677,15 @@ def _duration(seconds: float) -> str:
 
 
 def watch_into(sink: ResultSink, conn, *, refs=(), all_pending: bool = False, selection=None, tie_break: str,
-               seed: int | None, config=None, sampling: str = "all", nodes=None, reuse: bool = True,
+               seed: int | None, config=None, choose=None, sampling: str = "all", nodes=None, reuse: bool = True,
                settle: float = 2.0, observer: WatchObserver | None = None, stop: threading.Event | None = None,
                progress=None, notice=None, watcher_options: dict | None = None, on_run=None) -> int:
     """Read the cluster as explain does, then follow it until `stop`: the
     exit code (0; 4 when the cluster failed for good). `on_run(run)` is
-    called with the WatchRun before it starts (tests, the benchmark)."""
+    called with the WatchRun before it starts (tests, the benchmark).
+    `choose(workload)`: the run's (Features, SchedulerConfig or None) once
+    the cluster is read (its version known); without it, `config` and its
+    features, else the newest version's defaults."""
     from ..api.selection import PodSelection
     from ..sources.cluster import KINDS
     from ..sources.watch import Watcher
@@ -692,9 +698,14 @@ def watch_into(sink: ResultSink, conn, *, refs=(), all_pending: bool = False, se
     selection = selection or PodSelection()
     read = conn.read_objects(progress)
     workload = workload_of_read(conn, read, (), refs, all_pending, selection=selection)
+    if choose is not None:
+        features, config = choose(workload)
+    else:
+        features = config.features if config is not None else None
+    features = features or default_features()
     warnings = list(workload.warnings)
     read.objects = []
-    live = LiveCluster(workload.cluster, source=f"cluster {conn.server}")
+    live = LiveCluster(workload.cluster, source=f"cluster {conn.server}", features=features)
     named = None
     if refs and not all_pending:
         named = {pi.key for pi in workload.pods}
@@ -704,8 +715,8 @@ def watch_into(sink: ResultSink, conn, *, refs=(), all_pending: bool = False, se
     kinds = [k for k in KINDS if k.kind not in read.unreadable]
     watcher = Watcher(conn, kinds, read.resource_versions, **(watcher_options or {}))
     run = WatchRun(sink, watcher, live, workload, selected=matcher, named=named, tie_break=tie_break, seed=seed,
-                   config=config, sampling=sampling, nodes=nodes, reuse=reuse, settle=settle, observer=observer,
-                   stop=stop, notice=notice, warnings=warnings)
+                   config=config, features=features, sampling=sampling, nodes=nodes, reuse=reuse, settle=settle,
+                   observer=observer, stop=stop, notice=notice, warnings=warnings)
     if on_run is not None:
         on_run(run)
     watcher.start()

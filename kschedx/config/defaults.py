@@ -1,5 +1,6 @@
-"""v1.35 defaulting of a decoded v1 KubeSchedulerConfiguration
-(apis/config/v1 defaults.go and default_plugins.go, default feature gates).
+"""Defaulting of a decoded v1 KubeSchedulerConfiguration as the chosen
+version does it with its feature gates (apis/config/v1 defaults.go and
+default_plugins.go).
 
 Works on the v1 shapes as plain dicts: a plugin is {"name", "weight"} with
 weight None when unset, a plugin set {"enabled": [...], "disabled": [...]}.
@@ -9,15 +10,14 @@ from __future__ import annotations
 
 import copy
 
-from .schema import EXTENSION_POINTS
+from ..features import Features, default_features
+from .schema import extension_points
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # config.DefaultPercentageOfNodesToScore: adaptive
 
-# getDefaultPlugins with applyFeatureGates at the v1.35 defaults:
-# DynamicResourceAllocation is GA (DynamicResources before DefaultPreemption);
-# NodeDeclaredFeatures and GangScheduling are alpha, off.
-DEFAULT_MULTI_POINT = (
+# getDefaultPlugins before applyFeatureGates (the same in v1.35 and v1.36).
+BASE_MULTI_POINT = (
     ("SchedulingGates", None),
     ("PrioritySort", None),
     ("NodeUnschedulable", None),
@@ -32,24 +32,46 @@ DEFAULT_MULTI_POINT = (
     ("VolumeZone", None),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
-    ("DynamicResources", 2),
     ("DefaultPreemption", None),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
     ("DefaultBinder", None),
 )
 
-# pluginsNames walks the sets in this order (it only collects a sorted set).
-_ALL_POINTS = ("multiPoint", *EXTENSION_POINTS)
+
+
+def default_multi_point(features: Features | None = None) -> tuple[tuple[str, int | None], ...]:
+    """getDefaultPlugins with applyFeatureGates: NodeDeclaredFeatures appended
+    when its gate is on (1.36 default), DynamicResources (weight 2) before
+    DefaultPreemption when DynamicResourceAllocation is on (locked on in
+    both), GangScheduling appended when on, TopologyPlacementGenerator and
+    PodGroupPodsCount (weight 1) when TopologyAwareWorkloadScheduling is on."""
+    features = features or default_features()
+    out = list(BASE_MULTI_POINT)
+    if features.enable_node_declared_features:
+        out.append(("NodeDeclaredFeatures", None))
+    if features.enable_dynamic_resource_allocation:
+        at = [n for n, _ in out].index("DefaultPreemption")
+        out.insert(at, ("DynamicResources", 2))
+    if features.enable_gang_scheduling:
+        out.append(("GangScheduling", None))
+    if features.enable_topology_aware_workload_scheduling:
+        out += [("TopologyPlacementGenerator", None), ("PodGroupPodsCount", 1)]
+    return tuple(out)
+
+
+def all_points(features: Features | None = None) -> tuple[str, ...]:
+    """The v1 Plugins fields of the version, MultiPoint first."""
+    return ("multiPoint", *extension_points(features or default_features()))
 
 
 def plugin(name: str, weight: int | None = None) -> dict:
     return {"name": name, "weight": weight}
 
 
-def default_plugins() -> dict:
-    plugins = {p: {"enabled": [], "disabled": []} for p in _ALL_POINTS}
-    plugins["multiPoint"]["enabled"] = [plugin(n, w) for n, w in DEFAULT_MULTI_POINT]
+def default_plugins(features: Features | None = None) -> dict:
+    plugins = {p: {"enabled": [], "disabled": []} for p in all_points(features)}
+    plugins["multiPoint"]["enabled"] = [plugin(n, w) for n, w in default_multi_point(features)]
     return plugins
 
 
@@ -83,22 +105,21 @@ def merge_plugin_set(default_set: dict, custom_set: dict | None) -> dict:
 
 
 def merge_plugins(default: dict, custom: dict | None) -> dict:
+    """mergePlugins over the points the defaults have (the version's)."""
     if custom is None:
         return default
-    return {p: merge_plugin_set(default[p], custom.get(p)) for p in _ALL_POINTS}
+    return {p: merge_plugin_set(default[p], custom.get(p)) for p in default}
 
 
 def plugins_names(plugins: dict) -> list[str]:
-    return sorted({p["name"] for point in _ALL_POINTS for p in plugins[point]["enabled"]})
+    return sorted({p["name"] for point in plugins for p in plugins[point]["enabled"]})
 
 
 def _plugin_args_functions():
-    """pluginargs (plugin args defaulting and validation) when present; a
-    pass-through otherwise."""
-    try:
-        from . import pluginargs
-    except ImportError:  # pragma: no cover - until the args module lands
-        return (lambda name, args: copy.deepcopy(args) if args else {}), (lambda name, args, path: [])
+    """pluginargs: plugin args defaulting and validation (both take the
+    Features as their last argument)."""
+    from . import pluginargs
+
     return pluginargs.default_plugin_args, pluginargs.validate_plugin_args
 
 
@@ -107,13 +128,14 @@ PLUGINS_WITH_ARGS = ("DefaultPreemption", "DynamicResources", "InterPodAffinity"
                      "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread", "VolumeBinding")
 
 
-def default_profile(profile: dict) -> dict:
+def default_profile(profile: dict, features: Features | None = None) -> dict:
     """setDefaults_KubeSchedulerProfile: plugins merged into the defaults,
     given args defaulted, default args appended for every enabled in-tree
     plugin that has an args type and no pluginConfig entry."""
+    features = features or default_features()
     default_args, _ = _plugin_args_functions()
     out = dict(profile)
-    out["plugins"] = merge_plugins(default_plugins(), profile.get("plugins"))
+    out["plugins"] = merge_plugins(default_plugins(features), profile.get("plugins"))
     configs = []
     existing = set()
     for pc in profile.get("pluginConfig") or []:
@@ -121,19 +143,21 @@ def default_profile(profile: dict) -> dict:
         existing.add(name)
         args = pc.get("args")
         if name in PLUGINS_WITH_ARGS:
-            args = default_args(name, args if isinstance(args, dict) else None)
+            args = default_args(name, args if isinstance(args, dict) else None, features)
         configs.append({"name": name, "args": args})
     for name in plugins_names(out["plugins"]):
         if name in existing or name not in PLUGINS_WITH_ARGS:
             continue
-        configs.append({"name": name, "args": default_args(name, None)})
+        configs.append({"name": name, "args": default_args(name, None, features)})
     out["pluginConfig"] = configs
     return out
 
 
-def default_configuration(cfg: dict) -> dict:
-    """SetDefaults_KubeSchedulerConfiguration, for the fields kschedx reads
-    (the others are ignored offline and keep their given values)."""
+def default_configuration(cfg: dict, features: Features | None = None) -> dict:
+    """SetDefaults_KubeSchedulerConfiguration at the features' version and
+    gates (the newest version's defaults when None), for the fields kschedx
+    reads (the others are ignored offline and keep their given values)."""
+    features = features or default_features()
     out = dict(cfg)
     if out.get("parallelism") is None:
         out["parallelism"] = 16
@@ -142,7 +166,7 @@ def default_configuration(cfg: dict) -> dict:
         profiles = [{}]
     if len(profiles) == 1 and profiles[0].get("schedulerName") is None:
         profiles[0]["schedulerName"] = DEFAULT_SCHEDULER_NAME
-    out["profiles"] = [default_profile(p) for p in profiles]
+    out["profiles"] = [default_profile(p, features) for p in profiles]
     if out.get("percentageOfNodesToScore") is None:
         out["percentageOfNodesToScore"] = DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE
     if out.get("podInitialBackoffSeconds") is None:

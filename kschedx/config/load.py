@@ -12,7 +12,8 @@ import yaml
 from ..util.errors import InputError
 from .defaults import default_configuration
 from .fielderr import aggregate
-from .schema import API_VERSION, CONFIGURATION, KIND, PLUGIN_ARGS, StrictDecoder
+from ..features import Features, default_features
+from .schema import API_VERSION, KIND, PLUGIN_ARGS, StrictDecoder, configuration_schema
 from .validation import validate_configuration
 
 # Fields read and defaulted but meaningless offline: one warning each.
@@ -41,9 +42,12 @@ def read_config_text(path: str) -> tuple[str, str]:
         raise InputError("is not UTF-8 text: a KubeSchedulerConfiguration is YAML or JSON", source=path) from None
 
 
-def decode_config(text: str, source: str = "<config>") -> tuple[dict, list[str]]:
-    """The document decoded strictly, defaulted and validated, and the
-    warnings for the fields kschedx ignores."""
+def decode_config(text: str, source: str = "<config>",
+                  features: Features | None = None) -> tuple[dict, list[str]]:
+    """The document decoded strictly, defaulted and validated as the
+    features' version does it (the newest by default), and the warnings for
+    the fields kschedx ignores."""
+    features = features or default_features()
 
     def fail(message: str):
         raise InputError(message, source=source)
@@ -65,23 +69,24 @@ def decode_config(text: str, source: str = "<config>") -> tuple[dict, list[str]]
     if not kind:
         fail("Object 'Kind' is missing: expected kind: KubeSchedulerConfiguration")
     if api_version != API_VERSION or kind != KIND:
-        fail(f'no kind "{kind}" is registered for version "{api_version}": kube-scheduler v1.35 reads '
+        fail(f'no kind "{kind}" is registered for version "{api_version}": kube-scheduler v{features.version} reads '
              f"apiVersion {API_VERSION}, kind {KIND}")
-    decode_strict(raw, fail)
+    decode_strict(raw, fail, features)
     warnings = [f"{source}: {name} is ignored: {why}" for name, why in IGNORED_FIELDS.items() if name in raw]
-    cfg = default_configuration(raw)
-    errors = validate_configuration(cfg)
+    cfg = default_configuration(raw, features)
+    errors = validate_configuration(cfg, features)
     if errors:
         fail(aggregate(errors))
     _extender_ignored_resources(cfg, fail)
     return cfg, warnings
 
 
-def decode_strict(raw: dict, fail) -> None:
+def decode_strict(raw: dict, fail, features: Features | None = None) -> None:
     """Unknown fields and values of the wrong type, in the document and in
-    the args of in-tree plugins, as the strict codec reports them."""
+    the args of in-tree plugins, as the strict codec of the features'
+    version reports them."""
     dec = StrictDecoder()
-    dec.walk(raw, CONFIGURATION, "")
+    dec.walk(raw, configuration_schema(features or default_features()), "")
     if dec.type_error:
         fail(dec.type_error)
     errors = [f'unknown field "{p}"' for p in dec.unknown]

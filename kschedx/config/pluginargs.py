@@ -1,15 +1,21 @@
 """Plugin args of the in-tree plugins: v1 defaulting and validation.
 
-`default_plugin_args` is apis/config/v1 defaults.go (SetDefaults_*Args) with
-the v1.35 default feature gates; `validate_plugin_args` gives the texts of
+`default_plugin_args` is apis/config/v1 defaults.go (SetDefaults_*Args);
+`validate_plugin_args` gives the texts of
 apis/config/validation/validation_pluginargs.go, one string per field error,
 each starting with its field path. Both take and return the v1 (camelCase)
-args as decoded from YAML; neither changes its input.
+args as decoded from YAML; neither changes its input. Both follow the
+Features given (the version and its gates; the newest version's defaults
+when None):
 
-Feature gates honoured (v1.35 defaults): StorageCapacityScoring off (so
-VolumeBinding has no default `shape` and rejects one), DRASchedulerFilterTimeout
-on, DRADeviceBindingConditions off (so DynamicResources rejects
-`bindingTimeout`).
+- StorageCapacityScoring (off in 1.35 and 1.36): VolumeBinding's default
+  `shape`, and whether a `shape` is accepted;
+- DRASchedulerFilterTimeout (on): DynamicResources' `filterTimeout`;
+- DRADeviceBindingConditions and DRAResourceClaimDeviceStatus (both on from
+  1.36): DynamicResources' `bindingTimeout` (600s), else forbidden;
+- from 1.36 (fit_args_strict_requested_to_capacity_ratio): NodeResourcesFit's
+  `requestedToCapacityRatio` required with type RequestedToCapacityRatio,
+  forbidden with another type, its shape checked under its own path.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from __future__ import annotations
 import copy
 import json
 import re
+
+from ..features import Features, default_features
 
 __all__ = [
     "MAX_CUSTOM_PRIORITY_SCORE",
@@ -44,15 +52,16 @@ PLUGINS_WITH_ARGS = (
 
 _DEFAULT_RESOURCES = ({"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1})
 _DRA_FILTER_TIMEOUT_DEFAULT = "10s"
+_DRA_BINDING_TIMEOUT_DEFAULT = "10m0s"  # configv1.DynamicResourcesBindingTimeoutDefault (600s)
 
 
 # -- defaulting ------------------------------------------------------------------------------
-def checked_plugin_args(name: str, args: dict | None) -> dict:
+def checked_plugin_args(name: str, args: dict | None, features: Features | None = None) -> dict:
     """What a plugin's constructor uses: the defaulted args, or ValueError
     with upstream's text when they are invalid (as the plugin's New fails).
     A config is validated before plugins are built; this guards direct use."""
-    out = default_plugin_args(name, args)
-    errs = validate_plugin_args(name, out)
+    out = default_plugin_args(name, args, features)
+    errs = validate_plugin_args(name, out, "", features)
     if errs:
         if len(errs) == 1 and errs[0].startswith("initializing plugin "):
             raise ValueError(errs[0])
@@ -60,24 +69,24 @@ def checked_plugin_args(name: str, args: dict | None) -> dict:
     return out
 
 
-def default_plugin_args(name: str, args: dict | None) -> dict:
+def default_plugin_args(name: str, args: dict | None, features: Features | None = None) -> dict:
     """The args after v1 defaulting (a new dict; args of other plugins are
     returned as given)."""
     out = copy.deepcopy(args) if args else {}
     fn = _DEFAULTERS.get(name)
     if fn is not None:
-        fn(out)
+        fn(out, features or default_features())
     return out
 
 
-def _default_preemption(a: dict) -> None:
+def _default_preemption(a: dict, features: Features) -> None:
     if a.get("minCandidateNodesPercentage") is None:
         a["minCandidateNodesPercentage"] = 10
     if a.get("minCandidateNodesAbsolute") is None:
         a["minCandidateNodesAbsolute"] = 100
 
 
-def _default_inter_pod_affinity(a: dict) -> None:
+def _default_inter_pod_affinity(a: dict, features: Features) -> None:
     if a.get("hardPodAffinityWeight") is None:
         a["hardPodAffinityWeight"] = 1
     # A plain bool in v1 (no pointer): it always decodes, false when absent.
@@ -85,13 +94,14 @@ def _default_inter_pod_affinity(a: dict) -> None:
         a["ignorePreferredTermsOfExistingPods"] = False
 
 
-def _default_volume_binding(a: dict) -> None:
+def _default_volume_binding(a: dict, features: Features) -> None:
     if a.get("bindTimeoutSeconds") is None:
         a["bindTimeoutSeconds"] = 600
-    # StorageCapacityScoring is off in v1.35: no default shape.
+    if not a.get("shape") and features.enable_storage_capacity_scoring:
+        a["shape"] = [{"utilization": 0, "score": MAX_CUSTOM_PRIORITY_SCORE}, {"utilization": 100, "score": 0}]
 
 
-def _default_balanced_allocation(a: dict) -> None:
+def _default_balanced_allocation(a: dict, features: Features) -> None:
     if not a.get("resources"):
         a["resources"] = [dict(r) for r in _DEFAULT_RESOURCES]
         return
@@ -100,12 +110,12 @@ def _default_balanced_allocation(a: dict) -> None:
             r["weight"] = 1
 
 
-def _default_pod_topology_spread(a: dict) -> None:
+def _default_pod_topology_spread(a: dict, features: Features) -> None:
     if not a.get("defaultingType"):
         a["defaultingType"] = "System"
 
 
-def _default_fit(a: dict) -> None:
+def _default_fit(a: dict, features: Features) -> None:
     if a.get("scoringStrategy") is None:
         a["scoringStrategy"] = {"type": "LeastAllocated", "resources": [dict(r) for r in _DEFAULT_RESOURCES]}
     s = a["scoringStrategy"]
@@ -116,11 +126,12 @@ def _default_fit(a: dict) -> None:
             r["weight"] = 1
 
 
-def _default_dynamic_resources(a: dict) -> None:
-    # DRASchedulerFilterTimeout is on; bindingTimeout needs
-    # DRADeviceBindingConditions, which is off.
-    if a.get("filterTimeout") is None:
+def _default_dynamic_resources(a: dict, features: Features) -> None:
+    if a.get("filterTimeout") is None and features.enable_dra_scheduler_filter_timeout:
         a["filterTimeout"] = _DRA_FILTER_TIMEOUT_DEFAULT
+    if (a.get("bindingTimeout") is None and features.enable_dra_device_binding_conditions
+            and features.enable_dra_resource_claim_device_status):
+        a["bindingTimeout"] = _DRA_BINDING_TIMEOUT_DEFAULT
 
 
 _DEFAULTERS = {
@@ -357,7 +368,7 @@ def _frac(v: int, size: int) -> str:
 
 
 # -- validation ----------------------------------------------------------------------------------
-def validate_plugin_args(name: str, args: dict | None, path: str = "") -> list[str]:
+def validate_plugin_args(name: str, args: dict | None, path: str = "", features: Features | None = None) -> list[str]:
     """Upstream's validation errors for a plugin's args (defaulted first, as
     kube-scheduler defaults before it validates); [] when valid or when the
     plugin has no args validation.
@@ -368,14 +379,15 @@ def validate_plugin_args(name: str, args: dict | None, path: str = "") -> list[s
     (with no field path) and the scheduler does not start. That error is
     returned as one string, worded as kube-scheduler reports it.
     """
-    a = default_plugin_args(name, args)
+    features = features or default_features()
+    a = default_plugin_args(name, args, features)
     fn = _VALIDATORS.get(name)
     if fn is None:
         return []
-    return fn(a, path)
+    return fn(a, path, features)
 
 
-def _validate_default_preemption(a: dict, path: str) -> list[str]:
+def _validate_default_preemption(a: dict, path: str, features: Features) -> list[str]:
     errs = []
     pct_path = _child(path, "minCandidateNodesPercentage")
     abs_path = _child(path, "minCandidateNodesAbsolute")
@@ -391,14 +403,14 @@ def _validate_default_preemption(a: dict, path: str) -> list[str]:
     return errs
 
 
-def _validate_inter_pod_affinity(a: dict, path: str) -> list[str]:
+def _validate_inter_pod_affinity(a: dict, path: str, features: Features) -> list[str]:
     w = a["hardPodAffinityWeight"]
     if w < 0 or w > 100:
         return [_invalid(_child(path, "hardPodAffinityWeight"), _num(w), "not in valid range [0, 100]")]
     return []
 
 
-def _validate_pod_topology_spread(a: dict, path: str) -> list[str]:
+def _validate_pod_topology_spread(a: dict, path: str, features: Features) -> list[str]:
     errs = []
     defaulting = a.get("defaultingType")
     constraints = a.get("defaultConstraints") or []
@@ -454,7 +466,7 @@ def _shape_errors(shape, path: str) -> list[str]:
     return errs
 
 
-def _validate_balanced_allocation(a: dict, path: str) -> list[str]:
+def _validate_balanced_allocation(a: dict, path: str, features: Features) -> list[str]:
     errs = []
     seen = set()
     rpath = _child(path, "resources")
@@ -535,7 +547,7 @@ def _is_empty_term(term: dict) -> bool:
     return not term.get("matchExpressions") and not term.get("matchFields")
 
 
-def _validate_node_affinity(a: dict, path: str) -> list[str]:
+def _validate_node_affinity(a: dict, path: str, features: Features) -> list[str]:
     added = a.get("addedAffinity")
     if added is None:
         return []
@@ -562,16 +574,18 @@ def _dedup(errs: list[str]) -> list[str]:
     return list(dict.fromkeys(errs))
 
 
-def _validate_volume_binding(a: dict, path: str) -> list[str]:
+def _validate_volume_binding(a: dict, path: str, features: Features) -> list[str]:
     errs = []
     t = a["bindTimeoutSeconds"]
     if t < 0:
         errs.append(_invalid(_child(path, "bindTimeoutSeconds"), _num(t),
                              "invalid BindTimeoutSeconds, should not be a negative value"))
     shape = a.get("shape")
-    if shape is not None:
-        # StorageCapacityScoring is off in v1.35. The bad value is the
-        # internal type's slice, marshalled without json tags.
+    if features.enable_storage_capacity_scoring:
+        errs.extend(_shape_errors(shape, _child(path, "shape")))
+    elif shape is not None:
+        # StorageCapacityScoring is off. The bad value is the internal
+        # type's slice, marshalled without json tags.
         internal = [{"Utilization": p.get("utilization", 0), "Score": p.get("score", 0)} for p in shape]
         errs.append(_invalid(_child(path, "shape"), _json(internal),
                              "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"))
@@ -581,8 +595,9 @@ def _validate_volume_binding(a: dict, path: str) -> list[str]:
 _STRATEGIES = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
 
 
-def fit_args_errors(a: dict) -> list[str]:
+def fit_args_errors(a: dict, features: Features | None = None) -> list[str]:
     """ValidateNodeResourcesFitArgs with a nil path (as NewFit calls it)."""
+    features = features or default_features()
     errs = []
     for i, res in enumerate(a.get("ignoredResources") or ()):
         errs.extend(_label_name(res, _index("ignoredResources", i)))
@@ -602,8 +617,20 @@ def fit_args_errors(a: dict) -> list[str]:
                 errs.append(_invalid(f"scoringStrategy.resources[{i}].weight", _num(w),
                                      f"resource weight of {r.get('name', '')} not in valid range (0, 100]"))
         rtcr = s.get("requestedToCapacityRatio")
-        if rtcr is not None:
-            errs.extend(_shape_errors(rtcr.get("shape"), "scoringStrategy.shape"))
+        if not features.fit_args_strict_requested_to_capacity_ratio:
+            if rtcr is not None:
+                errs.extend(_shape_errors(rtcr.get("shape"), "scoringStrategy.shape"))
+        elif t == "RequestedToCapacityRatio":
+            if rtcr is None:
+                errs.append(_required("scoringStrategy.requestedToCapacityRatio",
+                                      "must be specified when type is RequestedToCapacityRatio"))
+            else:
+                errs.extend(_shape_errors(rtcr.get("shape"), "scoringStrategy.requestedToCapacityRatio.shape"))
+        elif rtcr is not None:
+            errs.append(_forbidden("scoringStrategy.requestedToCapacityRatio",
+                                   "must be nil when type is not RequestedToCapacityRatio"))
+    else:
+        errs.append(_required("scoringStrategy", "ScoringStrategy field is required"))
     return errs
 
 
@@ -613,28 +640,35 @@ def _aggregate(errs: list[str]) -> str:
     return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
-def fit_init_error(a: dict) -> str | None:
+def fit_init_error(a: dict, features: Features | None = None) -> str | None:
     """The error NewFit returns for defaulted args, or None."""
-    errs = fit_args_errors(a)
+    features = features or default_features()
+    errs = fit_args_errors(a, features)
     if errs:
         return _aggregate(errs)
     s = a["scoringStrategy"]
     if s.get("type") == "RequestedToCapacityRatio" and s.get("requestedToCapacityRatio") is None:
-        # Upstream dereferences the missing parameter and crashes.
+        # 1.35 dereferences the missing parameter and crashes (1.36 validates it).
         return ("scoringStrategy.requestedToCapacityRatio: Required value: RequestedToCapacityRatio needs a "
-                "shape (kube-scheduler v1.35.4 crashes on this config)")
+                f"shape (kube-scheduler {features.reference} crashes on this config)")
     return None
 
 
-def _validate_fit(a: dict, path: str) -> list[str]:
-    err = fit_init_error(a)
+def _validate_fit(a: dict, path: str, features: Features) -> list[str]:
+    err = fit_init_error(a, features)
     return [] if err is None else [f'initializing plugin "NodeResourcesFit": {err}']
 
 
-def _validate_dynamic_resources(a: dict, path: str) -> list[str]:
+def _duration_ns(value):
+    return parse_duration(value) if isinstance(value, str) else int(value)
+
+
+def _validate_dynamic_resources(a: dict, path: str, features: Features) -> list[str]:
     errs = []
     ft = a.get("filterTimeout")
-    if ft is not None:
+    if ft is not None and not features.enable_dra_scheduler_filter_timeout:
+        errs.append(_forbidden(_child(path, "filterTimeout"), "DRASchedulingFilterTimeout feature gate is disabled"))
+    elif ft is not None:
         try:
             ns = parse_duration(ft) if isinstance(ft, str) else int(ft)
         except (TypeError, ValueError) as exc:
@@ -643,9 +677,19 @@ def _validate_dynamic_resources(a: dict, path: str) -> list[str]:
             return [_invalid(_child(path, "filterTimeout"), _json(ft), str(exc))]
         if ns < 0:
             errs.append(_invalid(_child(path, "filterTimeout"), _json(format_duration(ns)), "must be zero or positive"))
-    if a.get("bindingTimeout") is not None:
+    bt = a.get("bindingTimeout")
+    if bt is None:
+        return errs
+    if not (features.enable_dra_device_binding_conditions and features.enable_dra_resource_claim_device_status):
         errs.append(_forbidden(_child(path, "bindingTimeout"),
                                "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"))
+        return errs
+    try:
+        ns = _duration_ns(bt)
+    except (TypeError, ValueError) as exc:
+        return errs + [_invalid(_child(path, "bindingTimeout"), _json(bt), str(exc))]
+    if ns < 1_000_000_000:
+        errs.append(_invalid(_child(path, "bindingTimeout"), _json(format_duration(ns)), "must be at least 1 second"))
     return errs
 
 

@@ -57,14 +57,31 @@ PLUGIN_SET = Obj("PluginSet", {"enabled": ListOf(PLUGIN), "disabled": ListOf(PLU
 # v1 Plugins field names, in the order of the Go struct.
 EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
                     "reserve", "permit", "preBind", "bind", "postBind")
+# Added by v1.36 (after multiPoint in the Go struct).
+PLACEMENT_POINTS = ("placementGenerate", "placementScore")
+
+
+def extension_points(features) -> tuple[str, ...]:
+    """The v1 Plugins fields of the features' version, but multiPoint."""
+    return EXTENSION_POINTS + PLACEMENT_POINTS if features.placement_extension_points else EXTENSION_POINTS
+
+
 PLUGINS = Obj("Plugins", {**{p: PLUGIN_SET for p in EXTENSION_POINTS}, "multiPoint": PLUGIN_SET})
+PLUGINS_PLACEMENT = Obj("Plugins", {**{p: PLUGIN_SET for p in EXTENSION_POINTS}, "multiPoint": PLUGIN_SET,
+                                    **{p: PLUGIN_SET for p in PLACEMENT_POINTS}})
 PLUGIN_CONFIG = Obj("PluginConfig", {"name": STRING, "args": RAW})
-PROFILE = Obj("KubeSchedulerProfile", {
-    "schedulerName": STRING,
-    "percentageOfNodesToScore": INT32,
-    "plugins": PLUGINS,
-    "pluginConfig": ListOf(PLUGIN_CONFIG),
-})
+
+
+def _profile(plugins) -> Obj:
+    return Obj("KubeSchedulerProfile", {
+        "schedulerName": STRING,
+        "percentageOfNodesToScore": INT32,
+        "plugins": plugins,
+        "pluginConfig": ListOf(PLUGIN_CONFIG),
+    })
+
+
+PROFILE = _profile(PLUGINS)
 LEADER_ELECTION = Obj("LeaderElectionConfiguration", {
     "leaderElect": BOOL, "leaseDuration": DURATION, "renewDeadline": DURATION, "retryPeriod": DURATION,
     "resourceLock": STRING, "resourceName": STRING, "resourceNamespace": STRING,
@@ -83,18 +100,28 @@ EXTENDER = Obj("Extender", {
     "managedResources": ListOf(Obj("ExtenderManagedResource", {"name": STRING, "ignoredByScheduler": BOOL})),
     "ignorable": BOOL,
 })
-CONFIGURATION = Obj("KubeSchedulerConfiguration", {
-    "apiVersion": STRING, "kind": STRING,
-    "parallelism": INT32,
-    "leaderElection": LEADER_ELECTION,
-    "clientConnection": CLIENT_CONNECTION,
-    "enableProfiling": BOOL, "enableContentionProfiling": BOOL,
-    "percentageOfNodesToScore": INT32,
-    "podInitialBackoffSeconds": INT64, "podMaxBackoffSeconds": INT64,
-    "profiles": ListOf(PROFILE),
-    "extenders": ListOf(EXTENDER),
-    "delayCacheUntilActive": BOOL,
-})
+def _configuration(profile) -> Obj:
+    return Obj("KubeSchedulerConfiguration", {
+        "apiVersion": STRING, "kind": STRING,
+        "parallelism": INT32,
+        "leaderElection": LEADER_ELECTION,
+        "clientConnection": CLIENT_CONNECTION,
+        "enableProfiling": BOOL, "enableContentionProfiling": BOOL,
+        "percentageOfNodesToScore": INT32,
+        "podInitialBackoffSeconds": INT64, "podMaxBackoffSeconds": INT64,
+        "profiles": ListOf(profile),
+        "extenders": ListOf(EXTENDER),
+        "delayCacheUntilActive": BOOL,
+    })
+
+
+CONFIGURATION = _configuration(PROFILE)  # v1.35
+CONFIGURATION_PLACEMENT = _configuration(_profile(PLUGINS_PLACEMENT))  # v1.36
+
+
+def configuration_schema(features) -> Obj:
+    """The v1 KubeSchedulerConfiguration type of the features' version."""
+    return CONFIGURATION_PLACEMENT if features.placement_extension_points else CONFIGURATION
 
 # The core/v1 types plugin args embed, decoded as strictly as the rest.
 _REQUIREMENTS = ListOf(Obj("NodeSelectorRequirement", {

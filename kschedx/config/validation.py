@@ -55,7 +55,7 @@ def validate_percentage(path: str, value) -> list[str]:
     return []
 
 
-def validate_profile(path: str, profile: dict) -> list[str]:
+def validate_profile(path: str, profile: dict, features=None) -> list[str]:
     _, validate_args = _plugin_args_functions()
     errs = []
     if not profile.get("schedulerName"):
@@ -76,7 +76,7 @@ def validate_profile(path: str, profile: dict) -> list[str]:
             errs.append(invalid(pc_path, name, f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration '
                                                f'is version "{API_VERSION}")'))
         elif name in _VALIDATED_ARGS:
-            errs += validate_args(name, pc.get("args") or {}, f"{pc_path}.args")
+            errs += validate_args(name, pc.get("args") or {}, f"{pc_path}.args", features)
     return errs
 
 
@@ -204,7 +204,7 @@ def validate_leader_election(le: dict) -> list[str]:
     return errs
 
 
-def validate_configuration(cfg: dict) -> list[str]:
+def validate_configuration(cfg: dict, features=None) -> list[str]:
     errs = []
     burst = (cfg.get("clientConnection") or {}).get("burst") or 0
     if burst < 0:
@@ -221,7 +221,7 @@ def validate_configuration(cfg: dict) -> list[str]:
     else:
         seen: dict[str, int] = {}
         for i, prof in enumerate(profiles):
-            errs += validate_profile(f"profiles[{i}]", prof)
+            errs += validate_profile(f"profiles[{i}]", prof, features)
             name = prof.get("schedulerName") or ""
             if name in seen:
                 errs.append(duplicate(f"profiles[{i}].schedulerName", f"profiles[{seen[name]}].schedulerName",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import random
 
+from ..features import Features, default_features
 from .records import PodResult
 from .runner import Framework, Nominator
 from .sampling import SamplingState
@@ -53,13 +54,24 @@ class Schedulers:
     (kschedx's question is then "where would the default scheduler put it")."""
 
     def __init__(self, cluster, *, tie_break: str, seed: int | None, config=None, plugin_args=None,
-                 sampling: str = "all", snapshot=None, extenders=None, freeze: bool = True):
+                 sampling: str = "all", features: Features | None = None, snapshot=None, extenders=None,
+                 freeze: bool = True):
         """`snapshot`: the cluster's, already built (a watch keeps one up to date,
         state/live.py); `extenders`: the Extenders of an earlier run of the same
         configuration (a watch makes one run per batch of pods); `freeze`: hand
         the snapshot to gc.freeze() (a one-shot run, whose snapshot lives as long
         as the process)."""
-        self.snapshot = build_snapshot(cluster) if snapshot is None else snapshot
+        # One features value for the whole run: the configuration's (it was
+        # decoded and planned for it), else the one given, else the newest
+        # version's defaults.
+        if config is not None and config.features is not None:
+            if features is not None and features != config.features:
+                raise ValueError(f"the configuration was read for {config.features!r}, not {features!r}")
+            features = config.features
+        self.features = features = features or default_features()
+        if snapshot is not None and snapshot.features != features:
+            raise ValueError(f"the snapshot was built for {snapshot.features!r}, not {features!r}")
+        self.snapshot = build_snapshot(cluster, features) if snapshot is None else snapshot
         if freeze:
             # The snapshot (millions of objects for a large cluster) lives as long as
             # the run: keep the cyclic GC from walking it again and again.
@@ -76,14 +88,14 @@ class Schedulers:
         self.sampling = sampling_state(sampling, config)
         self.frameworks = [Framework(self.snapshot, tie_break=tie_break, plan=plan, nominator=self.nominator,
                                      rng=rng, plugin_args=plugin_args, sampling=self.sampling,
-                                     extenders=self.extenders)
+                                     extenders=self.extenders, features=features)
                            for plan in plans]
         self.by_name = {fw.profile.name: fw for fw in self.frameworks}
         self.tie_break = tie_break
         for pod in self.snapshot.pending_pods:
             nominated = (pod.get("status") or {}).get("nominatedNodeName")
             if nominated and self.snapshot.get(nominated) is not None:
-                self.nominator.add(PodInfo(pod), nominated)
+                self.nominator.add(self.snapshot.pod_info(pod), nominated)
 
     @property
     def primary(self) -> Framework:
@@ -151,14 +163,17 @@ class Schedulers:
         return list(seen)
 
 
-def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None, sampling: str = "all"):
+def new_schedulers(cluster: ClusterState, *, tie_break: str, seed: int | None, config=None, sampling: str = "all",
+                   features: Features | None = None):
     """The frameworks of a run, one per profile of `config` (the default
     profile without one), over one snapshot (dispatch.Schedulers).
     `sampling`: "all" evaluates every node; "upstream" stops searching where
-    kube-scheduler's node sampling would."""
-    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling)
+    kube-scheduler's node sampling would. `features`: the version and gates
+    (the configuration's when there is one, else the newest version's
+    defaults)."""
+    return Schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling, features=features)
 
 
-def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None):
+def new_framework(cluster: ClusterState, *, tie_break: str, seed: int | None, features: Features | None = None):
     """The default profile's framework over the cluster."""
-    return new_schedulers(cluster, tie_break=tie_break, seed=seed).primary
+    return new_schedulers(cluster, tie_break=tie_break, seed=seed, features=features).primary

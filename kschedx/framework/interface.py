@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..features import Features, default_features
 from .status import Status
 
 MAX_NODE_SCORE = 100
@@ -73,6 +74,16 @@ class PostFilterResult:
     nominated_node: str | None = None
     # kschedx's explanation of the preemption (victims, candidates...).
     details: dict = field(default_factory=dict)
+
+
+def features_of(handle) -> Features:
+    """The Features a plugin reads: `handle.features`, the Framework's (one
+    per run: the version and its feature gates). A plugin made without a
+    framework (handle None, as unit tests make them) reads the newest
+    version's defaults. Plugins read it in their constructor and keep what
+    they need, as upstream's constructors keep their feature.Features."""
+    features = getattr(handle, "features", None)
+    return features if features is not None else default_features()
 
 
 class Plugin:

@@ -1,13 +1,15 @@
 """A scheduling profile: which plugins run at each extension point, in which
 order, with which score weights and args.
 
-`plan_profile` is NewFramework's construction (framework/runtime/framework.go
-v1.35) on a defaulted v1 profile: per-point lists (updatePluginList), the
-MultiPoint expansion (expandMultiPointPlugins: per-point overrides first,
-then MultiPoint plugins, then the rest of the per-point list; a point with
-`*` disabled gets no MultiPoint plugin) and the score weights
-(getScoreWeights: a per-point Score weight beats the MultiPoint one, unset or
-0 is 1). `Profile` instantiates the plan's plugins for one run. A plugin
+`plan_profile` is NewFramework's construction (framework/runtime/framework.go)
+on a defaulted v1 profile, as the chosen version does it: per-point lists
+(updatePluginList), the MultiPoint expansion (expandMultiPointPlugins:
+per-point overrides first, then MultiPoint plugins, then the rest of the
+per-point list; a point with `*` disabled gets no MultiPoint plugin) and the
+score weights (getScoreWeights: a per-point Score weight beats the MultiPoint
+one, unset or 0 is 1). 1.36 adds the placement points (at most one
+PlacementGenerate plugin, PlacementScore weights), which kschedx plans and
+checks but never runs: they score pod groups' placements, not a pod. `Profile` instantiates the plan's plugins for one run. A plugin
 whose module kschedx does not have yet is reported as not evaluated, never
 assumed to pass.
 """
@@ -17,8 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..features import Features, default_features
 from .interface import MAX_NODE_SCORE
-from .registry import IN_TREE, POINT_METHODS, POINT_TYPES, registry_for
+from .registry import POINT_METHODS, POINT_TYPES, in_tree, registry_for
 
 PROFILE_NAME = "default-scheduler"
 MAX_TOTAL_SCORE = 2 ** 63 - 1  # framework.MaxTotalScore (math.MaxInt64)
@@ -31,19 +34,26 @@ class PluginSpec:
     weight: int = 0  # score weight; 0 = upstream default of 1 for score plugins
 
 
-# The default profile's MultiPoint list (apis/config/v1/default_plugins.go,
-# v1.35 default feature gates).
-DEFAULT_PLUGINS = tuple(PluginSpec(n, IN_TREE[n].module, w or 0) for n, w in (
-    ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
-    ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
-    ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
-    ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2), ("DefaultPreemption", 0),
-    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
-))
+def default_plugins(features: Features | None = None) -> tuple[PluginSpec, ...]:
+    """The default profile's MultiPoint list at the features' version and
+    gates (apis/config/v1/default_plugins.go: getDefaultPlugins with
+    applyFeatureGates)."""
+    from ..config.defaults import default_multi_point
+
+    features = features or default_features()
+    registry = in_tree(features)
+    return tuple(PluginSpec(n, registry[n].module, w or 0) for n, w in default_multi_point(features))
+
 
 # getExtensionPoints order: the order NewFramework fills (and checks) them.
 FRAMEWORK_POINTS = ("preFilter", "filter", "postFilter", "reserve", "preScore", "score", "preBind", "bind",
-                    "postBind", "permit", "preEnqueue", "queueSort")
+                    "postBind", "permit", "preEnqueue", "queueSort", "placementGenerate", "placementScore")
+
+
+def framework_points(features: Features) -> tuple[str, ...]:
+    """The points NewFramework fills at the features' version (placement
+    points from 1.36)."""
+    return FRAMEWORK_POINTS if features.placement_extension_points else FRAMEWORK_POINTS[:-2]
 
 
 class ProfileError(Exception):
@@ -64,6 +74,8 @@ class ProfilePlan:
     order: list = field(default_factory=list)  # configuration order: MultiPoint first
     source: str | None = None  # the configuration file, for errors raised when plugins are built
     stand_ins: list = field(default_factory=list)  # in-tree plugins standing in for left-out ones
+    features: Features | None = None  # the version and gates the profile was planned for
+    placement_weights: dict = field(default_factory=dict)  # PlacementScore plugin -> weight (1.36)
 
     def plugin_names(self) -> list[str]:
         """Every plugin that runs somewhere, once, in configuration order."""
@@ -75,19 +87,22 @@ def _enabled(plugins: dict, point: str) -> list[dict]:
     return (plugins.get(point) or {}).get("enabled") or []
 
 
-def plan_profile(profile: dict, *, allow_unknown: bool = False) -> ProfilePlan:
-    """NewFramework on a defaulted v1 profile; ProfileError with upstream's text."""
+def plan_profile(profile: dict, *, allow_unknown: bool = False, features: Features | None = None) -> ProfilePlan:
+    """NewFramework on a defaulted v1 profile at the features' version (the
+    newest by default); ProfileError with upstream's text."""
+    features = features or default_features()
     name = profile.get("schedulerName") or PROFILE_NAME
     plugins = profile.get("plugins") or {}
-    needed = {p["name"] for point in ("multiPoint", *FRAMEWORK_POINTS) for p in _enabled(plugins, point)}
-    registry = registry_for(needed)
+    points_here = framework_points(features)
+    needed = {p["name"] for point in ("multiPoint", *points_here) for p in _enabled(plugins, point)}
+    registry = registry_for(needed, features)
     unknown = sorted(n for n in needed if n not in registry)
     if unknown and allow_unknown:
         plugins = {point: {"enabled": [p for p in (s.get("enabled") or []) if p["name"] in registry],
                            "disabled": s.get("disabled") or []}
                    for point, s in plugins.items()}
     try:
-        points = _points(plugins, registry)
+        points = _points(plugins, registry, points_here)
     except ProfileError as e:
         raise ProfileError(f"creating profile for scheduler name {name}: {e}") from None
     stand_ins = []
@@ -105,33 +120,57 @@ def plan_profile(profile: dict, *, allow_unknown: bool = False) -> ProfilePlan:
     if not points["bind"]:
         raise ProfileError(f"creating profile for scheduler name {name}: at least one bind plugin is needed for "
                            f'profile with scheduler name "{name}"')
-    weights = {}
-    total = 0
-    for p in _enabled(plugins, "score") + _enabled(plugins, "multiPoint"):
-        if "score" not in registry[p["name"]].points or p["name"] in weights:
-            continue
-        weights[p["name"]] = p.get("weight") or 1
-        if weights[p["name"]] * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
-            raise ProfileError(f"creating profile for scheduler name {name}: total score of Score plugins could "
-                               "overflow")
-        total += weights[p["name"]] * MAX_NODE_SCORE
+    placement = features.placement_extension_points
+    if placement and len(points["placementGenerate"]) > 1:
+        raise ProfileError(f"creating profile for scheduler name {name}: at most one placement generate plugin is "
+                           f'allowed for profile with scheduler name "{name}"')
+    try:
+        weights = _score_weights(_enabled(plugins, "score") + _enabled(plugins, "multiPoint"), registry, "score")
+    except ProfileError as e:
+        # 1.36 names the kind of weights (NewFramework wraps getValidScoreWeights' error).
+        raise ProfileError(f"creating profile for scheduler name {name}: "
+                           + ("score plugins: " if placement else "") + str(e)) from None
+    placement_weights = {}
+    if placement:
+        try:
+            placement_weights = _score_weights(_enabled(plugins, "placementScore") + _enabled(plugins, "multiPoint"),
+                                               registry, "placementScore")
+        except ProfileError as e:
+            raise ProfileError(f"creating profile for scheduler name {name}: placement score plugins: {e}") from None
     args = {pc["name"]: pc.get("args") for pc in profile.get("pluginConfig") or []}
-    order = list(dict.fromkeys(p["name"] for point in ("multiPoint", *schema_points())
+    order = list(dict.fromkeys(p["name"] for point in ("multiPoint", *schema_points(features))
                                for p in _enabled(plugins, point)))
     order += [n for n in stand_ins if n not in order]
     return ProfilePlan(name, points, weights, args, registry, profile.get("percentageOfNodesToScore"),
-                       unknown if allow_unknown else [], order, stand_ins=stand_ins)
+                       unknown if allow_unknown else [], order, stand_ins=stand_ins, features=features,
+                       placement_weights=placement_weights)
 
 
-def schema_points():
-    from ..config.schema import EXTENSION_POINTS
+def _score_weights(enabled: list[dict], registry: dict, point: str) -> dict:
+    """getValidScoreWeights: the weights of the plugins implementing the
+    point, a per-point weight before the MultiPoint one, unset or 0 read as
+    1; ProfileError when their total could overflow."""
+    weights = {}
+    total = 0
+    for p in enabled:
+        if point not in registry[p["name"]].points or p["name"] in weights:
+            continue
+        weights[p["name"]] = p.get("weight") or 1
+        if weights[p["name"]] * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+            raise ProfileError("total score of Score plugins could overflow")
+        total += weights[p["name"]] * MAX_NODE_SCORE
+    return weights
 
-    return EXTENSION_POINTS
+
+def schema_points(features: Features):
+    from ..config.schema import extension_points
+
+    return extension_points(features)
 
 
-def _points(plugins: dict, registry: dict) -> dict:
+def _points(plugins: dict, registry: dict, framework_points: tuple[str, ...]) -> dict:
     points = {}
-    for point in FRAMEWORK_POINTS:
+    for point in framework_points:
         kind = POINT_TYPES[point]
         names = []
         for p in _enabled(plugins, point):
@@ -147,7 +186,7 @@ def _points(plugins: dict, registry: dict) -> dict:
     multi = _enabled(plugins, "multiPoint")
     if not multi:
         return points
-    for point in FRAMEWORK_POINTS:
+    for point in framework_points:
         kind = POINT_TYPES[point]
         enabled = points[point]
         disabled = {p["name"] for p in (plugins.get(point) or {}).get("disabled") or []}
@@ -173,17 +212,20 @@ def _points(plugins: dict, registry: dict) -> dict:
     return points
 
 
-@lru_cache(maxsize=1)
-def default_plan() -> ProfilePlan:
-    """The plan of the default profile (no --config)."""
+@lru_cache(maxsize=8)
+def default_plan(features: Features | None = None) -> ProfilePlan:
+    """The plan of the default profile (no --config) at the features'
+    version and gates (the newest version's defaults when None)."""
     from ..config.defaults import default_configuration
 
-    return plan_profile(default_configuration({})["profiles"][0])
+    features = features or default_features()
+    return plan_profile(default_configuration({}, features)["profiles"][0], features=features)
 
 
-def load_plugin_class(spec: PluginSpec):
+def load_plugin_class(spec: PluginSpec, features: Features | None = None):
     """The plugin class, or None when kschedx does not implement it yet."""
-    return IN_TREE[spec.name].load() if spec.name in IN_TREE else None
+    registry = in_tree(features or default_features())
+    return registry[spec.name].load() if spec.name in registry else None
 
 
 # Methods of an out-of-tree plugin whose exceptions become the plugin's error.
@@ -264,7 +306,7 @@ class Profile:
     """Plugins instantiated for one run, grouped by extension point in order."""
 
     def __init__(self, handle, plugin_args: dict | None = None, plan: ProfilePlan | None = None):
-        plan = plan or default_plan()
+        plan = plan or default_plan(getattr(handle, "features", None))
         self.plan = plan
         self.name = plan.name
         self.plugins = []

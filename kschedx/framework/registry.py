@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import lru_cache
 
 ENTRY_POINT_GROUP = "kschedx.plugins"
 
@@ -29,13 +30,16 @@ POINT_METHODS = {
     "preBind": "pre_bind",
     "bind": "bind",
     "postBind": "post_bind",
+    "placementGenerate": "placement_generate",
+    "placementScore": "placement_score",
 }
 # The Go interface named in NewFramework's errors.
 POINT_TYPES = {
     "preEnqueue": "PreEnqueuePlugin", "queueSort": "QueueSortPlugin", "preFilter": "PreFilterPlugin",
     "filter": "FilterPlugin", "postFilter": "PostFilterPlugin", "preScore": "PreScorePlugin",
     "score": "ScorePlugin", "reserve": "ReservePlugin", "permit": "PermitPlugin", "preBind": "PreBindPlugin",
-    "bind": "BindPlugin", "postBind": "PostBindPlugin",
+    "bind": "BindPlugin", "postBind": "PostBindPlugin", "placementGenerate": "PlacementGeneratePlugin",
+    "placementScore": "PlacementScorePlugin",
 }
 
 
@@ -63,7 +67,9 @@ def _e(name, module, *points):
     return Entry(name, module, frozenset(points))
 
 
-# The `var _ fwk.XPlugin = &P{}` assertions of each v1.35 plugin.
+# The `var _ fwk.XPlugin = &P{}` assertions of each plugin of
+# NewInTreeRegistry, as in v1.35 and v1.36 alike (in_tree() adds what one
+# version has and the other has not).
 IN_TREE = {e.name: e for e in (
     _e("SchedulingGates", "schedulinggates", "preEnqueue"),
     _e("PrioritySort", "queuesort", "queueSort"),
@@ -85,14 +91,34 @@ IN_TREE = {e.name: e for e in (
     _e("NodeResourcesBalancedAllocation", "noderesources.balanced_allocation", "preScore", "score"),
     _e("ImageLocality", "imagelocality", "score"),
     _e("DefaultBinder", "defaultbinder", "bind"),
+    _e("NodeDeclaredFeatures", "nodedeclaredfeatures", "preFilter", "filter"),
 )}
+
+
+@lru_cache(maxsize=None)
+def in_tree(features) -> dict[str, Entry]:
+    """NewInTreeRegistry of the features' version: GangScheduling implements
+    Reserve only in 1.35; 1.36 adds the placement extension points
+    (NodeResourcesFit a PlacementScore plugin, TopologyPlacementGenerator,
+    PodGroupPodsCount). A plugin whose module kschedx does not have is
+    registered all the same, and reported as not evaluated when it runs."""
+    reg = dict(IN_TREE)
+    gang = ("preEnqueue", "permit", "reserve") if features.gang_scheduling_reserves else ("preEnqueue", "permit")
+    reg["GangScheduling"] = _e("GangScheduling", "gangscheduling", *gang)
+    if features.placement_extension_points:
+        fit = reg["NodeResourcesFit"]
+        reg["NodeResourcesFit"] = Entry(fit.name, fit.module, fit.points | {"placementScore"})
+        reg["TopologyPlacementGenerator"] = _e("TopologyPlacementGenerator", "topologyplacementgenerator",
+                                               "placementGenerate")
+        reg["PodGroupPodsCount"] = _e("PodGroupPodsCount", "podgrouppodscount", "placementScore")
+    return reg
 
 
 class EntryPointError(Exception):
     """A plugin registered under `kschedx.plugins` cannot be used."""
 
 
-def entry_point_entries(names=None) -> dict[str, Entry]:
+def entry_point_entries(names=None, in_tree_names=frozenset(IN_TREE)) -> dict[str, Entry]:
     """Plugins other distributions register under `kschedx.plugins` (entry
     point name = plugin name, value = module:Class); only those in `names`
     are imported (all when None). In-tree plugins are not replaced, and of
@@ -101,7 +127,7 @@ def entry_point_entries(names=None) -> dict[str, Entry]:
 
     out = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in IN_TREE or ep.name in out or (names is not None and ep.name not in names):
+        if ep.name in in_tree_names or ep.name in out or (names is not None and ep.name not in names):
             continue
         cls = _load_plugin_class(ep)
         points = frozenset(p for p, m in POINT_METHODS.items() if callable(getattr(cls, m, None)))
@@ -139,11 +165,12 @@ class _Loaded:
         return self.cls
 
 
-def registry_for(names) -> dict[str, Entry]:
-    """The registry a configuration naming `names` needs: in-tree plugins,
-    and entry points only when some name is not in-tree (scanning installed
-    distributions costs time a default run should not pay)."""
-    reg = dict(IN_TREE)
+def registry_for(names, features) -> dict[str, Entry]:
+    """The registry a configuration naming `names` needs: the in-tree plugins
+    of the features' version, and entry points only when some name is not
+    in-tree (scanning installed distributions costs time a default run
+    should not pay)."""
+    reg = dict(in_tree(features))
     if any(n not in reg for n in names):
-        reg.update(entry_point_entries({n for n in names if n not in reg}))
+        reg.update(entry_point_entries({n for n in names if n not in reg}, frozenset(reg)))
     return reg

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from itertools import compress
 
+from ..features import Features
 from ..state.snapshot import NodeInfo, PodInfo, Snapshot
 from .cycle_state import CycleState
 from .fit_error import fit_error_message
@@ -73,12 +74,20 @@ class Framework:
 
     def __init__(self, snapshot: Snapshot, *, tie_break: str = "random", seed: int | None = None, plugin_args=None,
                  plan=None, nominator: Nominator | None = None, rng: random.Random | None = None,
-                 sampling: SamplingState | None = None, extenders=None):
+                 sampling: SamplingState | None = None, extenders=None, features: Features | None = None):
         """`plan`: the profile (ProfilePlan) to run, the default one when None.
+        `features`: the version and feature gates every plugin reads as
+        `handle.features` (the plan's, else the snapshot's); a plan made for
+        other features is refused.
         Frameworks of several profiles over one snapshot share the nominator
         (upstream's one scheduling queue), the random source, the sampling
         state (the scheduler's next start index) and the configured extenders
         (framework/extenders.Extenders, or None)."""
+        if features is None:
+            features = plan.features if plan is not None and plan.features is not None else snapshot.features
+        elif plan is not None and plan.features is not None and plan.features != features:
+            raise ValueError(f"profile {plan.name} was planned for {plan.features!r}, not {features!r}")
+        self.features = features
         self.snapshot = snapshot
         self.sampling = sampling if sampling is not None else SamplingState()
         self.cluster = snapshot.cluster

@@ -5,7 +5,7 @@ selector every pod must match and preferred terms scored for every pod."""
 
 from __future__ import annotations
 
-from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult
+from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult, features_of
 from ..config.pluginargs import checked_plugin_args
 from ..framework.status import Code, Status
 from ..api.labels import NodeSelector, NodeSelectorTerm, SelectorError, is_empty_term, selector_from_set
@@ -92,7 +92,7 @@ class NodeAffinity(Plugin):
     name = "NodeAffinity"
 
     def __init__(self, handle, args=None):
-        args = checked_plugin_args(self.name, args)
+        args = checked_plugin_args(self.name, args, features_of(handle))
         super().__init__(handle, args)
         added = args.get("addedAffinity") or {}
         required = added.get("requiredDuringSchedulingIgnoredDuringExecution")

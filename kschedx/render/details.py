@@ -121,13 +121,22 @@ def _share(name: str, used: int, total) -> str:
     return text
 
 
-def _balanced_allocation(d: dict) -> list[str]:
+def _shares(fractions: dict) -> str:
     parts = []
-    for name, frac in d["fractions"].items():
+    for name, frac in fractions.items():
         used, _, total = str(frac).partition("/")
         parts.append(f"{name} {_share(name, int(used), int(total))}")
-    return ["requested with this pod / allocatable (the closer the shares, the higher the score): "
-            + ", ".join(parts)]
+    return ", ".join(parts)
+
+
+def _balanced_allocation(d: dict) -> list[str]:
+    if "balanceWithoutPod" not in d:
+        return ["requested with this pod / allocatable (the closer the shares, the higher the score): "
+                + _shares(d["fractions"])]
+    # 1.36: the score is the change in balance the pod brings.
+    return [f"requested with this pod / allocatable: {_shares(d['fractions'])} (balance {d['balanceWithPod']})",
+            f"without it: {_shares(d['fractionsWithoutPod'])} (balance {d['balanceWithoutPod']}); "
+            "the score is 50 + (50 + with - without) / 2: a pod that evens the shares out scores above 75"]
 
 
 def _image_locality(d: dict) -> list[str]:

@@ -6,7 +6,7 @@ line sums up."""
 
 from __future__ import annotations
 
-from .ci import failure_message, pod_fails, summary
+from .ci import failure_message, pod_fails, scheduler_text, summary
 from .fixes import fix_lines
 
 
@@ -52,5 +52,6 @@ def to_github(doc: dict) -> str:
         if pod_fails(p):
             lines.append(annotation(p))
             lines += fix_notices(p)
-    lines.append(f"kschedx {doc.get('mode', 'explain')}: {summary(doc)}")
+    scheduler = scheduler_text(doc)
+    lines.append(f"kschedx {doc.get('mode', 'explain')}{f' ({scheduler})' if scheduler else ''}: {summary(doc)}")
     return "\n".join(lines) + "\n"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .. import KUBERNETES_REFERENCE
+from ..features import Features, default_features
 from ..framework.runner import PodResult
 from .node_record import status_dict
 from ..util.gc_policy import builds_long_lived
@@ -71,17 +71,41 @@ def pod_dict(r: PodResult, mode: str, nodes=None, encoder=None) -> dict:
     return d
 
 
+def version_fields(features: Features | None) -> dict:
+    """The head's `reference` (the release reproduced), `kubeVersion` (its
+    minor) and `featureGates` (the gates set otherwise than the version's
+    defaults, by name; {} when none is)."""
+    features = features or default_features()
+    return {"reference": {"kubernetes": features.reference}, "kubeVersion": features.version,
+            "featureGates": features.changed_gates}
+
+
+def scheduler_text(doc: dict) -> str:
+    """The kube-scheduler a result reproduces, as every output format names
+    it: "kube-scheduler v1.36.2", with the feature gates set otherwise than
+    the version's defaults ("" for a document that does not say)."""
+    release = (doc.get("reference") or {}).get("kubernetes") or doc.get("kubeVersion")
+    if not release:
+        return ""
+    text = f"kube-scheduler {release}"
+    gates = doc.get("featureGates") or {}
+    if gates:
+        text += " with feature gates " + ",".join(f"{k}={'true' if v else 'false'}" for k, v in gates.items())
+    return text
+
+
 def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: list[str],
-                  node_detail: str | None = None) -> dict:
+                  node_detail: str | None = None, features: Features | None = None) -> dict:
     """Every key of the document before `pods`, in document order.
-    `node_detail`: the --nodes choice, when it is not `all`."""
+    `node_detail`: the --nodes choice, when it is not `all`; `features`: the
+    version and gates reproduced (the newest version's defaults when None)."""
     head = {
         "apiVersion": API_VERSION,
         "kind": "SchedulingResult",
         "mode": mode,
         "profile": profile,
         "tieBreak": tie_break,
-        "reference": {"kubernetes": KUBERNETES_REFERENCE},
+        **version_fields(features),
         "notEvaluated": list(not_evaluated),
     }
     if node_detail is not None:
@@ -110,8 +134,9 @@ def add_source(pod: dict, sources: dict[str, dict] | None) -> dict:
 @builds_long_lived
 def build_document(results: list[PodResult], *, mode: str, tie_break: str, profile: str,
                    not_evaluated: list[str], warnings: list[str] | None = None, extra: dict | None = None,
-                   sources: dict[str, dict] | None = None) -> dict:
-    doc = document_head(mode=mode, tie_break=tie_break, profile=profile, not_evaluated=not_evaluated)
+                   sources: dict[str, dict] | None = None, features: Features | None = None) -> dict:
+    doc = document_head(mode=mode, tie_break=tie_break, profile=profile, not_evaluated=not_evaluated,
+                        features=features)
     doc["pods"] = [add_source(pod_dict(r, mode), sources) for r in results]
     doc.update(document_tail(warnings=warnings, extra=extra))
     return doc

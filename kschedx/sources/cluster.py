@@ -112,6 +112,8 @@ class ClusterRead:
     unreadable: dict[str, str] = field(default_factory=dict)
     # kind -> the resourceVersion of its list: where a watch of it starts.
     resource_versions: dict[str, str] = field(default_factory=dict)
+    # The server's /version (gitVersion, major, minor...), None when it does not answer it.
+    version: dict | None = None
 
 
 # ---- errors --------------------------------------------------------------------------
@@ -764,6 +766,20 @@ class ClusterConnection:
     def __exit__(self, *exc):
         self.close()
 
+    def server_version(self) -> dict | None:
+        """GET /version (apimachinery version.Info: gitVersion, major, minor...),
+        or None when the server does not answer it (403, 404, not JSON): the
+        version kschedx reproduces is then chosen otherwise."""
+        try:
+            status, info = self._t.get_json("/version", what="the server's version", ok=(403, 404))
+        except ClusterAPIError as e:
+            if e.status == 401:
+                raise
+            return None
+        except ClusterError:
+            return None
+        return info if status == 200 and isinstance(info, dict) else None
+
     # -- lists
 
     def read_objects(self, progress: Progress | None = None, *, full: bool = False) -> ClusterRead:
@@ -789,6 +805,7 @@ class ClusterConnection:
         # Nodes first, alone: an unreachable, slow or unauthorised cluster fails there,
         # before any background request exists that would hold up the exit.
         result.objects.extend(self._list_all(NODE, progress, full=full, rvs=rvs))
+        result.version = self.server_version()
         pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kschedx-read")
         try:
             futures: list[tuple[Kind, Future]] = [

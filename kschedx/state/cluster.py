@@ -111,6 +111,13 @@ def unreadable_warning(kind: str, why: str) -> str:
 
 
 def _snapshot_info(state: ClusterState, obj: dict, origin) -> None:
+    source = obj.get("source") or {}
+    git_version = source.get("gitVersion") if isinstance(source, dict) else None
+    if git_version is not None:
+        if not isinstance(git_version, str):
+            raise InputError("must be a string: the API server's version (/version gitVersion) when the snapshot "
+                             "was taken", source=origin, obj=object_ref(obj), field="source.gitVersion")
+        state.server_version = state.server_version or git_version
     unreadable = obj.get("unreadableKinds") or {}
     if not isinstance(unreadable, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in unreadable.items()):
@@ -155,6 +162,9 @@ class ClusterState:
     # Kinds that could not be read (live clusters: forbidden); the plugins
     # needing them are reported in notEvaluated.
     unreadable_kinds: dict[str, str] = field(default_factory=dict)
+    # The API server's version (/version gitVersion) a SnapshotInfo records:
+    # the Kubernetes version a run reproduces when none is chosen.
+    server_version: str | None = None
     # (the pods as built, their groups): pods of one group have the same
     # PodInfo facts (snapshot.SpecFacts), as a read-ahead found them
     # (sources/read_ahead.py); build_snapshot uses them for the pods still

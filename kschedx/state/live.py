@@ -28,6 +28,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..features import Features, default_features
 from ..sources.fixtures import Origin
 from ..sources.watch import ADDED, DELETED, MODIFIED, WatchEvent
 from ..util.errors import InputError
@@ -75,10 +76,13 @@ class _Relist:
 
 
 class LiveCluster:
-    def __init__(self, cluster: ClusterState, *, source: str = "cluster", clock=time.monotonic):
+    def __init__(self, cluster: ClusterState, *, source: str = "cluster", clock=time.monotonic,
+                 features: Features | None = None):
         from ..sources.admission import Admission
 
         self.cluster = cluster
+        # The version and gates every snapshot of the run is built for.
+        self.features = features if features is not None else default_features()
         self.origin = Origin(source)
         self.clock = clock
         admission = cluster.admission
@@ -117,7 +121,7 @@ class LiveCluster:
         if not cluster.pods:
             cluster.pods = self.cluster_pods()
         cluster.facts_groups = cluster.facts_groups if self.snapshot is None else None
-        self.snapshot = build_snapshot(cluster)
+        self.snapshot = build_snapshot(cluster, self.features)
         snap = self.snapshot
         # A pod's dicts are the truth from here: the list would keep every
         # deleted pod alive for hours.
@@ -182,7 +186,7 @@ class LiveCluster:
     def _pod_info(self, pod: dict) -> PodInfo:
         key = spec_facts_key(pod)
         facts = self.facts.get(key) if key is not None else None
-        pi = PodInfo(pod, facts)
+        pi = PodInfo(pod, facts, self.features.enable_in_place_pod_level_resources_vertical_scaling)
         if facts is None and key is not None:
             if len(self.facts) >= FACTS_LIMIT:
                 self.facts.clear()

@@ -15,7 +15,7 @@ devices.
 from __future__ import annotations
 
 from ...config.pluginargs import checked_plugin_args
-from ...framework.interface import Plugin, PluginError
+from ...framework.interface import Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...api.labels import NodeSelector
 from ..helper.normalize_score import default_normalize_score, default_normalize_values
@@ -64,7 +64,7 @@ class DynamicResources(Plugin):
     name = NAME
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, checked_plugin_args(self.name, args))
+        super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
         # Filter gives up on a node after filterTimeout upstream (0 = never);
         # kschedx always finishes the allocation, so it is only carried.
         self.filter_timeout = self.args["filterTimeout"]

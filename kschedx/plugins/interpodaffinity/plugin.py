@@ -4,7 +4,7 @@ namespace handling; the work is in filtering.py and scoring.py."""
 from __future__ import annotations
 
 from ...config.pluginargs import checked_plugin_args
-from ...framework.interface import Plugin, PluginError
+from ...framework.interface import Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...state.pod_index import index_of
 from ...state.podaffinity import affinity_terms
@@ -48,7 +48,7 @@ class InterPodAffinity(Plugin):
     name = "InterPodAffinity"
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, checked_plugin_args(self.name, args))
+        super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
         self.hard_pod_affinity_weight = self.args["hardPodAffinityWeight"]
         self.ignore_preferred_terms_of_existing_pods = bool(self.args["ignorePreferredTermsOfExistingPods"])
         self._extensions = _Extensions(self)

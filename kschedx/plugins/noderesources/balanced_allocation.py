@@ -1,12 +1,18 @@
 """NodeResourcesBalancedAllocation: prefer nodes whose cpu and memory use
 stay balanced. Upstream computes this in float64; Python floats are the same
-IEEE doubles, and the operations are done in the same order."""
+IEEE doubles, and the operations are done in the same order.
+
+From 1.36 (features.balanced_allocation_scores_improvement) the score is
+how much the pod improves the node's balance: with B the balance score
+(1 - std) * 100 of v1.35, 50 + (50 + B(with the pod) - B(without it)) / 2,
+in integers (kubernetes/kubernetes#135573). Until 1.35 it is B(with the pod).
+"""
 
 from __future__ import annotations
 
 import math
 
-from ...framework.interface import MAX_NODE_SCORE, Plugin
+from ...framework.interface import MAX_NODE_SCORE, Plugin, features_of
 from ...framework.status import Code, Status
 from ...api.resources import CPU, MEMORY
 from ...config.pluginargs import checked_plugin_args
@@ -39,21 +45,37 @@ def balanced_resource_scorer(requested, allocatable) -> int:
     return int((1 - std) * float(MAX_NODE_SCORE))
 
 
-def _column_scores(cols, rows, pod_cpu: int, pod_mem: int) -> list[int]:
+def improvement_score(with_pod: int, without_pod: int) -> int:
+    """balancedResourceScorer of 1.36: both scores are in [50, 100], so the
+    numerator is never negative (Go's division truncates, as // does here)."""
+    half = MAX_NODE_SCORE // 2
+    return half + (half + with_pod - without_pod) // 2
+
+
+def _two_fraction_score(used_cpu: int, used_mem: int, alloc_cpu: int, alloc_mem: int, max_score: float) -> int:
+    """balanced_resource_scorer over (cpu, memory) with both allocatable, unrolled."""
+    cpu = float(used_cpu) / float(alloc_cpu)
+    if cpu > 1:
+        cpu = 1.0
+    mem = float(used_mem) / float(alloc_mem)
+    if mem > 1:
+        mem = 1.0
+    return int((1 - abs((cpu - mem) / 2)) * max_score)
+
+
+def _column_scores(cols, rows, pod_cpu: int, pod_mem: int, improvement: bool) -> list[int]:
     """score_all's unrolled scorer over the columns' rows (all when None)."""
     max_score = float(MAX_NODE_SCORE)
     out = []
     for ac, am, uc, um in zip(*cols.take(rows, "alloc_cpu", "alloc_mem", "req_cpu", "req_mem")):
-        std = 0.0
-        if ac and am:
-            cpu = float(uc + pod_cpu) / float(ac)
-            if cpu > 1:
-                cpu = 1.0
-            mem = float(um + pod_mem) / float(am)
-            if mem > 1:
-                mem = 1.0
-            std = abs((cpu - mem) / 2)
-        out.append(int((1 - std) * max_score))
+        if not (ac and am):
+            # One fraction or none: the deviation is 0, with the pod and without.
+            out.append(improvement_score(MAX_NODE_SCORE, MAX_NODE_SCORE) if improvement else MAX_NODE_SCORE)
+            continue
+        with_pod = _two_fraction_score(uc + pod_cpu, um + pod_mem, ac, am, max_score)
+        if improvement:
+            with_pod = improvement_score(with_pod, _two_fraction_score(uc, um, ac, am, max_score))
+        out.append(with_pod)
     return out
 
 
@@ -61,12 +83,15 @@ class NodeResourcesBalancedAllocation(Plugin):
     name = "NodeResourcesBalancedAllocation"
 
     def __init__(self, handle, args=None):
-        args = checked_plugin_args(self.name, args)
+        features = features_of(handle)
+        args = checked_plugin_args(self.name, args, features)
         super().__init__(handle, args)
         self.resources = tuple((r["name"], r["weight"]) for r in args["resources"])
+        self.improvement = features.balanced_allocation_scores_improvement
+        self.pod_level_status = features.enable_in_place_pod_level_resources_vertical_scaling
 
     def pre_score(self, state, pod_info, nodes):
-        reqs = pod_request_list(pod_info, self.resources, True)
+        reqs = pod_request_list(pod_info, self.resources, True, self.pod_level_status)
         if not any(reqs):
             return Status(Code.SKIP)
         state.write(_KEY, reqs)
@@ -75,11 +100,15 @@ class NodeResourcesBalancedAllocation(Plugin):
     def score(self, state, pod_info, node_info) -> int:
         reqs = state.read(_KEY)
         if reqs is None:
-            reqs = pod_request_list(pod_info, self.resources, True)
+            reqs = pod_request_list(pod_info, self.resources, True, self.pod_level_status)
             if not any(reqs):
                 return 0
         requested, allocatable = vectors(node_info, self.resources, reqs, True)
-        return balanced_resource_scorer(requested, allocatable)
+        with_pod = balanced_resource_scorer(requested, allocatable)
+        if not self.improvement:
+            return with_pod
+        return improvement_score(with_pod, balanced_resource_scorer(_allocated(requested, allocatable, reqs),
+                                                                     allocatable))
 
     def score_all(self, state, pod_info, nodes) -> list[int]:
         reqs = state.read(_KEY)
@@ -89,39 +118,55 @@ class NodeResourcesBalancedAllocation(Plugin):
         at = columns_for(self.handle, nodes)
         if at is not None:
             cols, rows = at
-            scores = cols.values(("NodeResourcesBalancedAllocation", pod_cpu, pod_mem),
-                                 lambda some: _column_scores(cols, some, pod_cpu, pod_mem))
+            improvement = self.improvement
+            scores = cols.values(("NodeResourcesBalancedAllocation", improvement, pod_cpu, pod_mem),
+                                 lambda some: _column_scores(cols, some, pod_cpu, pod_mem, improvement))
             return [scores[r] for r in rows]
         max_score = float(MAX_NODE_SCORE)
+        # One fraction or none: the deviation is 0, with the pod and without.
+        flat = improvement_score(MAX_NODE_SCORE, MAX_NODE_SCORE) if self.improvement else MAX_NODE_SCORE
         out = []
         for ni in nodes:
             # balanced_resource_scorer over vectors(), unrolled for cpu and
-            # memory (same float64 operations in the same order); with one
-            # fraction or none the deviation is 0.
+            # memory (same float64 operations in the same order).
             alloc = ni.allocatable
             alloc_cpu = alloc.milli_cpu
             alloc_mem = alloc.memory
-            std = 0.0
-            if alloc_cpu and alloc_mem:
-                used = ni.requested
-                cpu = float(used.milli_cpu + pod_cpu) / float(alloc_cpu)
-                if cpu > 1:
-                    cpu = 1.0
-                mem = float(used.memory + pod_mem) / float(alloc_mem)
-                if mem > 1:
-                    mem = 1.0
-                std = abs((cpu - mem) / 2)
-            out.append(int((1 - std) * max_score))
+            if not (alloc_cpu and alloc_mem):
+                out.append(flat)
+                continue
+            used = ni.requested
+            with_pod = _two_fraction_score(used.milli_cpu + pod_cpu, used.memory + pod_mem, alloc_cpu, alloc_mem,
+                                           max_score)
+            if self.improvement:
+                with_pod = improvement_score(with_pod, _two_fraction_score(used.milli_cpu, used.memory, alloc_cpu,
+                                                                           alloc_mem, max_score))
+            out.append(with_pod)
         return out
 
     def score_details(self, state, pod_info, node_info):
-        reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True)
+        reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True, self.pod_level_status)
         requested, allocatable = vectors(node_info, self.resources, reqs, True)
-        return {
+        details = {
             "fractions": {
                 name: f"{req}/{alloc}" for (name, _), req, alloc in zip(self.resources, requested, allocatable) if alloc
             }
         }
+        if self.improvement:
+            # 1.36 scores the change in balance: both balances, and the fractions without the pod.
+            allocated = _allocated(requested, allocatable, reqs)
+            details["fractionsWithoutPod"] = {
+                name: f"{used}/{alloc}" for (name, _), used, alloc in zip(self.resources, allocated, allocatable) if alloc
+            }
+            details["balanceWithPod"] = balanced_resource_scorer(requested, allocatable)
+            details["balanceWithoutPod"] = balanced_resource_scorer(allocated, allocatable)
+        return details
+
+
+def _allocated(requested, allocatable, pod_reqs) -> list[int]:
+    """The node's use without the pod, where a resource is counted (vectors()
+    adds the pod's request to it there, and leaves 0 elsewhere)."""
+    return [req - pod if alloc else 0 for req, alloc, pod in zip(requested, allocatable, pod_reqs)]
 
 
 PLUGIN = NodeResourcesBalancedAllocation

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from itertools import compress
 
-from ...framework.interface import MAX_NODE_SCORE, Plugin
+from ...framework.interface import MAX_NODE_SCORE, Plugin, features_of
 from ...framework.status import Code, Status
 from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE, default_plugin_args, fit_init_error
 from ...api.resources import CPU, MEMORY, Resource, is_extended_resource_name, pod_requests
@@ -85,8 +85,9 @@ class NodeResourcesFit(Plugin):
     name = "NodeResourcesFit"
 
     def __init__(self, handle, args=None):
-        args = default_plugin_args(self.name, args)
-        err = fit_init_error(args)
+        features = features_of(handle)
+        args = default_plugin_args(self.name, args, features)
+        err = fit_init_error(args, features)
         if err is not None:
             raise ValueError(f'initializing plugin "{self.name}": {err}')
         super().__init__(handle, args)

@@ -4,7 +4,7 @@ system default constraints, and the extension points."""
 from __future__ import annotations
 
 from ...config.pluginargs import checked_plugin_args
-from ...framework.interface import Plugin, PluginError
+from ...framework.interface import Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...state.pod_index import index_of
 from . import filtering, scoring
@@ -34,7 +34,7 @@ class PodTopologySpread(Plugin):
     name = "PodTopologySpread"
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, checked_plugin_args(self.name, args))
+        super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
         if self.args["defaultingType"] == "System":
             self.default_constraints = list(SYSTEM_DEFAULT_CONSTRAINTS)
             self.system_defaulted = True

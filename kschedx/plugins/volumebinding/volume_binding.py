@@ -11,7 +11,7 @@ node's decisions in the binder's caches, for `simulate`.
 from __future__ import annotations
 
 from ...config.pluginargs import checked_plugin_args
-from ...framework.interface import Plugin
+from ...framework.interface import Plugin, features_of
 from ...framework.status import Code, Status
 from ...storage.objects import claim_class, claim_key, go_quote, meta, spec
 from ...storage.volumes import EPHEMERAL, INLINE, ephemeral_owner_error, pod_volumes
@@ -50,7 +50,7 @@ class VolumeBinding(Plugin):
     name = NAME
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, checked_plugin_args(self.name, args))
+        super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
         # Upstream's PreBind waits this long for the PV controller; offline
         # placement never waits, so it is only carried.
         self.bind_timeout_seconds = self.args["bindTimeoutSeconds"]
