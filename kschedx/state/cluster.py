@@ -175,6 +175,13 @@ class ClusterState:
     replaced_specs: list = field(default_factory=list, repr=False, compare=False)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # When the objects were read (Unix seconds), if known: a live cluster's
+    # read, or a snapshot that records it. DynamicResources' binding timeout
+    # of claims waiting for binding conditions is measured against it.
+    read_at: float | None = None
+    # The DRA objects as the scheduler shares them between plugins
+    # (state/dra.py), built on first use.
+    dra: object = field(default=None, repr=False, compare=False)
 
     def namespace_labels(self, name: str) -> dict:
         ns = self.namespaces.get(name)

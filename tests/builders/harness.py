@@ -48,10 +48,12 @@ def framework_for(nodes=(), pods=(), *, plugin_args=None, tie_break="name") -> F
     return Framework(snap, tie_break=tie_break, plugin_args=plugin_args)
 
 
-def framework(*objects, tie_break="name", seed=None, plugin_args=None) -> Framework:
+def framework(*objects, tie_break="name", seed=None, plugin_args=None, features=None) -> Framework:
     """A Framework with the default profile over any objects, admitted as a
-    fixture file is (see `admitted`)."""
-    return Framework(build_snapshot(admitted(*objects)), tie_break=tie_break, seed=seed, plugin_args=plugin_args)
+    fixture file is (see `admitted`), for `features` (the newest version's
+    defaults when None)."""
+    return Framework(build_snapshot(admitted(*objects), features), tie_break=tie_break, seed=seed,
+                     plugin_args=plugin_args)
 
 
 def pod_info(fw: Framework, name: str, ns: str = "default") -> PodInfo:
