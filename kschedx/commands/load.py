@@ -5,6 +5,8 @@ selector, in queue order."""
 
 from __future__ import annotations
 
+import time
+
 from dataclasses import dataclass, field
 
 from ..framework.runner import queue_order
@@ -241,6 +243,7 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     if not (pod_paths or pod_refs or all_pending):
         raise UsageError("which pods? give POD_FILEs, NAMESPACE/NAME of pending pods, or --all-pending")
     read = conn.read_objects(progress)
+    read_at = time.time()
     origin = Origin(f"cluster {conn.server}")
     objects = [(obj, origin) for obj in read.objects]
     objects.append((snapshot_info(server=conn.server, context=conn.context_name,
@@ -257,6 +260,8 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
             raise  # a POD_FILE: the user's input
         raise served_wrong_shape(e) from None
     workload.warnings[:0] = read.warnings
+    # "Now" for what depends on time (DynamicResources' binding timeout).
+    workload.cluster.read_at = read_at
     if pod_refs or all_pending:
         select_pods(workload, pod_refs, all_pending=all_pending, keep=bool(pod_paths),
                     where=f"the cluster ({conn.server})", selection=selection,
