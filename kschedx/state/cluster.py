@@ -44,6 +44,7 @@ _INDEXED_KINDS = {
     "DeviceClass": "device_classes",
     "ResourceClaim": "resource_claims",
     "ResourceClaimTemplate": "resource_claim_templates",
+    "DeviceTaintRule": "device_taint_rules",
 }
 
 # Kinds the volume plugins read, shape-checked on the way in.
@@ -97,6 +98,7 @@ PLUGINS_READING: dict[str, tuple[str, ...]] = {
     "DeviceClass": ("DynamicResources",),
     "ResourceClaim": ("DynamicResources",),
     "ResourceClaimTemplate": ("DynamicResources",),
+    "DeviceTaintRule": ("DynamicResources",),
     "PriorityClass": (),
     "RuntimeClass": (),
 }
@@ -158,6 +160,7 @@ class ClusterState:
     device_classes: dict[str, dict] = field(default_factory=dict)
     resource_claims: dict[str, dict] = field(default_factory=dict)
     resource_claim_templates: dict[str, dict] = field(default_factory=dict)
+    device_taint_rules: dict[str, dict] = field(default_factory=dict)
     workloads: list[dict] = field(default_factory=list)
     # Kinds that could not be read (live clusters: forbidden); the plugins
     # needing them are reported in notEvaluated.

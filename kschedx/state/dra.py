@@ -132,6 +132,7 @@ class DRAState:
         self.in_flight: dict[str, dict] = {}  # claim uid -> claim with the allocation being made
         self._allocated: dict[bool, AllocatedState] = {}
         self._extended: dict[str, dict] | None = None
+        self._patched: list[dict] | None = None
         # Bumped whenever in-flight allocations change, so caches derived
         # from the allocated state know when to recompute.
         self.revision = 0
@@ -174,6 +175,18 @@ class DRAState:
             out.add_claim(claim, claim_key(claim), consumable_capacity)
         return out
 
+    # -- DeviceTaintRules (DRADeviceTaintRules) -----------------------------------------
+    def slices_with_taint_rules(self) -> list[dict]:
+        """ListWithDeviceTaintRules with DRADeviceTaintRules on: the slices,
+        a device a rule selects (by driver, pool and device name, each
+        optional) carrying the rule's taint after its own. Upstream applies
+        the rules in informer order; kschedx by rule name."""
+        out = self._patched
+        if out is None:
+            rules = [self.cluster.device_taint_rules[k] for k in sorted(getattr(self.cluster, "device_taint_rules", {}))]
+            out = self._patched = [_apply_taint_rules(s, rules) for s in self.slices] if rules else self.slices
+        return out
+
     # -- extended resources (DRAExtendedResource) -------------------------------------
     def extended_resource_class(self, resource_name: str):
         """DeviceClassResolver.GetDeviceClass: the DeviceClass that backs an
@@ -188,6 +201,29 @@ class DRAState:
         if m is None:
             m = self._extended = _extended_resource_map(self.classes)
         return m.get(resource_name)
+
+
+def _apply_taint_rules(slice_: dict, rules: list[dict]) -> dict:
+    """Tracker.applyPatches for one slice (a copy when a rule applies)."""
+    spec = slice_.get("spec") or {}
+    patched = None
+    for rule in rules:
+        rspec = rule.get("spec") or {}
+        sel = rspec.get("deviceSelector") or {}
+        if sel.get("driver") is not None and sel["driver"] != spec.get("driver"):
+            continue
+        if sel.get("pool") is not None and sel["pool"] != (spec.get("pool") or {}).get("name"):
+            continue
+        taint_spec = rspec.get("taint") or {}
+        taint = {k: taint_spec[k] for k in ("key", "value", "effect", "timeAdded") if taint_spec.get(k) is not None}
+        for i, device in enumerate(spec.get("devices") or ()):
+            if sel.get("device") is not None and sel["device"] != device.get("name"):
+                continue
+            if patched is None:
+                patched = dict(slice_, spec=dict(spec, devices=[dict(d) for d in spec.get("devices") or ()]))
+            d = patched["spec"]["devices"][i]
+            d["taints"] = list(d.get("taints") or ()) + [taint]
+    return patched if patched is not None else slice_
 
 
 def time_nanos(value) -> int | None:

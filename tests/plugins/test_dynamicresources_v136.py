@@ -278,3 +278,60 @@ def test_score_of_an_allocated_claim_with_subrequests():
     assert raw_scores(V136) == {"worker": 7, "worker-2": 7}
     # Without DRAPrioritizedList v1.36 scores 0.
     assert raw_scores(gates("1.36", DRAPrioritizedList=False)) == {"worker": 0, "worker-2": 0}
+
+
+@pytest.mark.parametrize("features, want", [
+    # upstream balanced_allocation_test.go (v1.35, DRAExtendedResource on):
+    # "include DRA resource on a node for balanced resource allocation"
+    (gates("1.35", DRAExtendedResource=True), {"node1": 62, "node2": 63}),
+    # v1.36 scores the improvement (derived from the v1.36 formula:
+    # node1 59 -> 62 gives 76, node2 63 -> 63 gives 75)
+    (V136, {"node1": 76, "node2": 75}),
+], ids=["1.35-DRAExtendedResource=true", "1.36"])
+def test_balanced_allocation_counts_dra_devices(features, want):
+    ext = "example.com/gpu"
+
+    def node(name):
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                "status": {"allocatable": {"cpu": "3500m", "memory": "40000", "pods": "110"}}}
+
+    def running(name, on, cpu, mem=None):
+        req = {"cpu": cpu} if mem is None else {"cpu": cpu, "memory": mem}
+        p = pod(requests=req, name=name, uid=f"uid-{name}")
+        p["spec"]["nodeName"] = on
+        return p
+
+    devices = slice_("node1", *(f"gpu-{i}" for i in range(8)))
+    incoming = pod(requests={ext: "1"})
+    args = {"NodeResourcesBalancedAllocation": {"resources": [
+        {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": ext, "weight": 1}]}}
+    fw = framework(node("node1"), node("node2"), running("a", "node1", "3000m"), running("b", "node2", "3000m", "5000"),
+                   GPU_CLASS, devices, incoming, features=features, plugin_args=args)
+    pl = fw.profile.by_name["NodeResourcesBalancedAllocation"]
+    state = CycleState()
+    pi = PodInfo(incoming)
+    assert pl.pre_score(state, pi, fw.snapshot.node_infos) is None
+    assert {ni.name: pl.score(state, pi, ni) for ni in fw.snapshot.node_infos} == want
+
+
+# -- DeviceTaintRules (DRADeviceTaintRules, off by default in both versions) -------------------------
+TAINT_RULE = {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule", "metadata": {"name": "broken-dev-1"},
+              "spec": {"deviceSelector": {"driver": "some-driver", "pool": "worker", "device": "dev-1"},
+                       "taint": {"key": "broken", "value": "yes", "effect": "NoSchedule"}}}
+
+
+@pytest.mark.parametrize("features, verdict", [
+    (V136, OK),  # DRADeviceTaintRules beta but off: the rule is not applied
+    (gates("1.36", DRADeviceTaintRules=True), CANNOT),
+    (gates("1.35", DRADeviceTaints=True, DRADeviceTaintRules=True), CANNOT),
+], ids=["1.36", "1.36-DRADeviceTaintRules=true", "1.35-both-gates"])
+def test_device_taint_rules(features, verdict):
+    r = schedule(features, pod(["c1"]), claim("c1"), slice_("worker", "dev-1"), TAINT_RULE)
+    assert filters(r, "DynamicResources")["worker"] == verdict
+
+
+def test_device_taint_rule_selects_by_device_name():
+    r = schedule(gates("1.36", DRADeviceTaintRules=True), pod(["c1"]), claim("c1"), slice_("worker", "dev-0", "dev-1"),
+                 TAINT_RULE)
+    assert r.selected_node == "worker"
+    assert filters(r, "DynamicResources")["worker"] == OK

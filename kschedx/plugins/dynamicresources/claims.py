@@ -72,12 +72,14 @@ class DRAManager:
     pools of each node (slices indexed once, devices with their CEL inputs
     built once)."""
 
-    def __init__(self, cluster, features: AllocatorFeatures | None = None):
+    def __init__(self, cluster, features: AllocatorFeatures | None = None, taint_rules: bool = False):
+        """`taint_rules`: DRADeviceTaintRules (DeviceTaintRules add taints to
+        the devices they select)."""
         self.state = dra_state(cluster)
         self.features = features if features is not None else AllocatorFeatures()
         self.claims: dict[str, dict] = self.state.claims
         self.classes: dict[str, dict] = self.state.classes
-        self.slices: list[dict] = self.state.slices
+        self.slices: list[dict] = self.state.slices_with_taint_rules() if taint_rules else self.state.slices
         self._indexes: dict = {}
 
     # -- claims -------------------------------------------------------------------
