@@ -27,7 +27,8 @@ class SliceDevice:
     """One device of one ResourceSlice, with what the allocator reads of it."""
 
     __slots__ = ("id", "device", "slice", "name", "_cel", "consumes", "taints", "binding_conditions",
-                 "binding_failure_conditions", "binds_to_node", "allow_multiple", "_capacity", "per_device")
+                 "binding_failure_conditions", "binds_to_node", "allow_multiple", "_capacity", "per_device",
+                 "_consumption")
 
     def __init__(self, device_id, device: dict, slice_: dict):
         self.id = device_id  # (driver, pool, device name)
@@ -36,6 +37,7 @@ class SliceDevice:
         self.name = device_id[2]
         self._cel = None
         self._capacity = None
+        self._consumption = None
         self.consumes = device.get("consumesCounters") or ()
         self.taints = device.get("taints") or ()
         self.binding_conditions = device.get("bindingConditions") or ()
@@ -67,11 +69,13 @@ class SliceDevice:
         return c
 
     def counter_consumption(self):
-        """[(counter set, {counter: Quantity})] in the device's order."""
-        out = []
-        for dcc in self.consumes:
-            counters = {n: parse_quantity((c or {}).get("value", "0")) for n, c in (dcc.get("counters") or {}).items()}
-            out.append((dcc.get("counterSet", ""), counters))
+        """[(counter set, {counter: Quantity})] in the device's order (parsed once)."""
+        out = self._consumption
+        if out is None:
+            out = self._consumption = [
+                (dcc.get("counterSet", ""),
+                 {n: parse_quantity((c or {}).get("value", "0")) for n, c in (dcc.get("counters") or {}).items()})
+                for dcc in self.consumes]
         return out
 
     def label(self) -> str:
