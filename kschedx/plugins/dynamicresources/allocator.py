@@ -964,7 +964,8 @@ def _device_reason(run: "_Run", key, rd: RequestData, dev: SliceDevice, pool: Po
                 "(feature gates)")
     cls = rd.device_class
     cel = _cel_env()
-    for where, selectors in (("DeviceClass " + cls["metadata"]["name"], (cls.get("spec") or {}).get("selectors") or []),
+    selectable = run.matches.get((dev.id, key))
+    for where, selectors in () if selectable else (("DeviceClass " + cls["metadata"]["name"], (cls.get("spec") or {}).get("selectors") or []),
                              ("request", request.selectors)):
         for i, sel in enumerate(selectors):
             expr = (sel.get("cel") or {}).get("expression", "")
@@ -977,11 +978,11 @@ def _device_reason(run: "_Run", key, rd: RequestData, dev: SliceDevice, pool: Po
                 return f"{where} selector #{i} failed: {exc}"
             if not ok:
                 return f"{where} selector #{i} is false: {expr}"
-    if dev.per_device:
+    if dev.per_device and not selectable:
         d = dev.device
         if not node_matches(run.node_info, d.get("nodeName") or "", bool(d.get("allNodes")), d.get("nodeSelector")):
             return "the device's own node selection does not include this node"
-    if f.consumable_capacity:
+    if f.consumable_capacity and (request.capacity is not None or dev.id in allocated.capacity or dev.has_policy):
         ok, why = capacity_check(request, dev, allocated.capacity.get(dev.id), None)
         if not ok:
             return why

@@ -23,6 +23,19 @@ from ...api.labels import NodeSelector
 from ...api.quantity import parse_quantity
 
 
+_CEL_DEVICE = None
+
+
+def _cel_device():
+    """cel_env.CelDevice, imported on first use (celpy is slow to import)."""
+    global _CEL_DEVICE
+    if _CEL_DEVICE is None:
+        from .cel_env import CelDevice
+
+        _CEL_DEVICE = CelDevice
+    return _CEL_DEVICE
+
+
 class SliceDevice:
     """One device of one ResourceSlice, with what the allocator reads of it."""
 
@@ -50,10 +63,15 @@ class SliceDevice:
     def cel(self):
         c = self._cel
         if c is None:
-            from .cel_env import CelDevice
-
-            c = self._cel = CelDevice(self.id[0], self.device)
+            c = self._cel = _cel_device()(self.id[0], self.device)
         return c
+
+    @property
+    def has_policy(self) -> bool:
+        """Some capacity has a request policy (without one and without a
+        request, an allocation takes the whole capacity: it always fits a
+        device nobody shares yet)."""
+        return any(p is not None for _, p in self.capacity.values())
 
     @property
     def capacity(self) -> dict:
@@ -143,11 +161,19 @@ class PoolIndex:
         self._selectors: dict[int, NodeSelector] = {}
         self._devices: dict[int, list[SliceDevice]] = {}
         self._pools: dict[str, list[Pool]] = {}
+        self._counters: dict[tuple, list[int]] = {}  # pool -> its slices with shared counters
+        self._foreign: list[Pool] | None = None
         for i, s in enumerate(slices):
             spec = _spec(s)
             pool = spec.get("pool") or {}
             self._by_pool.setdefault((spec.get("driver", ""), pool.get("name", "")), []).append(i)
-            if spec.get("nodeName") and not spec.get("sharedCounters"):
+            if spec.get("sharedCounters"):
+                # Relevant for every node with partitionable devices (never
+                # without): grouped per pool, see _gather.
+                if partitionable:
+                    self._counters.setdefault(
+                        (spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")), []).append(i)
+            elif spec.get("nodeName"):
                 self._on_node.setdefault(spec["nodeName"], []).append(i)
             else:
                 self._shared.append(i)
@@ -190,8 +216,19 @@ class PoolIndex:
         return False
 
     def _gather(self, node_info) -> list[Pool]:
-        chosen = sorted(i for i in self._on_node.get(node_info.name, []) + self._shared
-                        if self._relevant(i, node_info))
+        on_node = [i for i in self._on_node.get(node_info.name, ()) if self._relevant(i, node_info)]
+        shared = [i for i in self._shared if self._relevant(i, node_info)]
+        pids = {self._pid(i) for i in on_node} | {self._pid(i) for i in shared}
+        # Slices with shared counters are relevant for every node. A pool
+        # the node reaches no other slice of looks the same from every node:
+        # no devices for it, it matters only when incomplete or invalid
+        # (_foreign_pools, computed once).
+        counters = sorted(i for pid in pids for i in self._counters.get(pid, ()))
+        if self.sort_slices:
+            # v1.36: the node's own slices, then the shared ones (then sorted per pool).
+            chosen = sorted(on_node) + sorted(shared + counters)
+        else:
+            chosen = sorted(on_node + shared + counters)
         if self.binding_order == "slices":
             # v1.35: slices with binding-condition devices are added last
             # (node-selected ones only; shared-counter slices keep their place).
@@ -200,10 +237,35 @@ class PoolIndex:
                 return not spec.get("sharedCounters") and any(
                     d.get("bindingConditions") for d in spec.get("devices") or ())
             chosen = [i for i in chosen if not late(i)] + [i for i in chosen if late(i)]
+        pools = self._pools_of(chosen)
+        pools.extend(p for p in self._foreign_pools() if (p.driver, p.pool) not in pids)
+        return self._ordered(pools)
+
+    def _pid(self, i: int) -> tuple:
+        spec = _spec(self.slices[i])
+        return spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")
+
+    def _foreign_pools(self) -> list[Pool]:
+        """The pools of shared-counter slices as a node that reaches none of
+        their other slices sees them, kept when incomplete or invalid."""
+        out = self._foreign
+        if out is None:
+            out = self._foreign = [p for p in self._pools_of(sorted(i for v in self._counters.values() for i in v))
+                                   if p.incomplete or p.invalid]
+        return out
+
+    def _ordered(self, pools: list[Pool]) -> list[Pool]:
+        """By driver then pool name; with binding-condition support, pools
+        with such devices after all others."""
+        pools.sort(key=lambda p: (p.driver, p.pool))
+        if not self.binding_order:
+            return pools
+        return [p for p in pools if not p.has_binding] + [p for p in pools if p.has_binding]
+
+    def _pools_of(self, chosen: list[int]) -> list[Pool]:
         groups: dict[tuple, list[int]] = {}
         for i in chosen:
-            spec = _spec(self.slices[i])
-            pid = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
+            pid = self._pid(i)
             gen = _generation(self.slices[i])
             current = groups.get(pid)
             if current is None:
@@ -216,9 +278,8 @@ class PoolIndex:
                 groups[pid] = [i]
                 continue
             current.append(i)
-        result, late_pools = [], []
-        for pid in sorted(groups):
-            members = groups[pid]
+        result = []
+        for pid, members in groups.items():
             count = int((_spec(self.slices[members[0]]).get("pool") or {}).get("resourceSliceCount") or 0)
             all_for_pool = None
             if len(members) != count:
@@ -237,9 +298,8 @@ class PoolIndex:
                 if len(all_for_pool) != count:
                     result.append(Pool(pid[0], pid[1], incomplete=True))
                     continue
-            pool = self._build(pid, members, all_for_pool)
-            (late_pools if self.binding_order and pool.has_binding else result).append(pool)
-        return result + late_pools
+            result.append(self._build(pid, members, all_for_pool))
+        return result
 
     def _build(self, pid, members: list[int], all_for_pool) -> Pool:
         if self.sort_slices:
