@@ -799,3 +799,33 @@ def test_v135_subrequest_selection_cache_bug():
     assert simple(out136) == [[("req-0/subReq-1", POOL1, "device-1"), ("req-0/subReq-1", POOL1, "device-2")]]
     out135 = allocate([c], classes, s, node(NODE1), feats(prioritized_list=True, v136=False))
     assert simple(out135) == [[("req-0/subReq-0", POOL1, "device-1")]]
+
+
+# -- consumable_capacity_test.go (the cases that hold for v1.36's integer arithmetic) -------------------
+from kschedx.api.quantity import parse_quantity as _q  # noqa: E402
+from kschedx.plugins.dynamicresources.allocator import consumed_capacity, violates_policy  # noqa: E402
+
+
+@pytest.mark.parametrize("requested, policy, violates", [
+    ("1", None, False),  # no constraint
+    ("1", {"default": "1", "validRange": {"min": "1", "max": "2"}}, False),  # less than maximum
+    ("2", {"default": "1", "validRange": {"min": "1", "max": "1"}}, True),  # more than maximum
+    ("1", {"default": "1", "validValues": ["1"]}, False),  # in set
+    ("2", {"default": "1", "validValues": ["1"]}, True),  # not in set
+], ids=["no-constraint", "less-than-max", "more-than-max", "in-set", "not-in-set"])
+def test_violates_capacity_request_policy(requested, policy, violates):
+    assert violates_policy(_q(requested), policy) is violates
+
+
+@pytest.mark.parametrize("requested, value, policy, want", [
+    (None, "1", {}, "1"),  # empty policy: the whole capacity
+    (None, "2", {"default": "1", "validRange": {"min": "1"}}, "1"),  # min in range
+    (None, "2", {"default": "1", "validValues": ["1"]}, "1"),  # default in set
+    ("2", "2", {"default": "1", "validRange": {"min": "1"}}, "2"),  # more than min
+    ("1", "2", {"default": "1", "validRange": {"min": "2"}}, "2"),  # less than min
+    ("2", "3", {"default": "1", "validRange": {"min": "1", "step": "2"}}, "3"),  # with step: round up
+    ("2", "2", {"default": "1", "validRange": {"min": "1", "step": "1"}}, "2"),  # with step: no remainder
+], ids=["empty", "min-in-range", "default-in-set", "more-than-min", "less-than-min", "step-round-up", "step-exact"])
+def test_calculate_consumed_capacity(requested, value, policy, want):
+    got = consumed_capacity(_q(requested) if requested is not None else None, _q(value), policy)
+    assert got.cmp(_q(want)) == 0
