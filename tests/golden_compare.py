@@ -14,6 +14,11 @@ from pathlib import Path
 
 GOLDEN = Path(__file__).parent / "golden"
 
+# The golden corpus is kube-scheduler v1.35.4's: comparisons run pinned to it.
+from kschedx.features import default_features  # noqa: E402
+
+V135 = default_features("1.35")
+
 
 def case_names():
     return sorted(p.stem for p in (GOLDEN / "cases").glob("*.yaml"))
@@ -218,7 +223,7 @@ def golden_simulate_steps():
 
     for name in case_names():
         w = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-        scheds = new_schedulers(w.cluster, tie_break="name", seed=None)
+        scheds = new_schedulers(w.cluster, tie_break="name", seed=None, features=V135)
         sim = Simulation(scheds)
         for pi in scheds.queue_order(list(w.pods)):
             yield pi, sim.step(pi, settle=lambda r: True)

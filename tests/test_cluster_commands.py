@@ -143,9 +143,9 @@ def test_an_unreadable_kind_puts_its_plugins_in_not_evaluated(kube_api, monkeypa
     web = pods(doc)["default/web"]
     assert {f["plugin"] for n in web["nodes"] for f in n["filters"]} >= {"NodeResourcesFit"}
     # in profile order, like every notEvaluated list
-    from kschedx.framework.profile import DEFAULT_PLUGINS
+    from kschedx.framework.profile import default_plugins
 
-    order = [p.name for p in DEFAULT_PLUGINS]
+    order = [p.name for p in default_plugins()]
     assert doc["notEvaluated"] == sorted(doc["notEvaluated"], key=order.index)
 
 

@@ -1,14 +1,23 @@
-"""v1.35 defaulting of a KubeSchedulerConfiguration: the facts of upstream's
+"""Defaulting of a KubeSchedulerConfiguration: the facts of upstream's
 apis/config/v1 tests (TestMergePlugins, TestSchedulerDefaults, and
-TestApplyFeatureGates at v1.35's default gates). TestPluginArgsDefaults is
-in test_config_pluginargs.py."""
+TestApplyFeatureGates at v1.35's default gates), then what v1.36's defaults
+change. TestPluginArgsDefaults is in test_config_pluginargs.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from kschedx.config.defaults import default_configuration, merge_plugins
-from kschedx.config.schema import EXTENSION_POINTS
+from kschedx.config import defaults
+from kschedx.config.defaults import merge_plugins
+from kschedx.config.schema import EXTENSION_POINTS, PLACEMENT_POINTS
+from kschedx.features import default_features
+
+V135 = default_features("1.35")
+V136 = default_features("1.36")
+
+
+def default_configuration(cfg, features=V135):
+    return defaults.default_configuration(cfg, features)
 
 POINTS = ("multiPoint", *EXTENSION_POINTS)
 
@@ -171,6 +180,20 @@ SCHEDULER_DEFAULTS = [
 @pytest.mark.parametrize("name, given, expected", SCHEDULER_DEFAULTS, ids=[c[0] for c in SCHEDULER_DEFAULTS])
 def test_scheduler_defaults(name, given, expected):
     assert default_configuration(given) == expected
+
+
+def test_scheduler_defaults_1_36():
+    """v1.36: NodeDeclaredFeatures last in MultiPoint (its gate is on), the
+    placement points in Plugins, DynamicResources' bindingTimeout (600s)."""
+    got = default_configuration({}, V136)
+    expected = expected_config()
+    profile = expected["profiles"][0]
+    profile["plugins"] = {**plugins(multiPoint=(V135_DEFAULT_MULTI_POINT + ["NodeDeclaredFeatures"], [])),
+                          **{p: {"enabled": [], "disabled": []} for p in PLACEMENT_POINTS}}
+    profile["pluginConfig"] = [
+        {"name": "DynamicResources", "args": {"filterTimeout": "10s", "bindingTimeout": "10m0s"}}
+        if pc["name"] == "DynamicResources" else pc for pc in DEFAULT_PLUGIN_CONFIG]
+    assert got == expected
 
 
 def test_defaulting_does_not_change_the_given_document():

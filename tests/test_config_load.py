@@ -204,7 +204,9 @@ SPREAD = "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args: "
      "defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf)"),
     (FIT + "{scoringStrategy: {type: RequestedToCapacityRatio, requestedToCapacityRatio: "
            "{shape: [{score: 1}, {utilization: null, score: 3}]}}}",
-     "scoringStrategy.shape[1].utilization: Invalid value: 0: values must be sorted in increasing order"),
+     # The 1.36 path (the default version); 1.35 reports it under scoringStrategy.shape.
+     "scoringStrategy.requestedToCapacityRatio.shape[1].utilization: Invalid value: 0: values must be sorted in "
+     "increasing order"),
 ])
 def test_wrongly_typed_nested_args_are_one_line(tmp_path, text, message):
     result = _run_config(tmp_path, text)
@@ -233,3 +235,58 @@ def test_an_unknown_key_with_a_line_break_stays_one_line(tmp_path):
     assert result.exit_code == 3
     assert result.stderr.splitlines() == [result.stderr.rstrip("\n")]
     assert 'unknown field "profiles[0]. \\x85", unknown field "profiles[0].a\\nb"' in result.stderr
+
+
+# ---- per version ----------------------------------------------------------------------------------
+
+def test_placement_points_are_unknown_fields_before_1_36():
+    from kschedx.features import default_features
+
+    text = HEAD + "profiles:\n- plugins:\n    placementScore:\n      enabled: [{name: NodeResourcesFit}]\n"
+    with pytest.raises(InputError) as e:
+        parse_config(text, "sched.yaml", features=default_features("1.35"))
+    assert 'strict decoding error: unknown field "profiles[0].plugins.placementScore"' in str(e.value)
+    cfg = parse_config(text, "sched.yaml", features=default_features("1.36"))
+    # MultiPoint makes NodeResourcesFit a PlacementScore plugin too; kschedx plans it, never runs it.
+    assert cfg.profiles[0].points["placementScore"] == ["NodeResourcesFit"]
+    assert cfg.profiles[0].placement_weights == {"NodeResourcesFit": 1}
+
+
+def test_at_most_one_placement_generate_plugin():
+    from kschedx.features import Features
+
+    gates = Features("1.36", {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True})
+    cfg = parse_config(HEAD, "sched.yaml", features=gates)
+    plan = cfg.profiles[0]
+    assert plan.points["placementGenerate"] == ["TopologyPlacementGenerator"]
+    assert plan.placement_weights == {"NodeResourcesFit": 1, "PodGroupPodsCount": 1}
+    text = HEAD + ("profiles:\n- plugins:\n    placementGenerate:\n      enabled: [{name: TopologyPlacementGenerator}, "
+                   "{name: TopologyPlacementGenerator}]\n")
+    with pytest.raises(InputError) as e:
+        parse_config(text, "sched.yaml", features=gates)
+    assert 'plugin "TopologyPlacementGenerator" already registered as "PlacementGeneratePlugin"' in str(e.value)
+
+
+def test_a_plugin_of_another_version_does_not_exist():
+    from kschedx.features import default_features
+
+    text = HEAD + "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: PodGroupPodsCount}]\n"
+    with pytest.raises(InputError) as e:
+        parse_config(text, "sched.yaml", features=default_features("1.35"))
+    assert 'PreFilterPlugin "PodGroupPodsCount" does not exist' in str(e.value)
+    assert "not a kube-scheduler v1.35 in-tree plugin" in str(e.value)
+
+
+def test_fit_args_are_validated_as_the_version_does(tmp_path):
+    """1.36 forbids requestedToCapacityRatio with another type; 1.35 accepts it."""
+    text = FIT + "{scoringStrategy: {type: LeastAllocated, requestedToCapacityRatio: {shape: [{utilization: 1}]}}}"
+    path = tmp_path / "sched.yaml"
+    path.write_text(HEAD + text)
+    args = ["simulate", "--snapshot", "tests/golden/cases/hand-04-topology-spread.yaml", "--config", str(path),
+            "-o", "json"]
+    new = CliRunner().invoke(main, args)
+    assert new.exit_code == 3 and ("scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is "
+                                   "not RequestedToCapacityRatio") in new.stderr
+    old = CliRunner().invoke(main, args + ["--kube-version", "1.35"])
+    assert old.exit_code in (0, 1), old.stderr
+    assert json.loads(old.stdout)["kubeVersion"] == "1.35"

@@ -1,15 +1,28 @@
 """Plugin args defaulting and validation: upstream's apis/config/v1
 defaults_test.go (TestPluginArgsDefaults) and apis/config/validation
 validation_pluginargs_test.go, ported as facts, with the full error texts of
-v1.35.4 (field.Error and apimachinery's name validation messages)."""
+v1.35.4 (field.Error and apimachinery's name validation messages); then what
+v1.36.2 and feature gates change (NodeResourcesFitArgs' requestedToCapacityRatio,
+DynamicResourcesArgs' bindingTimeout and filterTimeout, VolumeBindingArgs' shape)."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kschedx.config.pluginargs import (
-    default_plugin_args, format_duration, label_key_errors, parse_duration, validate_plugin_args,
-)
+from kschedx.config import pluginargs
+from kschedx.config.pluginargs import format_duration, label_key_errors, parse_duration
+from kschedx.features import Features, default_features
+
+V135 = default_features("1.35")
+V136 = default_features("1.36")
+
+
+def default_plugin_args(name, args, features=V135):
+    return pluginargs.default_plugin_args(name, args, features)
+
+
+def validate_plugin_args(name, args, path="", features=V135):
+    return pluginargs.validate_plugin_args(name, args, path, features)
 
 P = "profiles[0].pluginConfig[1].args"
 LABEL_KEY_REGEX = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
@@ -318,6 +331,77 @@ def test_fit_requested_to_capacity_ratio_without_parameters():
 ])
 def test_dynamic_resources(args, want):
     assert validate_plugin_args("DynamicResources", args, "") == want
+
+
+# --- what 1.36 and the gates change -------------------------------------------------------------
+
+@pytest.mark.parametrize("features, given_args, want", [
+    # DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are on in 1.36: bindingTimeout 600s.
+    (V136, {}, {"filterTimeout": "10s", "bindingTimeout": "10m0s"}),
+    (V136, {"bindingTimeout": "5s"}, {"filterTimeout": "10s", "bindingTimeout": "5s"}),
+    (Features("1.36", {"DRADeviceBindingConditions": False}), {}, {"filterTimeout": "10s"}),
+    (Features("1.35", {"DRADeviceBindingConditions": True}), {}, {"filterTimeout": "10s", "bindingTimeout": "10m0s"}),
+    # DRASchedulerFilterTimeout off: no filterTimeout.
+    (Features("1.35", {"DRASchedulerFilterTimeout": False}), {}, {}),
+])
+def test_dynamic_resources_defaults_follow_the_gates(features, given_args, want):
+    assert default_plugin_args("DynamicResources", given_args, features) == want
+
+
+@pytest.mark.parametrize("features, args, want", [
+    (V136, {"bindingTimeout": "10m"}, []),
+    (V136, {"bindingTimeout": "1s"}, []),
+    (V136, {"bindingTimeout": "999ms"}, ['bindingTimeout: Invalid value: "999ms": must be at least 1 second']),
+    (V136, {"bindingTimeout": "0s"}, ['bindingTimeout: Invalid value: "0s": must be at least 1 second']),
+    (Features("1.36", {"DRADeviceBindingConditions": False}), {"bindingTimeout": "10m"},
+     ["bindingTimeout: Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"]),
+    (Features("1.35", {"DRASchedulerFilterTimeout": False}), {"filterTimeout": "5s"},
+     ["filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled"]),
+])
+def test_dynamic_resources_validation_follows_the_gates(features, args, want):
+    assert validate_plugin_args("DynamicResources", args, "", features) == want
+
+
+def rtcr_typed(kind, shape=None):
+    s = {"type": kind}
+    if shape is not None:
+        s["requestedToCapacityRatio"] = {"shape": shape}
+    return {"scoringStrategy": s}
+
+
+@pytest.mark.parametrize("args, want", [
+    # v1.36 ValidateNodeResourcesFitArgs: required with its type, forbidden with another, shape under it.
+    (rtcr_typed("RequestedToCapacityRatio"),
+     "scoringStrategy.requestedToCapacityRatio: Required value: must be specified when type is "
+     "RequestedToCapacityRatio"),
+    (rtcr_typed("LeastAllocated", [{"utilization": 30, "score": 3}]),
+     "scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is not RequestedToCapacityRatio"),
+    (rtcr(None), "scoringStrategy.requestedToCapacityRatio.shape: Required value: at least one point must be "
+                 "specified"),
+    (rtcr([{"utilization": 10, "score": 3}, {"utilization": 10, "score": 3}]),
+     "scoringStrategy.requestedToCapacityRatio.shape[1].utilization: Invalid value: 10: values must be sorted in "
+     "increasing order"),
+    (rtcr([{"utilization": 10, "score": 11}]),
+     "scoringStrategy.requestedToCapacityRatio.shape[0].score: Invalid value: 11: not in valid range [0, 10]"),
+    (rtcr([{"utilization": 30, "score": 3}]), None),
+])
+def test_fit_requested_to_capacity_ratio_1_36(args, want):
+    assert validate_plugin_args("NodeResourcesFit", args, P, V136) == ([] if want is None else [FIT + want])
+
+
+def test_fit_requested_to_capacity_ratio_with_another_type_is_accepted_by_1_35():
+    assert validate_plugin_args("NodeResourcesFit", rtcr_typed("LeastAllocated", [{"utilization": 30, "score": 3}]),
+                                P) == []
+
+
+def test_volume_binding_shape_follows_storage_capacity_scoring():
+    on = Features("1.36", {"StorageCapacityScoring": True})
+    assert default_plugin_args("VolumeBinding", {}, on) == {
+        "bindTimeoutSeconds": 600, "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]}
+    assert validate_plugin_args("VolumeBinding", {}, "", on) == []
+    assert validate_plugin_args("VolumeBinding", {"shape": [{"utilization": 0, "score": 11}]}, "", on) == [
+        "shape[0].score: Invalid value: 11: not in valid range [0, 10]"]
+    assert default_plugin_args("VolumeBinding", {}, V136) == {"bindTimeoutSeconds": 600}
 
 
 # --- names and durations ----------------------------------------------------------------------

@@ -6,12 +6,12 @@ import pytest
 
 from kschedx.commands.explain import explain
 from kschedx.commands.load import load_workload
-from golden_compare import GOLDEN, case_names, compare, load_expected
+from golden_compare import GOLDEN, V135, case_names, compare, load_expected
 
 
 @pytest.mark.parametrize("name", case_names())
 def test_explain_matches_upstream(name):
     workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    actual = explain(workload, tie_break="name")
+    actual = explain(workload, tie_break="name", features=V135)
     diffs = compare(load_expected("explain", name), actual)
     assert not diffs, "\n".join(diffs[:40])

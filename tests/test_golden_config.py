@@ -1,8 +1,9 @@
 """Scheduler configurations against upstream.
 
 - golden-config/ (kube-scheduler v1.35.4's own placements, see its README):
-  `simulate --config CONFIG --tie-break name` places every pod where
-  kube-scheduler placed it, for each configuration and cluster.
+  `simulate --config CONFIG --tie-break name`, pinned to 1.35, places every
+  pod where kube-scheduler placed it, for each configuration and cluster
+  (v1.36.2's placements: test_golden_versions.py).
 - Every default-profile golden case (explain and simulate) agrees with
   --config pointing at the default profile written out in full, and written
   differently (per extension point; `*` disables and re-enables):
@@ -20,7 +21,7 @@ from kschedx.commands.explain import explain
 from kschedx.commands.load import load_workload
 from kschedx.commands.simulate import simulate
 from kschedx.framework.configured import load_config
-from golden_compare import GOLDEN, case_names, compare, load_expected
+from golden_compare import GOLDEN, V135, case_names, compare, load_expected
 
 HERE = Path(__file__).parent
 GOLDEN_CONFIG = HERE / "golden-config"
@@ -39,9 +40,10 @@ def placements(doc: dict) -> dict:
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("case", CASES)
 def test_simulate_places_every_pod_where_kube_scheduler_did(config, case):
-    cfg = None if config == "default" else load_config(str(GOLDEN_CONFIG / "configs" / f"{config}.yaml"))
+    cfg = None if config == "default" else load_config(str(GOLDEN_CONFIG / "configs" / f"{config}.yaml"),
+                                                       features=V135)
     doc = simulate(load_workload([str(GOLDEN_CONFIG / "cases" / f"{case}.json")]), tie_break="name",
-                       config=cfg, detail="placements")
+                   config=cfg, detail="placements", features=V135)
     expected = json.loads((GOLDEN_CONFIG / "expected" / config / f"{case}.json").read_text())["pods"]
     got = placements(doc)
     assert len(got) == len(expected)
@@ -55,7 +57,7 @@ DEFAULT_VARIANTS = ("default-full", "default-per-point", "default-star")
 
 @pytest.fixture(scope="module", params=DEFAULT_VARIANTS)
 def default_variant(request):
-    return load_config(str(HERE / "config" / f"{request.param}.yaml"))
+    return load_config(str(HERE / "config" / f"{request.param}.yaml"), features=V135)
 
 
 @pytest.mark.parametrize("name", case_names())

@@ -7,13 +7,13 @@ import pytest
 
 from kschedx.commands.load import load_workload
 from kschedx.commands.simulate import simulate
-from golden_compare import GOLDEN, case_names, compare, load_expected
+from golden_compare import GOLDEN, V135, case_names, compare, load_expected
 
 
 @pytest.mark.parametrize("name", case_names())
 def test_simulate_matches_upstream(name):
     workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    actual = simulate(workload, tie_break="name")
+    actual = simulate(workload, tie_break="name", features=V135)
     assert actual["mode"] == "simulate"
     diffs = compare(load_expected("simulate", name), actual, simulate=True)
     assert not diffs, "\n".join(diffs[:40])

@@ -10,7 +10,13 @@ from __future__ import annotations
 import pytest
 from builders import api_object, container, framework, make_node, make_pod, metadata
 
+from kschedx.features import default_features
 from kschedx.state.snapshot import PodInfo
+
+# The scenarios' numbers are v1.35.4's (1.36 scores balance otherwise; its
+# bindingTimeout is allowed): pinned, with what 1.36 changes checked below.
+V135 = default_features("1.35")
+V136 = default_features("1.36")
 
 GI = 1024**3
 HOSTNAME = "kubernetes.io/hostname"
@@ -33,8 +39,8 @@ def service(name, selector):
     return api_object("v1", "Service", metadata(name, "default"), spec={"selector": selector})
 
 
-def run(objects, incoming, plugin_args=None):
-    fw = framework(*objects, incoming, plugin_args=plugin_args)
+def run(objects, incoming, plugin_args=None, features=V135):
+    fw = framework(*objects, incoming, plugin_args=plugin_args, features=features)
     pi = next(PodInfo(p) for p in fw.cluster.pods if p["metadata"]["name"] == incoming["metadata"]["name"])
     return fw.schedule(pi)
 
@@ -143,6 +149,20 @@ def test_balanced_allocation_resources(args, want):
                make_node("b", cpu="4", memory="8Gi", pods=110, allocatable={"example.com/gpu": "1"})]
     incoming = pod("incoming", {"cpu": "1", "memory": "2Gi", "example.com/gpu": "1"}, limits={"example.com/gpu": "1"})
     result = run(cluster, incoming, {"NodeResourcesBalancedAllocation": args} if args else None)
+    assert plugin_scores(result, "NodeResourcesBalancedAllocation") == want
+
+
+# 1.36 scores the change in balance. Without the pod both nodes are empty
+# (balance 100); with it: a 100 -> 75; b 64 -> 50 + (50 + 64 - 100) / 2 = 57.
+@pytest.mark.parametrize("args, want", [
+    (None, {"a": 75, "b": 75}),
+    ({"resources": [{"name": "cpu"}, {"name": "memory"}, {"name": "example.com/gpu"}]}, {"a": 75, "b": 57}),
+])
+def test_balanced_allocation_resources_1_36(args, want):
+    cluster = [make_node("a", cpu="4", memory="8Gi", pods=110, allocatable={"example.com/gpu": "4"}),
+               make_node("b", cpu="4", memory="8Gi", pods=110, allocatable={"example.com/gpu": "1"})]
+    incoming = pod("incoming", {"cpu": "1", "memory": "2Gi", "example.com/gpu": "1"}, limits={"example.com/gpu": "1"})
+    result = run(cluster, incoming, {"NodeResourcesBalancedAllocation": args} if args else None, features=V136)
     assert plugin_scores(result, "NodeResourcesBalancedAllocation") == want
 
 
@@ -280,7 +300,7 @@ def test_added_preferred_affinity_scores_every_pod():
     ("DefaultPreemption", None, "min_candidate_nodes_percentage", 10),
 ])
 def test_args_reach_the_plugin(name, args, attr, value):
-    fw = framework(*ADDED_CLUSTER, plugin_args={name: args} if args else None)
+    fw = framework(*ADDED_CLUSTER, plugin_args={name: args} if args else None, features=V135)
     assert getattr(fw.profile.by_name[name], attr) == value
 
 
@@ -300,7 +320,7 @@ def test_args_reach_the_plugin(name, args, attr, value):
 ])
 def test_invalid_args_refuse_to_build_the_plugin(name, args, message):
     with pytest.raises(ValueError) as exc:
-        framework(*ADDED_CLUSTER, plugin_args={name: args})
+        framework(*ADDED_CLUSTER, plugin_args={name: args}, features=V135)
     assert str(exc.value) == message
 
 

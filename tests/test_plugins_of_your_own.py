@@ -274,7 +274,7 @@ class _Boom:
 
         points = frozenset(p for p, m in registry.POINT_METHODS.items() if callable(getattr(cls, m, None)))
         entry = registry.Entry(cls.name, f"tests:{cls.__name__}", points, registry._Loaded(cls))
-        monkeypatch.setattr(registry, "entry_point_entries", lambda names=None: {cls.name: entry})
+        monkeypatch.setattr(registry, "entry_point_entries", lambda names=None, in_tree_names=None: {cls.name: entry})
 
 
 @pytest.mark.parametrize("method, message", [

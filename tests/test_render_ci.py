@@ -228,7 +228,7 @@ def test_github_annotates_each_failing_pod_on_the_line_of_its_name(several):
         assert SEVERAL.splitlines()[LINES[pod] - 1].lstrip(" -").startswith(("name:", "metadata: {name:"))
         assert m.group(4) == messages[pod]["message"]
         assert m.group(3) == f"{pod} is {messages[pod]['status']}"
-    assert lines[-1] == "kschedx explain: 3 of 4 pod(s) cannot be scheduled"
+    assert lines[-1] == "kschedx explain (kube-scheduler v1.36.2): 3 of 4 pod(s) cannot be scheduled"
 
 
 def test_github_escapes_workflow_command_data():
@@ -253,6 +253,9 @@ def _tap(text: str):
     assert plan
     points, i = [], 2
     while i < len(lines):
+        if lines[i].startswith("# "):  # a comment (the scheduler reproduced)
+            i += 1
+            continue
         m = re.fullmatch(r"(ok|not ok) (\d+) - (.*)", lines[i])
         assert m, lines[i]
         assert int(m.group(2)) == len(points) + 1
@@ -291,6 +294,21 @@ def test_tap_escapes_hash_and_keeps_one_line():
 
 def test_tap_of_no_pods_is_an_empty_plan():
     assert to_tap({"pods": []}) == "TAP version 13\n1..0\n"
+
+
+def test_every_ci_format_names_the_scheduler_reproduced(several):
+    """--kube-version and --feature-gates show in junit, github and tap."""
+    args = ("explain", several, "--snapshot", CLUSTER, "--kube-version", "1.35", "--feature-gates",
+            "NodeDeclaredFeatures=true")
+    want = "kube-scheduler v1.35.4 with feature gates NodeDeclaredFeatures=true"
+    assert run(*args, "-o", "github").stdout.splitlines()[-1].startswith(f"kschedx explain ({want}): ")
+    assert run(*args, "-o", "tap").stdout.splitlines()[2] == f"# {want}"
+    xml = run(*args, "-o", "junit").stdout
+    _validate(xml)
+    _, root = _cases(xml)
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert (props["kubernetes"], props["kubeVersion"], props["featureGates"]) == (
+        "v1.35.4", "1.35", "NodeDeclaredFeatures=true")
 
 
 def test_ci_formats_render_the_json_document_exactly(several):

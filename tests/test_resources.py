@@ -196,6 +196,52 @@ def test_pod_level_status_is_ignored_by_default():
     assert pod_requests(p) == m({"cpu": "2"})
 
 
+def _resized(status, conditions=None):
+    p = pod([c(cpu="1")], pod_level={"requests": {"cpu": "2", "memory": "1Gi"}})
+    p["status"] = dict(status, **({"conditions": conditions} if conditions else {}))
+    return p
+
+
+# PodRequests with InPlacePodLevelResourcesVerticalScaling (on from 1.36): the
+# largest of spec, actuated (status.resources) and allocated; a resize found
+# infeasible leaves the spec out (determineEffectiveRequests, component-helpers).
+INFEASIBLE = [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]
+POD_LEVEL_STATUS = [
+    ("actuated above the spec", _resized({"resources": {"requests": {"cpu": "3500m"}}}),
+     {"cpu": "3500m", "memory": "1Gi"}),
+    ("allocated above both", _resized({"resources": {"requests": {"cpu": "3"}}, "allocatedResources": {"cpu": "4"}}),
+     {"cpu": "4", "memory": "1Gi"}),
+    ("spec above both", _resized({"resources": {"requests": {"cpu": "1"}}, "allocatedResources": {"cpu": "1"}}),
+     {"cpu": "2", "memory": "1Gi"}),
+    # Infeasible: max(actuated, allocated) only; memory in neither reads 0.
+    ("infeasible resize", _resized({"resources": {"requests": {"cpu": "1"}}, "allocatedResources": {"cpu": "1500m"}},
+                                   INFEASIBLE), {"cpu": "1500m", "memory": "0"}),
+    ("no status resources: the spec", _resized({"allocatedResources": {"cpu": "4"}}), {"cpu": "2", "memory": "1Gi"}),
+]
+
+
+@pytest.mark.parametrize("name, the_pod, expected", POD_LEVEL_STATUS, ids=[r[0] for r in POD_LEVEL_STATUS])
+def test_pod_level_status_with_in_place_pod_level_scaling(name, the_pod, expected):
+    assert pod_requests(the_pod, pod_level_status=True) == m(expected)
+    # Without status (Fit's own pod request) or with the gate off: the spec.
+    assert pod_requests(the_pod, pod_level_status=True, use_status=False) == m({"cpu": "2", "memory": "1Gi"})
+    assert pod_requests(the_pod) == m({"cpu": "2", "memory": "1Gi"})
+
+
+def test_snapshot_counts_a_resized_pods_pod_level_status_from_1_36():
+    from builders import make_node
+    from kschedx.features import default_features
+    from kschedx.state.cluster import ClusterState
+    from kschedx.state.snapshot import build_snapshot
+
+    running = _resized({"resources": {"requests": {"cpu": "3"}}})
+    running["spec"]["nodeName"] = "n1"
+    for version, cpu in (("1.35", 2000), ("1.36", 3000)):
+        snap = build_snapshot(ClusterState(nodes=[make_node("n1", cpu="8", memory="8Gi")], pods=[running]),
+                              default_features(version))
+        assert snap.get("n1").requested.milli_cpu == cpu, version
+
+
 @pytest.mark.parametrize(
     "resources, expected",
     [

@@ -231,14 +231,24 @@ def pod_level_requests_set(spec: dict) -> bool:
 
 
 def pod_requests(pod: dict, non_missing: dict[str, int] | None = None, use_status: bool = True,
-                 skip_pod_level: bool = False) -> dict[str, int]:
-    """resourcehelper.PodRequests with PodLevelResources on (the v1.35 default)."""
+                 skip_pod_level: bool = False, pod_level_status: bool = False) -> dict[str, int]:
+    """resourcehelper.PodRequests with PodLevelResources on (the default of
+    both versions). `pod_level_status`: InPlacePodLevelResourcesVerticalScaling
+    (on from 1.36): with `use_status`, a pod whose status reports pod-level
+    resources counts the largest of spec, actuated and allocated (as
+    containers already do)."""
     spec = pod["spec"]
     reqs = aggregate_container_requests(spec, non_missing, pod if use_status else None)
     if not skip_pod_level and pod_level_requests_set(spec):
-        for name, v in (spec["resources"].get("requests") or {}).items():
+        requested = spec["resources"].get("requests") or {}
+        effective = None
+        if pod_level_status and use_status:
+            status = pod.get("status") or {}
+            if status.get("resources") is not None:
+                effective = _effective_requests(pod, to_milli_list(requested), status)
+        for name, v in requested.items():
             if name in (CPU, MEMORY) or name.startswith("hugepages-"):
-                reqs[name] = milli(v)
+                reqs[name] = milli(v) if effective is None else effective.get(name, 0)
     overhead = spec.get("overhead")
     if overhead:
         _add(reqs, to_milli_list(overhead))

@@ -55,9 +55,9 @@ kube_version_option = click.option(
 
 feature_gates_option = click.option(
     "--feature-gates", "feature_gates", metavar="NAME=BOOL,...", multiple=True, callback=check_feature_gates,
-    help="kube-scheduler's own flag: feature gates set otherwise than the version's defaults, "
-         "e.g. DRAConsumableCapacity=true,NodeDeclaredFeatures=false (repeatable). Checked as kube-scheduler "
-         "checks them: unknown gates, gates locked to their default, dependencies.")
+    help="kube-scheduler's own flag: feature gates set otherwise than the version's defaults, as "
+         "NAME=BOOL pairs separated by commas (for example DRADeviceTaints=false); repeatable. Checked as "
+         "kube-scheduler checks them: unknown gates, gates locked to their default, dependencies.")
 
 
 class SchedulerChoice:

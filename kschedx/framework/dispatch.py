@@ -86,7 +86,7 @@ class Schedulers:
         for pod in self.snapshot.pending_pods:
             nominated = (pod.get("status") or {}).get("nominatedNodeName")
             if nominated and self.snapshot.get(nominated) is not None:
-                self.nominator.add(PodInfo(pod), nominated)
+                self.nominator.add(self.snapshot.pod_info(pod), nominated)
 
     @property
     def primary(self) -> Framework:

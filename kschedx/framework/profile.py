@@ -1,13 +1,15 @@
 """A scheduling profile: which plugins run at each extension point, in which
 order, with which score weights and args.
 
-`plan_profile` is NewFramework's construction (framework/runtime/framework.go
-v1.35) on a defaulted v1 profile: per-point lists (updatePluginList), the
-MultiPoint expansion (expandMultiPointPlugins: per-point overrides first,
-then MultiPoint plugins, then the rest of the per-point list; a point with
-`*` disabled gets no MultiPoint plugin) and the score weights
-(getScoreWeights: a per-point Score weight beats the MultiPoint one, unset or
-0 is 1). `Profile` instantiates the plan's plugins for one run. A plugin
+`plan_profile` is NewFramework's construction (framework/runtime/framework.go)
+on a defaulted v1 profile, as the chosen version does it: per-point lists
+(updatePluginList), the MultiPoint expansion (expandMultiPointPlugins:
+per-point overrides first, then MultiPoint plugins, then the rest of the
+per-point list; a point with `*` disabled gets no MultiPoint plugin) and the
+score weights (getScoreWeights: a per-point Score weight beats the MultiPoint
+one, unset or 0 is 1). 1.36 adds the placement points (at most one
+PlacementGenerate plugin, PlacementScore weights), which kschedx plans and
+checks but never runs: they score pod groups' placements, not a pod. `Profile` instantiates the plan's plugins for one run. A plugin
 whose module kschedx does not have yet is reported as not evaluated, never
 assumed to pass.
 """
@@ -73,6 +75,7 @@ class ProfilePlan:
     source: str | None = None  # the configuration file, for errors raised when plugins are built
     stand_ins: list = field(default_factory=list)  # in-tree plugins standing in for left-out ones
     features: Features | None = None  # the version and gates the profile was planned for
+    placement_weights: dict = field(default_factory=dict)  # PlacementScore plugin -> weight (1.36)
 
     def plugin_names(self) -> list[str]:
         """Every plugin that runs somewhere, once, in configuration order."""
@@ -117,22 +120,46 @@ def plan_profile(profile: dict, *, allow_unknown: bool = False, features: Featur
     if not points["bind"]:
         raise ProfileError(f"creating profile for scheduler name {name}: at least one bind plugin is needed for "
                            f'profile with scheduler name "{name}"')
-    weights = {}
-    total = 0
-    for p in _enabled(plugins, "score") + _enabled(plugins, "multiPoint"):
-        if "score" not in registry[p["name"]].points or p["name"] in weights:
-            continue
-        weights[p["name"]] = p.get("weight") or 1
-        if weights[p["name"]] * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
-            raise ProfileError(f"creating profile for scheduler name {name}: total score of Score plugins could "
-                               "overflow")
-        total += weights[p["name"]] * MAX_NODE_SCORE
+    placement = features.placement_extension_points
+    if placement and len(points["placementGenerate"]) > 1:
+        raise ProfileError(f"creating profile for scheduler name {name}: at most one placement generate plugin is "
+                           f'allowed for profile with scheduler name "{name}"')
+    try:
+        weights = _score_weights(_enabled(plugins, "score") + _enabled(plugins, "multiPoint"), registry, "score")
+    except ProfileError as e:
+        # 1.36 names the kind of weights (NewFramework wraps getValidScoreWeights' error).
+        raise ProfileError(f"creating profile for scheduler name {name}: "
+                           + ("score plugins: " if placement else "") + str(e)) from None
+    placement_weights = {}
+    if placement:
+        try:
+            placement_weights = _score_weights(_enabled(plugins, "placementScore") + _enabled(plugins, "multiPoint"),
+                                               registry, "placementScore")
+        except ProfileError as e:
+            raise ProfileError(f"creating profile for scheduler name {name}: placement score plugins: {e}") from None
     args = {pc["name"]: pc.get("args") for pc in profile.get("pluginConfig") or []}
     order = list(dict.fromkeys(p["name"] for point in ("multiPoint", *schema_points(features))
                                for p in _enabled(plugins, point)))
     order += [n for n in stand_ins if n not in order]
     return ProfilePlan(name, points, weights, args, registry, profile.get("percentageOfNodesToScore"),
-                       unknown if allow_unknown else [], order, stand_ins=stand_ins, features=features)
+                       unknown if allow_unknown else [], order, stand_ins=stand_ins, features=features,
+                       placement_weights=placement_weights)
+
+
+def _score_weights(enabled: list[dict], registry: dict, point: str) -> dict:
+    """getValidScoreWeights: the weights of the plugins implementing the
+    point, a per-point weight before the MultiPoint one, unset or 0 read as
+    1; ProfileError when their total could overflow."""
+    weights = {}
+    total = 0
+    for p in enabled:
+        if point not in registry[p["name"]].points or p["name"] in weights:
+            continue
+        weights[p["name"]] = p.get("weight") or 1
+        if weights[p["name"]] * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+            raise ProfileError("total score of Score plugins could overflow")
+        total += weights[p["name"]] * MAX_NODE_SCORE
+    return weights
 
 
 def schema_points(features: Features):

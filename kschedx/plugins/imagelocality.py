@@ -1,10 +1,16 @@
-"""ImageLocality: prefer nodes that already hold the pod's images."""
+"""ImageLocality: prefer nodes that already hold the pod's images.
+
+From 1.36 (features.image_locality_counts_image_volumes) the images of the
+pod's image volumes (spec.volumes[].image.reference) count too, after the
+containers' (kubernetes/kubernetes#130231); the threshold still grows with
+the number of containers only, as in v1.36.2.
+"""
 
 from __future__ import annotations
 
 from itertools import compress
 
-from ..framework.interface import MAX_NODE_SCORE, Plugin
+from ..framework.interface import MAX_NODE_SCORE, Plugin, features_of
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
@@ -34,26 +40,41 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 class ImageLocality(Plugin):
     name = "ImageLocality"
 
+    def __init__(self, handle, args=None):
+        super().__init__(handle, args)
+        self.image_volumes = features_of(handle).image_locality_counts_image_volumes
+
     def _containers(self, pod_info):
         spec = pod_info.spec
         return list(spec.get("initContainers") or ()) + list(spec.get("containers") or ())
 
+    def _images(self, pod_info) -> tuple[list[str], int]:
+        """The normalized names sumImageScores looks up, in its order, and the
+        number of containers calculatePriority's threshold counts."""
+        containers = self._containers(pod_info)
+        names = [normalized_image_name(c.get("image") or "") for c in containers]
+        if self.image_volumes:
+            for v in pod_info.spec.get("volumes") or ():
+                image = v.get("image")
+                if image is not None:
+                    names.append(normalized_image_name(image.get("reference") or ""))
+        return names, len(containers)
+
     def score(self, state, pod_info, node_info) -> int:
         total = self.handle.snapshot.num_nodes()
-        containers = self._containers(pod_info)
+        names, containers = self._images(pod_info)
         total_score = 0
-        for c in containers:
-            st = node_info.image_states.get(normalized_image_name(c.get("image") or ""))
+        for name in names:
+            st = node_info.image_states.get(name)
             if st is not None:
                 total_score += scaled_image_score(st, total)
-        return calculate_priority(total_score, len(containers))
+        return calculate_priority(total_score, containers)
 
     def score_all(self, state, pod_info, nodes) -> list[int]:
         total = self.handle.snapshot.num_nodes()
-        containers = self._containers(pod_info)
-        names = [normalized_image_name(c.get("image") or "") for c in containers]
+        names, containers = self._images(pod_info)
         # Most nodes report no images: their score is the same for all.
-        no_images = calculate_priority(0, len(containers))
+        no_images = calculate_priority(0, containers)
         image_states = [ni.image_states for ni in nodes]
         out = [no_images] * len(nodes)
         for i in compress(range(len(nodes)), image_states):
@@ -63,15 +84,14 @@ class ImageLocality(Plugin):
                 st = states.get(name)
                 if st is not None:
                     total_score += scaled_image_score(st, total)
-            out[i] = calculate_priority(total_score, len(containers))
+            out[i] = calculate_priority(total_score, containers)
         return out
 
     def score_details(self, state, pod_info, node_info):
         if not node_info.image_states:
             return None
         present = []
-        for c in self._containers(pod_info):
-            name = normalized_image_name(c.get("image") or "")
+        for name in self._images(pod_info)[0]:
             st = node_info.image_states.get(name)
             if st is not None:
                 present.append({"image": name, "sizeBytes": st.size, "nodesWithImage": st.num_nodes})

@@ -16,6 +16,7 @@ import sys
 from . import units
 from .chart import ADDED, BAR_WIDTH, FREE, FREED, KEPT, LEGEND_WORDS, MAX_NODES, PLAIN_GLYPHS, RICH_GLYPHS, Usage
 from .layout import FAIL, HEADER, MUTED, PASS, STRONG, WARN, Blank, Line, Span, Table
+from ..result.document import scheduler_text
 
 # What a bar segment means, as a layout style (the Rich renderer colours it).
 _SEGMENT_STYLES = {KEPT: STRONG, ADDED: PASS, FREED: FAIL, FREE: MUTED}
@@ -68,6 +69,8 @@ def render_human(doc: dict, *, out=None, wide: bool = False, color: bool | None 
 
 def report_blocks(doc: dict, *, wide: bool = False, rich: bool = False) -> list:
     blocks: list = []
+    if scheduler_text(doc):
+        blocks += [_line((scheduler_text(doc), MUTED)), Blank()]
     for i, t in enumerate(doc["templates"]):
         if i:
             blocks.append(Blank())

@@ -3,9 +3,9 @@ fail exactly as the exit code counts it, and the words for either."""
 
 from __future__ import annotations
 
-from ..result.document import pod_fails
+from ..result.document import pod_fails, scheduler_text
 
-__all__ = ["pod_fails", "outcome", "failure_message", "summary"]
+__all__ = ["pod_fails", "outcome", "failure_message", "scheduler_text", "summary"]
 
 
 def outcome(pod: dict) -> str:

@@ -5,7 +5,7 @@ a last plain line sums up."""
 
 from __future__ import annotations
 
-from .ci import failure_message, pod_fails, summary
+from .ci import failure_message, pod_fails, scheduler_text, summary
 
 
 def _data(s: str) -> str:
@@ -30,5 +30,6 @@ def annotation(pod: dict) -> str:
 
 def to_github(doc: dict) -> str:
     lines = [annotation(p) for p in doc["pods"] if pod_fails(p)]
-    lines.append(f"kschedx {doc.get('mode', 'explain')}: {summary(doc)}")
+    scheduler = scheduler_text(doc)
+    lines.append(f"kschedx {doc.get('mode', 'explain')}{f' ({scheduler})' if scheduler else ''}: {summary(doc)}")
     return "\n".join(lines) + "\n"

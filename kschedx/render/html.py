@@ -15,7 +15,7 @@ import json
 from html import escape
 
 from . import units
-from .ci import outcome, pod_fails
+from .ci import outcome, pod_fails, scheduler_text
 from .html_assets import SCRIPT, STYLE
 
 # A filter verdict as one character in the page's data (and as a CSS class).
@@ -341,7 +341,7 @@ def to_html(doc: dict) -> str:
     failing = sum(1 for p in pods if pod_fails(p))
     badges = "".join(f'<span class="badge {e(k.lower())}">{v} {e(k)}</span>' for k, v in counts.items())
     head = [f'<header><h1>kschedx {e(mode)}</h1><p class="meta">profile {e(doc.get("profile"))} · '
-            f'kube-scheduler {e((doc.get("reference") or {}).get("kubernetes", ""))} · tie-break '
+            f'{e(scheduler_text(doc))} · tie-break '
             f'{e(doc.get("tieBreak"))}</p><p class="summary">{len(pods)} pod(s), '
             f'{failing} cannot be scheduled {badges}</p></header>']
     notices = []

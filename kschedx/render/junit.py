@@ -31,6 +31,9 @@ def to_junit(doc: dict) -> str:
     props = ET.SubElement(suite, "properties")
     for name, value in (("profile", doc.get("profile")), ("tieBreak", doc.get("tieBreak")),
                         ("kubernetes", (doc.get("reference") or {}).get("kubernetes")),
+                        ("kubeVersion", doc.get("kubeVersion")),
+                        ("featureGates", ",".join(f"{k}={'true' if v else 'false'}"
+                                                  for k, v in (doc.get("featureGates") or {}).items())),
                         ("notEvaluated", ", ".join(doc.get("notEvaluated") or ()))):
         if value:
             ET.SubElement(props, "property", {"name": name, "value": _text(str(value))})

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..result.document import scheduler_text
+
 # Meanings a span can carry; the Rich renderer maps them to colours.
 PASS = "pass"  # a filter passed, the pod is scheduled
 FAIL = "fail"  # the failure kube-scheduler reports
@@ -262,6 +264,10 @@ class Report:
 
     def begin(self) -> None:
         doc = self.doc
+        if scheduler_text(doc):
+            # Which scheduler the answers are: the version and its non-default gates.
+            self.add(_line((scheduler_text(doc), MUTED)))
+            self.add(Blank())
         if doc.get("notEvaluated"):
             missing = ", ".join(doc["notEvaluated"])
             self.add(_line((f"{self.sym.warn} incomplete: kschedx cannot evaluate yet: {missing}.", WARN)))

@@ -10,6 +10,7 @@ import sys
 
 from tabulate import tabulate
 
+from ..result.document import scheduler_text
 from ..result.sink import ResultSink
 
 
@@ -108,6 +109,8 @@ def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None 
     out = out or sys.stdout
     w = out.write
     s = doc.get("summary") or {}
+    if scheduler_text(doc):
+        w(f"{scheduler_text(doc)}\n")
     w(f"simulated {s.get('pods', len(doc['pods']))} pod(s): {s.get('placed', 0)} placed "
       f"({s.get('placedByPreemption', 0)} by preemption, {s.get('victims', 0)} victim(s)), "
       f"{s.get('unschedulable', 0)} unschedulable, {s.get('gated', 0)} gated\n")

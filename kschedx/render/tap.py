@@ -4,7 +4,7 @@ code, with the FailedScheduling message in a YAML diagnostic block."""
 
 from __future__ import annotations
 
-from .ci import failure_message, outcome, pod_fails
+from .ci import failure_message, outcome, pod_fails, scheduler_text
 
 
 def _description(s: str) -> str:
@@ -22,6 +22,10 @@ def _diagnostics(fields: dict) -> list[str]:
 def to_tap(doc: dict) -> str:
     pods = doc["pods"]
     lines = ["TAP version 13", f"1..{len(pods)}"]
+    scheduler = scheduler_text(doc)
+    if scheduler:
+        # A comment line (TAP consumers skip it): which scheduler the verdicts are.
+        lines.append(f"# {_description(scheduler)}")
     for i, pod in enumerate(pods, 1):
         if pod_fails(pod):
             lines.append(f"not ok {i} - {_description(pod['pod'])}: {pod['status']}")

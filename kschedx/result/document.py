@@ -80,6 +80,20 @@ def version_fields(features: Features | None) -> dict:
             "featureGates": features.changed_gates}
 
 
+def scheduler_text(doc: dict) -> str:
+    """The kube-scheduler a result reproduces, as every output format names
+    it: "kube-scheduler v1.36.2", with the feature gates set otherwise than
+    the version's defaults ("" for a document that does not say)."""
+    release = (doc.get("reference") or {}).get("kubernetes") or doc.get("kubeVersion")
+    if not release:
+        return ""
+    text = f"kube-scheduler {release}"
+    gates = doc.get("featureGates") or {}
+    if gates:
+        text += " with feature gates " + ",".join(f"{k}={'true' if v else 'false'}" for k, v in gates.items())
+    return text
+
+
 def document_head(*, mode: str, tie_break: str, profile: str, not_evaluated: list[str],
                   node_detail: str | None = None, features: Features | None = None) -> dict:
     """Every key of the document before `pods`, in document order.

@@ -115,16 +115,19 @@ def claims_key(volumes):
 
 def status_facts_key(status):
     """The parts of a pod's status that have a say in its requests (container
-    statuses: in-place resizes), as written: b"" when there are none, None
+    statuses, and the pod-level resources: in-place resizes), as written: b"" when there are none, None
     when they cannot be told."""
     if not status:
         return b""
     if status.__class__ is not dict:
         return None
-    if not (status.get("containerStatuses") or status.get("initContainerStatuses")):
+    if not (status.get("containerStatuses") or status.get("initContainerStatuses")
+            or status.get("resources") is not None):
         return b""
     try:
+        # Pod-level status resources count from 1.36 (InPlacePodLevelResourcesVerticalScaling).
         return marshal.dumps((status.get("containerStatuses"), status.get("initContainerStatuses"),
-                              status.get("conditions")), 2)
+                              status.get("conditions"), status.get("resources"),
+                              status.get("allocatedResources")), 2)
     except ValueError:
         return None

@@ -105,7 +105,10 @@ class PodInfo:
         "_cache",
     )
 
-    def __init__(self, pod: dict, facts: "SpecFacts | None" = None):
+    def __init__(self, pod: dict, facts: "SpecFacts | None" = None, pod_level_status: bool = False):
+        """`pod_level_status`: InPlacePodLevelResourcesVerticalScaling (on from
+        1.36), whether a resized pod's pod-level status counts in its requests
+        (Snapshot.pod_info makes PodInfos with its features' value)."""
         meta = pod["metadata"]
         spec = pod["spec"]
         self.pod = pod
@@ -129,11 +132,12 @@ class PodInfo:
             self.has_required_anti_affinity = facts.has_required_anti_affinity
             return
 
-        requests = pod_requests(pod)
+        requests = pod_requests(pod, pod_level_status=pod_level_status)
         self.resource = Resource()
         self.resource.add_milli_list(requests)
         non_missing = non_missing_container_requests(pod, requests)
-        non0 = pod_requests(pod, non_missing=non_missing) if defaults_apply(pod, non_missing) else requests
+        non0 = (pod_requests(pod, non_missing=non_missing, pod_level_status=pod_level_status)
+                if defaults_apply(pod, non_missing) else requests)
         self.non0_cpu = non0.get(CPU, 0)
         self.non0_mem = value_of(non0.get(MEMORY, 0))
 
@@ -497,6 +501,7 @@ class Snapshot:
         # The version and gates the snapshot was built for (NodeInfo and
         # PodInfo accounting follows some gates, as upstream's cache does).
         self.features = features if features is not None else default_features()
+        self.pod_level_status = self.features.enable_in_place_pod_level_resources_vertical_scaling
         self.node_infos = node_infos
         self.by_name = {ni.name: ni for ni in node_infos}
         self.warnings = warnings or []
@@ -531,10 +536,14 @@ class Snapshot:
         if pi.node_name != node_name:
             pod = dict(pi.pod)
             pod["spec"] = dict(pod["spec"], nodeName=node_name)
-            pi = PodInfo(pod)
+            pi = self.pod_info(pod)
         self.by_name[node_name].add_pod(pi)
         self.pod_infos[pi.uid] = pi
         self.assigned_pod_node[pi.uid] = node_name
+
+    def pod_info(self, pod: dict, facts: "SpecFacts | None" = None) -> PodInfo:
+        """A PodInfo whose requests follow the snapshot's feature gates."""
+        return PodInfo(pod, facts, self.pod_level_status)
 
     def remove(self, pi: PodInfo) -> None:
         node = self.assigned_pod_node.pop(pi.uid, None)
@@ -576,6 +585,7 @@ def build_snapshot(cluster: ClusterState, features: Features | None = None) -> S
     on_node: dict[str, list[PodInfo]] = {ni.name: [] for ni in node_infos}
     pod_infos, assigned = snap.pod_infos, snap.assigned_pod_node
     share = SHARE_SPEC_FACTS
+    pod_level_status = snap.pod_level_status
     pending = snap.pending_pods
     # Groups of pods known to have the same facts (ClusterState.facts_groups),
     # for the pods still where they were when grouped.
@@ -597,17 +607,17 @@ def build_snapshot(cluster: ClusterState, features: Features | None = None) -> S
             group = group_of[i] if group_pods and group_pods[i] is pod else -1
             if group >= 0:
                 facts = by_group.get(group)
-                pi = PodInfo(pod, facts)
+                pi = PodInfo(pod, facts, pod_level_status)
                 if facts is None:
                     by_group[group] = SpecFacts(pi)
             else:
                 key = spec_facts_key(pod)
                 facts = shared.get(key) if key is not None else None
-                pi = PodInfo(pod, facts)
+                pi = PodInfo(pod, facts, pod_level_status)
                 if facts is None and key is not None:
                     shared[key] = SpecFacts(pi)
         else:
-            pi = PodInfo(pod)
+            pi = PodInfo(pod, None, pod_level_status)
         pis.append(pi)
         uid = pi.uid
         pod_infos[uid] = pi

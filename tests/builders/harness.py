@@ -41,10 +41,11 @@ def cluster_of(nodes=(), pods=()) -> ClusterState:
     return ClusterState(nodes=list(nodes), pods=list(pods))
 
 
-def framework_for(nodes=(), pods=(), *, plugin_args=None, tie_break="name") -> Framework:
+def framework_for(nodes=(), pods=(), *, plugin_args=None, tie_break="name", features=None) -> Framework:
     """A Framework with the default profile over these nodes and bound pods,
-    as built (no admission)."""
-    snap = build_snapshot(cluster_of(nodes, pods))
+    as built (no admission). `features`: the version and gates (the newest
+    version's defaults when None)."""
+    snap = build_snapshot(cluster_of(nodes, pods), features)
     return Framework(snap, tie_break=tie_break, plugin_args=plugin_args)
 
 
@@ -79,11 +80,11 @@ class Env:
     """An incoming pod against a cluster of admitted objects (copies of those
     given), with a default-profile framework: one plugin at a time."""
 
-    def __init__(self, pod, pods=(), nodes=(), others=(), plugin_args=None):
+    def __init__(self, pod, pods=(), nodes=(), others=(), plugin_args=None, features=None):
         incoming = copy.deepcopy(pod)
         incoming["spec"].pop("nodeName", None)
         objects = [copy.deepcopy(o) for o in [*others, *nodes, *pods]]
-        self.fw = framework(*objects, incoming, plugin_args=plugin_args)
+        self.fw = framework(*objects, incoming, plugin_args=plugin_args, features=features)
         self.cluster = self.fw.cluster
         self.snapshot = self.fw.snapshot
         self.pod_info = PodInfo(incoming)

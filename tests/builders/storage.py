@@ -93,8 +93,10 @@ def csi_node(name, drivers, migrated=None) -> dict:
                       spec={"drivers": entries})
 
 
-def csi_driver(name, storage_capacity=None) -> dict:
-    return api_object("storage.k8s.io/v1", "CSIDriver", metadata(name), spec=put({}, storageCapacity=storage_capacity))
+def csi_driver(name, storage_capacity=None, prevent_pod_scheduling_if_missing=None) -> dict:
+    return api_object("storage.k8s.io/v1", "CSIDriver", metadata(name),
+                      spec=put({}, storageCapacity=storage_capacity,
+                               preventPodSchedulingIfMissing=prevent_pod_scheduling_if_missing))
 
 
 def csi_storage_capacity(name, sc, node_labels=None, cap=None, max_size=None, ns="default", topology=True) -> dict:

@@ -1,11 +1,14 @@
 """ImageLocality Score (upstream image_locality_test.go TestImageLocalityPriority,
-TestNormalizedImageName)."""
+TestNormalizedImageName), and the images of image volumes counted from 1.36
+(kubernetes/kubernetes#130231; its test rows not readable, the cases below are
+worked out from v1.36.2's sumImageScores and calculatePriority)."""
 
 import hashlib
 
 import pytest
 from builders import container, framework_for, image, make_node, make_pod, run_score
 
+from kschedx.features import default_features
 from kschedx.plugins.imagelocality import ImageLocality, normalized_image_name
 
 MB = 1024 * 1024
@@ -50,6 +53,40 @@ def test_image_locality(name, the_pod, nodes, expected):
     fw = framework_for([make_node(n, images=imgs) for n, imgs in nodes])
     infos = [fw.snapshot.get(n) for n, _ in nodes]
     assert run_score(ImageLocality(fw), the_pod, infos) == expected
+
+
+def volume_pod(containers, volume_images):
+    the_pod = pod(*containers)
+    the_pod["spec"]["volumes"] = [{"name": f"v{i}", "image": {"reference": ref}} for i, ref in enumerate(volume_images)]
+    return the_pod
+
+
+# Each image is on one of the two nodes: spread 0.5, half its size counts.
+VOLUME_CASES = [
+    # 20MiB + 150MiB over one container: 100 * (170 - 23) / (1000 - 23) = 15; without the volume under 23MiB.
+    ("an image volume adds its image", volume_pod(["gcr.io/40"], ["gcr.io/300"]), [("node1", 15), ("node2", 0)],
+     [("node1", 0), ("node2", 0)]),
+    # 1000MiB reached with one container: the threshold grows with containers only (v1.36.2).
+    ("the threshold counts containers, not volumes", volume_pod(["gcr.io/10"], ["gcr.io/2000"]),
+     [("node1", 100), ("node2", 0)], [("node1", 0), ("node2", 0)]),
+    # The same image as container and volume: counted twice (150 + 150 -> 28; 150 alone -> 12).
+    ("an image used twice counts twice", volume_pod(["gcr.io/300"], ["gcr.io/300"]), [("node1", 28), ("node2", 0)],
+     [("node1", 12), ("node2", 0)]),
+]
+
+
+@pytest.mark.parametrize("name, the_pod, v136, v135", VOLUME_CASES, ids=[c[0] for c in VOLUME_CASES])
+def test_image_volumes_count_from_1_36(name, the_pod, v136, v135):
+    nodes = [("node1", NODE_40_300_2000), ("node2", NODE_250_10)]
+    for version, expected in (("1.36", v136), ("1.35", v135)):
+        fw = framework_for([make_node(n, images=imgs) for n, imgs in nodes], features=default_features(version))
+        infos = [fw.snapshot.get(n) for n, _ in nodes]
+        assert run_score(ImageLocality(fw), the_pod, infos) == expected, version
+        # score_all, the batch path, agrees.
+        from kschedx.framework.cycle_state import CycleState
+        from kschedx.state.snapshot import PodInfo
+
+        assert ImageLocality(fw).score_all(CycleState(), PodInfo(the_pod), infos) == [s for _, s in expected]
 
 
 def digest(content):

@@ -1,13 +1,20 @@
-"""NodeResourcesBalancedAllocation (upstream balanced_allocation_test.go).
-The DRAExtendedResource rows (gate off in v1.35) are not ported."""
+"""NodeResourcesBalancedAllocation (upstream balanced_allocation_test.go,
+TestNodeResourcesBalancedAllocation): the v1.35 table (the balance with the
+pod) and the v1.36 one (the improvement in balance, kubernetes/kubernetes
+#135573). The DRAExtendedResource rows are the DynamicResources tests'."""
 
 import pytest
 from builders import container, framework_for, make_node, make_pod, req_containers, run_score, sidecar
 
+from kschedx.features import default_features
 from kschedx.plugins.noderesources.balanced_allocation import (
     NodeResourcesBalancedAllocation,
     balanced_resource_scorer,
+    improvement_score,
 )
+
+V135 = default_features("1.35")
+V136 = default_features("1.36")
 
 GPU = "nvidia.com/gpu"
 DEFAULT = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
@@ -53,17 +60,82 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("name, pod, nodes, pods, resources, expected", CASES, ids=[c[0] for c in CASES])
+MEMORY_ONLY = [{"memory": "2000"}, {"memory": "3000"}]
+
+# The v1.36 table: (without the pod -> with it) per node in the comments.
+CASES_136 = [
+    ("differently sized nodes", cpu_and_memory(None), [node("node1", 4000, 10000), node("node2", 6000, 10000)], [],
+     DEFAULT, [("node1", 68), ("node2", 75)]),  # 100 -> 87, 100 -> 100
+    ("pods scheduled with resources", cpu_and_memory(None), [node("node1", 10000, 20000), node("node2", 10000, 20000)],
+     [cpu_only(), cpu_and_memory()], DEFAULT, [("node1", 73), ("node2", 74)]),  # 85 -> 82, 97 -> 95
+    ("pods scheduled, differently sized nodes", cpu_and_memory(None),
+     [node("node1", 10000, 20000), node("node2", 10000, 50000)], [cpu_only(), cpu_and_memory()], DEFAULT,
+     [("node1", 73), ("node2", 70)]),  # 85 -> 82, 90 -> 80
+    ("nodes to reach min and max score", spec_pod(MEMORY_ONLY), [node("node1", 3000, 5000), node("node2", 3000, 5000)],
+     [cpu_only()], DEFAULT, [("node1", 100), ("node2", 50)]),  # 50 -> 100, 100 -> 50
+    ("requested resources at node capacity", cpu_only(None), [node("node1", 6000, 10000), node("node2", 6000, 10000)],
+     [cpu_only(), cpu_and_memory()], DEFAULT, [("node1", 62), ("node2", 62)]),  # 75 -> 50, 100 -> 75
+    ("include scalar resource on a node", make_pod(containers=[container(requests={"memory": "0", GPU: "1"})]),
+     [node("node1", 3500, 40000, **{GPU: 8}), node("node2", 3500, 40000, **{GPU: 8})],
+     [cpu_and_memory(), spec_pod(CPU_MEM_GPU, "node1")], WITH_GPU,
+     [("node1", 75), ("node2", 76)]),  # 69 -> 70, 62 -> 65
+    ("node without the scalar resource skips it", cpu_and_memory(None),
+     [node("node1", 3500, 40000, **{GPU: 8}), node("node2", 3500, 40000)], [], WITH_GPU,
+     [("node1", 56), ("node2", 56)]),  # 100 -> 63
+]
+
+
+@pytest.mark.parametrize("features, name, pod, nodes, pods, resources, expected",
+                         [(V135, *c) for c in CASES] + [(V136, *c) for c in CASES_136],
+                         ids=[f"1.35-{c[0]}" for c in CASES] + [f"1.36-{c[0]}" for c in CASES_136])
 @pytest.mark.parametrize("with_prescore", [True, False], ids=["prescore", "no-prescore"])
-def test_balanced_allocation(name, pod, nodes, pods, resources, expected, with_prescore):
-    fw = framework_for(nodes, pods)
+def test_balanced_allocation(features, name, pod, nodes, pods, resources, expected, with_prescore):
+    fw = framework_for(nodes, pods, features=features)
     infos = [fw.snapshot.get(n["metadata"]["name"]) for n in nodes]
     pl = NodeResourcesBalancedAllocation(fw, {"resources": resources})
     assert run_score(pl, pod, infos, pre_score=with_prescore) == expected
+    # The batch path (score_all, and the node columns when they serve) agrees.
+    if with_prescore and [r["name"] for r in resources] == ["cpu", "memory"]:
+        from kschedx.framework.cycle_state import CycleState
+
+        state = CycleState()
+        from kschedx.state.snapshot import PodInfo
+
+        pi = PodInfo(pod)
+        pl.pre_score(state, pi, infos)
+        assert list(zip([n.name for n in infos], pl.score_all(state, pi, infos))) == expected
 
 
-def test_best_effort_pod_skips_at_prescore():
-    fw = framework_for([node("node1", 4000, 10000), node("node2", 4000, 10000)])
+@pytest.mark.parametrize("with_pod, without_pod, score", [
+    (100, 100, 75), (87, 100, 68), (100, 50, 100), (50, 100, 50), (82, 85, 73), (95, 97, 74), (63, 100, 56),
+])
+def test_improvement_score(with_pod, without_pod, score):
+    assert improvement_score(with_pod, without_pod) == score
+
+
+def test_score_details_show_both_balances_from_1_36():
+    nodes = [node("node1", 10000, 20000)]
+    fw = framework_for(nodes, [cpu_only()], features=V136)
+    from kschedx.framework.cycle_state import CycleState
+    from kschedx.state.snapshot import PodInfo
+
+    pl = NodeResourcesBalancedAllocation(fw)
+    pi = PodInfo(cpu_and_memory(None))
+    state = CycleState()
+    pl.pre_score(state, pi, fw.snapshot.node_infos)
+    details = pl.score_details(state, pi, fw.snapshot.get("node1"))
+    assert details == {"fractions": {"cpu": "6000/10000", "memory": "5000/20000"},
+                       "fractionsWithoutPod": {"cpu": "3000/10000", "memory": "0/20000"},
+                       "balanceWithPod": 82, "balanceWithoutPod": 85}
+    fw135 = framework_for(nodes, [cpu_only()], features=V135)
+    pl135 = NodeResourcesBalancedAllocation(fw135)
+    assert pl135.score_details(state, pi, fw135.snapshot.get("node1")) == {
+        "fractions": {"cpu": "6000/10000", "memory": "5000/20000"}}
+
+
+@pytest.mark.parametrize("features", [V135, V136], ids=["1.35", "1.36"])
+def test_best_effort_pod_skips_at_prescore(features):
+    fw = framework_for([node("node1", 4000, 10000), node("node2", 4000, 10000)], features=features)
     infos = list(fw.snapshot.node_infos)
     pl = NodeResourcesBalancedAllocation(fw)
     assert run_score(pl, make_pod(containers=[container()]), infos) == "Skip"
@@ -74,9 +146,12 @@ def test_best_effort_pod_skips_at_prescore():
 def test_balanced_uses_requested_not_defaults_and_counts_sidecars():
     # A sidecar's request adds to the steady state (requested, not non-zero defaults).
     pod = make_pod(containers=[container(requests={"cpu": "1"})], init_containers=[sidecar(requests={"memory": "1Gi"})])
-    fw = framework_for([make_node("node1", cpu=2, memory="2Gi")])
+    fw = framework_for([make_node("node1", cpu=2, memory="2Gi")], features=V135)
     # cpu 1/2 = 0.5, memory 1Gi/2Gi = 0.5 -> std 0 -> 100
     assert run_score(NodeResourcesBalancedAllocation(fw), pod, fw.snapshot.node_infos) == [("node1", 100)]
+    # 1.36: 0/0 without it (100), balanced with it (100): no change, 75.
+    fw = framework_for([make_node("node1", cpu=2, memory="2Gi")], features=V136)
+    assert run_score(NodeResourcesBalancedAllocation(fw), pod, fw.snapshot.node_infos) == [("node1", 75)]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
-"""NodeVolumeLimits (CSILimits), from upstream's csi_test.go (v1.35 facts),
-plus the in-tree translation it relies on."""
+"""NodeVolumeLimits (CSILimits), from upstream's csi_test.go (v1.35 facts,
+and what 1.36 changes: Portworx, VolumeLimitScaling's driver opt-in), plus
+the in-tree translation it relies on."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pytest
 
 from kschedx.plugins.nodevolumelimits.csi import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED
 from kschedx.storage import csi_translation as tr
-from builders import api_object, csi_node, framework, metadata, pvc, storage_class, verdict
+from builders import api_object, csi_driver, csi_node, framework, metadata, pvc, storage_class, verdict
+from kschedx.features import Features, default_features
 from builders import capacity_node as node
 from builders import csi_pv as pv
 from builders import filter_all as run
@@ -229,15 +231,50 @@ def test_gce_pd_inline_counts_only_on_nodes_with_a_csinode():
          "volumeHandle": "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/disk-1"}]
 
 
-def test_portworx_counts_only_when_the_csinode_says_it_migrated():
+@pytest.mark.parametrize("version, without_annotation", [("1.35", None), ("1.36", EXCEEDED)])
+def test_portworx_counts_when_the_csinode_says_it_migrated_until_1_36(version, without_annotation):
+    """1.35: only with the CSINode's migrated-plugins annotation; 1.36 (gate
+    CSIMigrationPortworx and the annotation check removed): on any node with
+    a CSINode."""
     source = {"portworxVolume": {"volumeID": "px-1"}}
     volumes = [{"name": "px", **source}]
-    for migrated, want in ((None, None), ("kubernetes.io/portworx-volume", EXCEEDED)):
+    for migrated, want in ((None, without_annotation), ("kubernetes.io/portworx-volume", EXCEEDED)):
         fw = framework(node(NODE), pod("new", volumes=volumes),
                        pod("e0", volumes=[{"name": "px", "portworxVolume": {"volumeID": "px-0"}}], node_name=NODE),
-                       csi_node(NODE, {"pxd.portworx.com": 1}, migrated=migrated))
+                       csi_node(NODE, {"pxd.portworx.com": 1}, migrated=migrated),
+                       features=default_features(version))
         _, filters, _ = run(fw, "NodeVolumeLimits", pending(fw, "new"))
         assert (verdict(filters[NODE]) if filters[NODE] else None) == want
+
+
+NOT_INSTALLED = ("Unschedulable", [f"{EBS} CSI driver is not installed on the node"])
+
+
+@pytest.mark.parametrize("version, driver, csinode_drivers, want", [
+    # Gate off (both versions' default): never checked.
+    ("1.35-default", csi_driver(EBS), {GCE: 5}, OK),
+    # 1.35: a CSIDriver object asks for the check.
+    ("1.35", csi_driver(EBS), {GCE: 5}, NOT_INSTALLED),
+    ("1.35", csi_driver(EBS), {EBS: 5}, OK),
+    ("1.35", None, {GCE: 5}, OK),  # no CSIDriver: maybe not a CSI driver, allowed
+    # 1.36: only a CSIDriver with preventPodSchedulingIfMissing: true.
+    ("1.36", csi_driver(EBS), {GCE: 5}, OK),
+    ("1.36", csi_driver(EBS, prevent_pod_scheduling_if_missing=False), {GCE: 5}, OK),
+    ("1.36", csi_driver(EBS, prevent_pod_scheduling_if_missing=True), {GCE: 5}, NOT_INSTALLED),
+    ("1.36", csi_driver(EBS, prevent_pod_scheduling_if_missing=True), {EBS: 5}, OK),
+    ("1.36", csi_driver(EBS, prevent_pod_scheduling_if_missing=True), None, NOT_INSTALLED),  # no CSINode
+])
+def test_volume_limit_scaling_wants_the_driver_installed(version, driver, csinode_drivers, want):
+    features = (default_features("1.35") if version == "1.35-default"
+                else Features(version, {"VolumeLimitScaling": True}))
+    objects = [node(NODE), pod("new", claims=[f"csi-{EBS}-0"]), *storage_objects([EBS])]
+    if driver is not None:
+        objects.append(driver)
+    if csinode_drivers is not None:
+        objects.append(csi_node(NODE, csinode_drivers))
+    fw = framework(*objects, features=features)
+    _, filters, _ = run(fw, "NodeVolumeLimits", pending(fw, "new"))
+    assert (verdict(filters[NODE]) if filters[NODE] else OK) == want
 
 
 def test_invalid_inline_ebs_id_is_an_error():

@@ -88,6 +88,7 @@ class NodeResourcesBalancedAllocation(Plugin):
         super().__init__(handle, args)
         self.resources = tuple((r["name"], r["weight"]) for r in args["resources"])
         self.improvement = features.balanced_allocation_scores_improvement
+        self.pod_level_status = features.enable_in_place_pod_level_resources_vertical_scaling
         self.features = features
         self._dra = None
 
@@ -98,7 +99,7 @@ class NodeResourcesBalancedAllocation(Plugin):
         return d[0]
 
     def pre_score(self, state, pod_info, nodes):
-        reqs = pod_request_list(pod_info, self.resources, True)
+        reqs = pod_request_list(pod_info, self.resources, True, self.pod_level_status)
         if not any(reqs):
             return Status(Code.SKIP)
         state.write(_KEY, reqs)
@@ -107,7 +108,7 @@ class NodeResourcesBalancedAllocation(Plugin):
     def score(self, state, pod_info, node_info) -> int:
         reqs = state.read(_KEY)
         if reqs is None:
-            reqs = pod_request_list(pod_info, self.resources, True)
+            reqs = pod_request_list(pod_info, self.resources, True, self.pod_level_status)
             if not any(reqs):
                 return 0
         requested, allocatable = vectors(node_info, self.resources, reqs, True, self._dra_scoring())
@@ -152,7 +153,7 @@ class NodeResourcesBalancedAllocation(Plugin):
         return out
 
     def score_details(self, state, pod_info, node_info):
-        reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True)
+        reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True, self.pod_level_status)
         requested, allocatable = vectors(node_info, self.resources, reqs, True, self._dra_scoring())
         details = {
             "fractions": {

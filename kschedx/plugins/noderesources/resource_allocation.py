@@ -8,7 +8,7 @@ from ...api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_
 DEFAULT_NON_MISSING = {CPU: 100, MEMORY: 200 * 1024 * 1024 * 1000}
 
 
-def pod_request_list(pod_info, resources, use_requested: bool) -> list[int]:
+def pod_request_list(pod_info, resources, use_requested: bool, pod_level_status: bool = False) -> list[int]:
     """calculatePodResourceRequestList: with the 100m/200Mi defaults unless
     the scorer works on Requested (BalancedAllocation).
 
@@ -16,13 +16,15 @@ def pod_request_list(pod_info, resources, use_requested: bool) -> list[int]:
     (NewFit copies only strategy and resources), so LeastAllocated ignores
     pod-level resources and status resources while BalancedAllocation
     honours them. Reproduced on purpose: the scores differ on such pods.
+    `pod_level_status`: BalancedAllocation's InPlacePodLevelResourcesVerticalScaling.
     """
-    key = ("PodRequestList", use_requested, tuple(resources))
     fit_scorer = not use_requested
+    pod_level_status = pod_level_status and not fit_scorer
+    key = ("PodRequestList", use_requested, tuple(resources), pod_level_status)
 
     def compute(pi):
         reqs = pod_requests(pi.pod, non_missing=None if use_requested else DEFAULT_NON_MISSING,
-                            use_status=not fit_scorer, skip_pod_level=fit_scorer)
+                            use_status=not fit_scorer, skip_pod_level=fit_scorer, pod_level_status=pod_level_status)
         out = []
         for name, _ in resources:
             m = reqs.get(name, 0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from collections import Counter
 
-from ...framework.interface import Plugin
+from ...framework.interface import Plugin, features_of
 from ...framework.status import Code, Status
 from ...storage import csi_translation as tr
 from ...storage.objects import NotFound, claim_class, get_pvc, spec
@@ -38,6 +38,11 @@ class CSILimits(Plugin):
 
     def __init__(self, handle, args=None):
         super().__init__(handle, args)
+        features = features_of(handle)
+        self.portworx_needs_annotation = features.portworx_migration_needs_annotation
+        # VolumeLimitScaling (alpha): a new volume's CSI driver must be installed on the node.
+        self.volume_limit_scaling = features.enable_volume_limit_scaling
+        self.driver_opts_in = features.volume_limit_scaling_reads_prevent_pod_scheduling
         # Claims without a PV are counted under a made-up handle; upstream
         # prefixes it with a random string so it cannot equal a real handle.
         self.random_volume_id_prefix = secrets.token_hex(16)
@@ -69,6 +74,13 @@ class CSILimits(Plugin):
             return Status.as_error(str(exc))
         if not new_volumes:
             return None
+
+        if self.volume_limit_scaling:
+            # Go ranges over the new volumes' map: the first driver found
+            # missing is named; kschedx checks them in name order.
+            for driver in sorted(set(new_volumes.values())):
+                if not self._driver_installed(driver, csi_node):
+                    return Status(Code.UNSCHEDULABLE, f"{driver} CSI driver is not installed on the node")
 
         limits = volume_limits(csi_node)
         if not limits:
@@ -181,9 +193,23 @@ class CSILimits(Plugin):
                     entry["storageClass"] = claim_class(pvc)
                 described[unique] = entry
 
+    def _driver_installed(self, driver: str, csi_node: dict | None) -> bool:
+        """checkCSIDriverOnNode: a driver without a CSIDriver object may not
+        be a CSI driver (allowed); from 1.36 only a CSIDriver with
+        spec.preventPodSchedulingIfMissing asks for the check; then the
+        node's CSINode must list it."""
+        csi_driver = self.handle.cluster.csi_drivers.get(driver)
+        if csi_driver is None:
+            return True
+        if self.driver_opts_in and not (csi_driver.get("spec") or {}).get("preventPodSchedulingIfMissing"):
+            return True
+        if csi_node is None:
+            return False
+        return any(d.get("name") == driver for d in (csi_node.get("spec") or {}).get("drivers") or ())
+
     def _inline_volume(self, vol, csi_node, result, described):
         plugin = tr.plugin_for_inline(vol.source)
-        if plugin is None or not is_csi_migration_on(csi_node, plugin.name):
+        if plugin is None or not is_csi_migration_on(csi_node, plugin.name, self.portworx_needs_annotation):
             return
         try:
             handle = tr.inline_handle(plugin, vol.source)
@@ -208,7 +234,7 @@ class CSILimits(Plugin):
         csi = spec(pv).get("csi")
         if csi is None:
             plugin = tr.plugin_for_pv(pv)
-            if plugin is None or not is_csi_migration_on(csi_node, plugin.name):
+            if plugin is None or not is_csi_migration_on(csi_node, plugin.name, self.portworx_needs_annotation):
                 return "", "", pv_name
             translated = self._translate(pv)
             if translated is None:
@@ -242,7 +268,7 @@ class CSILimits(Plugin):
         provisioner = sc.get("provisioner") or ""
         plugin = tr.plugin_by_name(provisioner)
         if plugin is not None:
-            if not is_csi_migration_on(csi_node, provisioner):
+            if not is_csi_migration_on(csi_node, provisioner, self.portworx_needs_annotation):
                 return "", ""
             return plugin.driver, handle
         return provisioner, handle

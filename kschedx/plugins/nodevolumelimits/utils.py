@@ -4,24 +4,19 @@ from __future__ import annotations
 
 from ...storage import csi_translation as tr
 
-# CSIMigrationPortworx is GA (locked on) in v1.35; the other migrations have
-# no gate left.
-ENABLE_CSI_MIGRATION_PORTWORX = True
-
-
-def is_csi_migration_on(csi_node: dict | None, plugin_name: str) -> bool:
+def is_csi_migration_on(csi_node: dict | None, plugin_name: str, portworx_needs_annotation: bool = True) -> bool:
     """isCSIMigrationOn, quirks included: EBS, GCE PD, Azure Disk and Cinder
     count as migrated on any node that has a CSINode, whatever its
-    migrated-plugins annotation says; Portworx needs the annotation; the
-    other in-tree plugins never count."""
+    migrated-plugins annotation says; Portworx needs the annotation until
+    1.35 (its gate, CSIMigrationPortworx, is locked on there; 1.36 removed
+    gate and annotation check: features.portworx_migration_needs_annotation);
+    the other in-tree plugins never count."""
     if csi_node is None or not plugin_name:
         return False
     if plugin_name in (tr.AWS_EBS, tr.GCE_PD, tr.AZURE_DISK, tr.CINDER):
         return True
     if plugin_name == tr.PORTWORX:
-        if not ENABLE_CSI_MIGRATION_PORTWORX:
-            return False
-        return plugin_name in tr.migrated_plugins(csi_node)
+        return not portworx_needs_annotation or plugin_name in tr.migrated_plugins(csi_node)
     return False
 
 

@@ -513,7 +513,7 @@ def bind_volume_to_claim(pv: dict, pvc: dict) -> tuple[dict, bool]:
 
 
 def _migration_on_for_plugin(name: str) -> bool:
-    # isCSIMigrationOnForPlugin: Portworx's gate is GA in v1.35.
+    # isCSIMigrationOnForPlugin: Portworx counts (its gate locked on in 1.35, removed in 1.36).
     return name in (tr.AWS_EBS, tr.GCE_PD, tr.AZURE_DISK, tr.CINDER, tr.PORTWORX)
 
 

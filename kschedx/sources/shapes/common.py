@@ -113,6 +113,8 @@ _VOLUME_SOURCES = [
     (".azureDisk", MAP),
     (".azureDisk.diskName", STR),
     (".azureDisk.diskURI", STR),
+    (".image", MAP),
+    (".image.reference", STR),
 ]
 
 POD_SPEC = [

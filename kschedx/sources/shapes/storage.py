@@ -90,6 +90,7 @@ CSI_DRIVER = [
     ("spec.attachRequired", BOOL),
     ("spec.podInfoOnMount", BOOL),
     ("spec.storageCapacity", BOOL),
+    ("spec.preventPodSchedulingIfMissing", BOOL),
     *string_list("spec.volumeLifecycleModes"),
 ]
 
