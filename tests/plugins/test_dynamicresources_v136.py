@@ -335,3 +335,72 @@ def test_device_taint_rule_selects_by_device_name():
                  TAINT_RULE)
     assert r.selected_node == "worker"
     assert filters(r, "DynamicResources")["worker"] == OK
+
+
+# -- upstream TestPlugin's extended-resource cases (dynamicresources_test.go) ----------------------
+def one_node(allocatable_gpus=None):
+    alloc = {"cpu": "8", "memory": "16Gi", "pods": "110"}
+    if allocatable_gpus is not None:
+        alloc["example.com/gpu"] = str(allocatable_gpus)
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker", "labels": {"kubernetes.io/hostname": "worker"}},
+            "status": {"allocatable": alloc}}
+
+
+def run_one(node, *objects):
+    fw = framework(node, *copy.deepcopy(objects), features=V136)
+    pi = queue_order([PodInfo(p) for p in fw.cluster.pending_pods()])[0]
+    r = fw.schedule(pi)
+    pre = next((s for s in r.pre_filter if s.plugin == "DynamicResources"), None)
+    return r, pre
+
+
+PLAIN_CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "plain"},
+               "spec": {"selectors": [{"cel": {"expression": 'device.driver == "some-driver"'}}]}}
+
+
+def test_non_dra_extended_resource_skips_prefilter():
+    # "non-DRA-extended-resource-name-with-zero-allocatable": no class maps the name.
+    r, pre = run_one(one_node(0), pod(requests={"example.com/gpu": "1"}), PLAIN_CLASS, slice_("worker", "gpu-0"))
+    assert pre.code.label == "Skip"
+
+
+def test_extended_resource_with_zero_allocatable_goes_to_dra():
+    # "extended-resource-name-with-zero-allocatable": the node lists the resource at 0.
+    r, _ = run_one(one_node(0), pod(requests={"example.com/gpu": "1"}), GPU_CLASS, slice_("worker", "gpu-0"))
+    assert r.selected_node == "worker"
+    assert filters(r, "NodeResourcesFit")["worker"] == OK
+
+
+def test_extended_resource_without_devices():
+    # "extended-resource-name-no-resource": Filter cannot allocate, PostFilter
+    # has nothing to deallocate.
+    r, _ = run_one(one_node(), pod(requests={"example.com/gpu": "1"}), GPU_CLASS)
+    assert filters(r, "DynamicResources")["worker"] == CANNOT
+    assert "cannot allocate all claims. still not schedulable" in r.message
+
+
+def test_extended_resource_claim_left_from_an_earlier_cycle():
+    # "extended-resource-name-with-resources-has-claim": the pod's claim already
+    # has requests: every node refuses it, PostFilter deletes it.
+    p = pod(requests={"example.com/gpu": "1"})
+    left = claim("my-pod-extended-resources-abcde", [{"name": "container-0-request-0", "exactly": {
+        "deviceClassName": "gpu-class", "allocationMode": "ExactCount", "count": 1}}], owned=True)
+    left["metadata"]["annotations"] = {"resource.kubernetes.io/extended-resource-claim": "true"}
+    r, _ = run_one(one_node(), p, GPU_CLASS, slice_("worker", "gpu-0"), left)
+    assert filters(r, "DynamicResources")["worker"] == ("UnschedulableAndUnresolvable",
+                                                        ["cannot schedule extended resource claim"])
+    assert "cannot schedule extended resource claim. deletion of ResourceClaim completed" in r.message
+
+
+def test_one_resource_from_a_device_plugin_one_from_dra():
+    # "extended-resource-one-device-plugin-one-dra".
+    other = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "fpga-class"},
+             "spec": {"selectors": [{"cel": {"expression": 'device.driver == "some-driver"'}}],
+                      "extendedResourceName": "example.com/fpga"}}
+    p = pod(requests={"example.com/gpu": "1", "example.com/fpga": "1"})
+    r, _ = run_one(one_node(2), p, GPU_CLASS, other, slice_("worker", "fpga-0"))
+    assert r.selected_node == "worker"
+    nr = next(n for n in r.nodes if n.name == "worker")
+    v = next(v for v in nr.filters if v.plugin == "DynamicResources")
+    alloc = (v.details or v.status.details)["claims"][0]["allocation"]
+    assert [(x["request"], x["device"]) for x in alloc["devices"]["results"]] == [("container-0-request-0", "fpga-0")]
