@@ -98,7 +98,6 @@ PLUGINS_READING: dict[str, tuple[str, ...]] = {
     "DeviceClass": ("DynamicResources",),
     "ResourceClaim": ("DynamicResources",),
     "ResourceClaimTemplate": ("DynamicResources",),
-    "DeviceTaintRule": ("DynamicResources",),
     "PriorityClass": (),
     "RuntimeClass": (),
 }
@@ -182,8 +181,8 @@ class ClusterState:
     # read, or a snapshot that records it. DynamicResources' binding timeout
     # of claims waiting for binding conditions is measured against it.
     read_at: float | None = None
-    # The DRA objects as the scheduler shares them between plugins
-    # (state/dra.py), built on first use.
+    # What derives from the DRA objects alone (state/dra.py DRAObjects),
+    # built on first use.
     dra: object = field(default=None, repr=False, compare=False)
 
     def namespace_labels(self, name: str) -> dict:

@@ -1,13 +1,15 @@
 """The DRA objects as the scheduler shares them between plugins: upstream's
-SharedDRAManager for one cluster state.
+SharedDRAManager.
 
 DynamicResources and, for DRA-backed extended resources, NodeResourcesFit
 and NodeResourcesBalancedAllocation read the same view: the ResourceClaims
 (the assume cache) with the allocations in flight (reserved by an earlier pod
 of a `simulate` run, not yet written), the DeviceClasses, the ResourceSlices,
 the devices already allocated (GatherAllocatedState / ListAllAllocatedDevices)
-and the extended-resource → DeviceClass resolver. One view per ClusterState,
-shared by every profile, as upstream's is per scheduler.
+and the extended-resource → DeviceClass resolver. What derives from the
+objects alone is kept per ClusterState (DRAObjects); what a run changes (the
+allocations in flight) per Snapshot (DRAState), shared by every profile of
+the run, as upstream's is per scheduler.
 """
 
 from __future__ import annotations
@@ -121,7 +123,12 @@ class AllocatedState:
             self.dedicated.setdefault(device_id, key)
 
 
-class DRAState:
+class DRAObjects:
+    """What derives from a cluster's DRA objects alone (one per ClusterState):
+    the claims, classes and slices, the devices allocated by the claims'
+    own allocations, the extended-resource resolver, the slices patched by
+    DeviceTaintRules."""
+
     def __init__(self, cluster):
         self.cluster = cluster
         self.claims: dict[str, dict] = cluster.resource_claims
@@ -129,14 +136,61 @@ class DRAState:
         # Upstream lists slices from an informer (no defined order): kschedx
         # takes them by name.
         self.slices: list[dict] = sorted(cluster.resource_slices.values(), key=lambda s: s["metadata"]["name"])
-        self.in_flight: dict[str, dict] = {}  # claim uid -> claim with the allocation being made
         self._allocated: dict[bool, AllocatedState] = {}
         self._extended: dict[str, dict] | None = None
         self._patched: list[dict] | None = None
+        # Data plugins derive from these objects alone and keep for good.
+        self.cache: dict = {}
+
+    def allocated_base(self, consumable_capacity: bool) -> AllocatedState:
+        base = self._allocated.get(consumable_capacity)
+        if base is None:
+            base = self._allocated[consumable_capacity] = AllocatedState()
+            for key, claim in sorted(self.claims.items()):
+                base.add_claim(claim, key, consumable_capacity)
+        return base
+
+    def slices_with_taint_rules(self) -> list[dict]:
+        """ListWithDeviceTaintRules with DRADeviceTaintRules on: the slices,
+        a device a rule selects (by driver, pool and device name, each
+        optional) carrying the rule's taint after its own. Upstream applies
+        the rules in informer order; kschedx by rule name."""
+        out = self._patched
+        if out is None:
+            rules = [self.cluster.device_taint_rules[k] for k in sorted(getattr(self.cluster, "device_taint_rules", {}))]
+            out = self._patched = [_apply_taint_rules(s, rules) for s in self.slices] if rules else self.slices
+        return out
+
+    def extended_resource_class(self, resource_name: str):
+        """DeviceClassResolver.GetDeviceClass: the DeviceClass that backs an
+        extended resource name, or None. Every class maps its implicit name
+        `deviceclass.resource.kubernetes.io/<class>`; a class with
+        spec.extendedResourceName maps that name too. Classes are added in
+        name order (the informer's initial list): on a clash for one name the
+        newest creationTimestamp wins, equal ones the smaller name; a class
+        that loses a clash when it is added maps nothing at all, as upstream's
+        cache skips it."""
+        m = self._extended
+        if m is None:
+            m = self._extended = _extended_resource_map(self.classes)
+        return m.get(resource_name)
+
+
+class DRAState:
+    """The DRA view of one scheduling run (one per Snapshot, shared by every
+    profile of the run, as upstream's SharedDRAManager is per scheduler): the
+    cluster's objects plus the allocations in flight."""
+
+    def __init__(self, objects: DRAObjects):
+        self.objects = objects
+        self.claims = objects.claims
+        self.classes = objects.classes
+        self.slices = objects.slices
+        self.in_flight: dict[str, dict] = {}  # claim uid -> claim with the allocation being made
         # Bumped whenever in-flight allocations change, so caches derived
         # from the allocated state know when to recompute.
         self.revision = 0
-        # Data plugins derive from these objects and keep for the run.
+        # Data plugins derive from the run's state and keep (with the revision in their key).
         self.cache: dict = {}
 
     # -- claims ---------------------------------------------------------------------
@@ -163,11 +217,7 @@ class DRAState:
         """GatherAllocatedState (DRAConsumableCapacity on) or
         ListAllAllocatedDevices (off, every result dedicated), allocations in
         flight included. The caller must not change what it gets."""
-        base = self._allocated.get(consumable_capacity)
-        if base is None:
-            base = self._allocated[consumable_capacity] = AllocatedState()
-            for key, claim in sorted(self.claims.items()):
-                base.add_claim(claim, key, consumable_capacity)
+        base = self.objects.allocated_base(consumable_capacity)
         if not self.in_flight:
             return base
         out = base.copy()
@@ -175,32 +225,11 @@ class DRAState:
             out.add_claim(claim, claim_key(claim), consumable_capacity)
         return out
 
-    # -- DeviceTaintRules (DRADeviceTaintRules) -----------------------------------------
     def slices_with_taint_rules(self) -> list[dict]:
-        """ListWithDeviceTaintRules with DRADeviceTaintRules on: the slices,
-        a device a rule selects (by driver, pool and device name, each
-        optional) carrying the rule's taint after its own. Upstream applies
-        the rules in informer order; kschedx by rule name."""
-        out = self._patched
-        if out is None:
-            rules = [self.cluster.device_taint_rules[k] for k in sorted(getattr(self.cluster, "device_taint_rules", {}))]
-            out = self._patched = [_apply_taint_rules(s, rules) for s in self.slices] if rules else self.slices
-        return out
+        return self.objects.slices_with_taint_rules()
 
-    # -- extended resources (DRAExtendedResource) -------------------------------------
     def extended_resource_class(self, resource_name: str):
-        """DeviceClassResolver.GetDeviceClass: the DeviceClass that backs an
-        extended resource name, or None. Every class maps its implicit name
-        `deviceclass.resource.kubernetes.io/<class>`; a class with
-        spec.extendedResourceName maps that name too. Classes are added in
-        name order (the informer's initial list): on a clash for one name the
-        newest creationTimestamp wins, equal ones the smaller name; a class
-        that loses a clash when it is added maps nothing at all, as upstream's
-        cache skips it."""
-        m = self._extended
-        if m is None:
-            m = self._extended = _extended_resource_map(self.classes)
-        return m.get(resource_name)
+        return self.objects.extended_resource_class(resource_name)
 
 
 def _apply_taint_rules(slice_: dict, rules: list[dict]) -> dict:
@@ -271,12 +300,22 @@ def _extended_resource_map(classes: dict) -> dict:
     return m
 
 
-def dra_state(cluster) -> DRAState:
-    """The cluster's shared DRA view, built on first use."""
-    s = getattr(cluster, "dra", None)
+def dra_objects(cluster) -> DRAObjects:
+    """The cluster's DRA objects, indexed on first use."""
+    o = getattr(cluster, "dra", None)
+    if o is None:
+        o = DRAObjects(cluster)
+        cluster.dra = o
+    return o
+
+
+def dra_state(snapshot) -> DRAState:
+    """The run's DRA state, built on first use (a snapshot is one run: a
+    fresh one starts with nothing in flight)."""
+    s = getattr(snapshot, "dra", None)
     if s is None:
-        s = DRAState(cluster)
-        cluster.dra = s
+        s = DRAState(dra_objects(snapshot.cluster))
+        snapshot.dra = s
     return s
 
 

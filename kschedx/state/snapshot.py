@@ -513,6 +513,7 @@ class Snapshot:
         self._used_pvcs: dict[str, int] | None = None
         self.pod_index = None  # pod_index.index_of() builds it when first asked
         self.node_columns = None  # node_columns.columns_for() builds it when first asked
+        self.dra = None  # the run's DRA state (state/dra.py), built when first asked
 
     # -- listers -------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:

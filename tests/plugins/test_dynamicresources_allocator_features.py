@@ -135,7 +135,7 @@ def run(claims, classes, slices, on_node, features, *, allocated=(), capacity=No
     """(results or None, the allocator run)."""
     cluster = SimpleNamespace(resource_claims={}, device_classes={c["metadata"]["name"]: c for c in classes},
                               resource_slices={s["metadata"]["name"]: s for s in slices})
-    manager = DRAManager(cluster, features)
+    manager = DRAManager(SimpleNamespace(cluster=cluster), features)
     state = AllocatedState()
     for d in allocated:
         state.dedicated[d] = "default/other"

@@ -72,10 +72,10 @@ class DRAManager:
     pools of each node (slices indexed once, devices with their CEL inputs
     built once)."""
 
-    def __init__(self, cluster, features: AllocatorFeatures | None = None, taint_rules: bool = False):
-        """`taint_rules`: DRADeviceTaintRules (DeviceTaintRules add taints to
-        the devices they select)."""
-        self.state = dra_state(cluster)
+    def __init__(self, snapshot, features: AllocatorFeatures | None = None, taint_rules: bool = False):
+        """The DRA view of `snapshot`'s run. `taint_rules`: DRADeviceTaintRules
+        (DeviceTaintRules add taints to the devices they select)."""
+        self.state = dra_state(snapshot)
         self.features = features if features is not None else AllocatorFeatures()
         self.claims: dict[str, dict] = self.state.claims
         self.classes: dict[str, dict] = self.state.classes

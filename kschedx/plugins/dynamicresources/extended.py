@@ -19,7 +19,7 @@ import copy
 
 from ...api.resources import is_scalar_resource_name, pod_requests, value_of
 from ...framework.status import Code, Status
-from ...state.dra import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, allocation_of, dra_state,
+from ...state.dra import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, allocation_of, dra_objects, dra_state,
                           is_dra_extended_resource_name)
 from .pools import node_matches
 
@@ -190,24 +190,24 @@ def delegated_to_dra(cluster, resource: str, node_allocatable: int | None) -> bo
     the node does not offer the resource itself and a DeviceClass backs it."""
     if node_allocatable:
         return False
-    return dra_state(cluster).extended_resource_class(resource) is not None
+    return dra_objects(cluster).extended_resource_class(resource) is not None
 
 
 def any_backed_by_dra(cluster, resource_names) -> bool:
     """getDRAPreScoredParams: does any scored resource map to a DeviceClass?"""
-    st = dra_state(cluster)
+    st = dra_objects(cluster)
     return any(is_dra_extended_resource_name(n) and st.extended_resource_class(n) is not None
                for n in resource_names)
 
 
-def dra_resource_totals(cluster, node_info, resource: str, consumable_capacity: bool) -> tuple[int, int]:
+def dra_resource_totals(snapshot, node_info, resource: str, consumable_capacity: bool) -> tuple[int, int]:
     """calculateDRAExtendedResourceAllocatableRequest: (devices of the
     resource's class reachable from the node, those already allocated), with
     DRAConsumableCapacity as given. Slices are not grouped into pools here
     (no generations, no binding or partition checks), as upstream counts
     them; a CEL error counts nothing. Kept per node until an allocation goes
     in flight."""
-    st = dra_state(cluster)
+    st = dra_state(snapshot)
     key = ("dra_resource_totals", node_info.name, resource, consumable_capacity, st.revision)
     out = st.cache.get(key)
     if out is None:
@@ -223,7 +223,7 @@ def _dra_resource_totals(st, node_info, resource: str, consumable: bool) -> tupl
         return 0, 0
     allocated = st.allocated_state(consumable)
     selectors = [s for s in (cls.get("spec") or {}).get("selectors") or () if s.get("cel") is not None]
-    cel_devices = st.cache.setdefault("dra_resource_totals/cel", {})
+    cel_devices = st.objects.cache.setdefault("dra_resource_totals/cel", {})
     total = used = 0
     node_name = node_info.name
     for sl in st.slices:

@@ -116,7 +116,7 @@ class DynamicResources(Plugin):
     def manager(self) -> DRAManager:
         m = self._manager
         if m is None:
-            m = self._manager = DRAManager(self.handle.cluster, self.features,
+            m = self._manager = DRAManager(self.handle.snapshot, self.features,
                                            taint_rules=self.fts.enable_dra_device_taint_rules)
         return m
 

@@ -84,16 +84,16 @@ def dra_scoring(handle, features, resources):
     of the resources maps to a DeviceClass; the scorers then count, for a
     resource the node itself does not offer, the devices of its class that
     the node reaches and how many of them are allocated."""
-    cluster = getattr(handle, "cluster", None)
-    if not features.enable_dra_extended_resource or cluster is None:
+    snapshot = getattr(handle, "snapshot", None)
+    if not features.enable_dra_extended_resource or snapshot is None:
         return None
     from ..dynamicresources.extended import any_backed_by_dra, dra_resource_totals
 
-    if not any_backed_by_dra(cluster, [name for name, _ in resources]):
+    if not any_backed_by_dra(snapshot.cluster, [name for name, _ in resources]):
         return None
     consumable = features.enable_dra_consumable_capacity
 
     def totals(node_info, resource):
-        return dra_resource_totals(cluster, node_info, resource, consumable)
+        return dra_resource_totals(snapshot, node_info, resource, consumable)
 
     return totals
