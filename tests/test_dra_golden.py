@@ -9,11 +9,19 @@ import pytest
 
 from golden_compare import GOLDEN, case_names, load_expected
 from kschedx.commands.explain import explain
+from kschedx.features import Features
 from kschedx.commands.load import load_workload
 from kschedx.framework.runner import Framework
 from kschedx.state.snapshot import build_snapshot
 
 DRA = "DynamicResources"
+# The golden corpus is kube-scheduler v1.35.4's output. The same cases use
+# nothing v1.36 changes (no consumable capacity, partitions, taints, binding
+# conditions, extended resources; no allocated claim before one to allocate),
+# so v1.36's default gates must give the same DynamicResources verdicts
+# there: a check that the v1.36 code paths leave ordinary claims alone.
+V135 = Features("1.35")
+VERSIONS = [pytest.param(V135, id="1.35"), pytest.param(Features("1.36"), id="1.36-same-verdicts")]
 DRA_CASES = [n for n in case_names() if n.startswith("dra-") or n == "hand-dra"]
 POST_FILTER_TEXTS = ("no new claims to deallocate", "still not schedulable", "deallocation of ResourceClaim completed")
 
@@ -45,10 +53,11 @@ def _pods_with_claims(doc: dict, workload) -> set[str]:
     return {pi.key for pi in workload.pods if pi.spec.get("resourceClaims")}
 
 
+@pytest.mark.parametrize("features", VERSIONS)
 @pytest.mark.parametrize("name", DRA_CASES)
-def test_explain_dynamic_resources(name):
+def test_explain_dynamic_resources(name, features):
     workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    actual = explain(workload, tie_break="name")
+    actual = explain(workload, tie_break="name", features=features)
     expected = load_expected("explain", name)
     assert DRA not in actual["notEvaluated"]
     for ep, ap in zip(expected["pods"], actual["pods"]):
@@ -56,11 +65,11 @@ def test_explain_dynamic_resources(name):
         assert _dra_view(ap) == _dra_view(ep), ep["pod"]
 
 
-def simulate_dra(workload):
+def simulate_dra(workload, features=V135):
     """The pods one after another: placed pods are assumed and their claims'
     allocations go in flight (Reserve), as in the golden `simulate` runs.
     Stops where preemption would change the cluster (not this plugin's job)."""
-    snapshot = build_snapshot(workload.cluster)
+    snapshot = build_snapshot(workload.cluster, features)
     fw = Framework(snapshot, tie_break="name")
     results = []
     for pi in workload.pods:
@@ -73,12 +82,13 @@ def simulate_dra(workload):
     return fw, results
 
 
+@pytest.mark.parametrize("features", VERSIONS)
 @pytest.mark.parametrize("name", DRA_CASES)
-def test_simulate_dynamic_resources(name):
+def test_simulate_dynamic_resources(name, features):
     from kschedx.result.document import build_document
 
     workload = load_workload([str(GOLDEN / "cases" / f"{name}.yaml")])
-    fw, results = simulate_dra(workload)
+    fw, results = simulate_dra(workload, features)
     actual = build_document(results, mode="simulate", tie_break="name", profile=fw.profile.name,
                             not_evaluated=fw.profile.not_evaluated, warnings=[])
     expected = load_expected("simulate", name)

@@ -278,6 +278,8 @@ def workload_of_read(conn, read, pod_paths=(), pod_refs=(), all_pending: bool = 
             raise  # a POD_FILE: the user's input
         raise served_wrong_shape(e) from None
     workload.warnings[:0] = read.warnings
+    # "Now" for what depends on time (DynamicResources' binding timeout).
+    workload.cluster.read_at = read.read_at
     if pod_refs or all_pending:
         select_pods(workload, pod_refs, all_pending=all_pending, keep=bool(pod_paths),
                     where=f"the cluster ({conn.server})", selection=selection,

@@ -523,6 +523,8 @@ class WatchRun:
             return
         if scheds is None:
             scheds = self._schedulers()
+        # "Now" for what depends on time (DynamicResources' binding timeout), as a read sets it.
+        self.live.cluster.read_at = self.wall()
         pods = scheds.queue_order(queue_order(pods))
         workload = Workload(self.live.cluster, pods, asked=self._asked(pods))
         explainer = explainer_for(scheds, workload, self.sink, reuse=self.reuse, nodes=self.nodes)

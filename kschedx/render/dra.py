@@ -9,12 +9,17 @@ def dra_lines(details: dict, indent: str = "    ") -> list[str]:
     lines: list[str] = []
     for c in details.get("allocatedClaims") or ():
         where = "available on this node" if c.get("availableOnNode") else "allocated for other nodes"
+        if c.get("binding"):
+            where = f"not usable: {c['binding']}"
         lines.append(f"{indent}claim {c['claim']}: already allocated, {where}")
     for c in details.get("claims") or ():
         lines.append(f"{indent}claim {c['claim']}")
         for con in c.get("constraints") or ():
             reqs = ", ".join(con["requests"]) or "all requests"
-            lines.append(f"{indent}  constraint: same {con['matchAttribute']} for {reqs}")
+            if "distinctAttribute" in con:
+                lines.append(f"{indent}  constraint: a different {con['distinctAttribute']} for each of {reqs}")
+            else:
+                lines.append(f"{indent}  constraint: same {con['matchAttribute']} for {reqs}")
         for r in c.get("requests") or ():
             want = f"{r['count']}" if r.get("allocationMode") == "ExactCount" else "all"
             lines.append(f"{indent}  request {r['request']}: {want} of class {r['deviceClass']}"

@@ -114,6 +114,8 @@ class ClusterRead:
     resource_versions: dict[str, str] = field(default_factory=dict)
     # The server's /version (gitVersion, major, minor...), None when it does not answer it.
     version: dict | None = None
+    # When the objects were read (Unix seconds): "now" for what depends on time.
+    read_at: float = field(default_factory=time.time)
 
 
 # ---- errors --------------------------------------------------------------------------
@@ -826,6 +828,7 @@ class ClusterConnection:
                     progress(kind.kind, len(items), True)
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
+        result.read_at = time.time()
         return result
 
     def list_objects(self, kind_name: str) -> list[dict]:

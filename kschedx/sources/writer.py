@@ -44,6 +44,7 @@ KIND_ORDER = (
     "VolumeAttachment",
     "DeviceClass",
     "ResourceSlice",
+    "DeviceTaintRule",
     "ResourceClaimTemplate",
     "ResourceClaim",
     "Service",

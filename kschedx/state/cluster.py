@@ -44,6 +44,7 @@ _INDEXED_KINDS = {
     "DeviceClass": "device_classes",
     "ResourceClaim": "resource_claims",
     "ResourceClaimTemplate": "resource_claim_templates",
+    "DeviceTaintRule": "device_taint_rules",
 }
 
 # Kinds the volume plugins read, shape-checked on the way in.
@@ -158,6 +159,7 @@ class ClusterState:
     device_classes: dict[str, dict] = field(default_factory=dict)
     resource_claims: dict[str, dict] = field(default_factory=dict)
     resource_claim_templates: dict[str, dict] = field(default_factory=dict)
+    device_taint_rules: dict[str, dict] = field(default_factory=dict)
     workloads: list[dict] = field(default_factory=list)
     # Kinds that could not be read (live clusters: forbidden); the plugins
     # needing them are reported in notEvaluated.
@@ -182,6 +184,13 @@ class ClusterState:
         """The {key: object} store of an indexed kind (PersistentVolume,
         ResourceSlice...): what `explain --fix` changes for one cycle."""
         return getattr(self, _INDEXED_KINDS[kind])
+    # When the objects were read (Unix seconds), if known: a live cluster's
+    # read, or a snapshot that records it. DynamicResources' binding timeout
+    # of claims waiting for binding conditions is measured against it.
+    read_at: float | None = None
+    # What derives from the DRA objects alone (state/dra.py DRAObjects),
+    # built on first use.
+    dra: object = field(default=None, repr=False, compare=False)
 
     def namespace_labels(self, name: str) -> dict:
         ns = self.namespaces.get(name)

@@ -575,6 +575,7 @@ class Snapshot:
         self.image_existence: dict[str, int] = {}
         # Changes when nodes are added, removed or relabelled (node-tree order).
         self.node_version = 0
+        self.dra = None  # the run's DRA state (state/dra.py), built when first asked
 
     # -- listers -------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:

@@ -51,7 +51,8 @@ def framework_for(nodes=(), pods=(), *, plugin_args=None, tie_break="name", feat
 
 def framework(*objects, tie_break="name", seed=None, plugin_args=None, features=None) -> Framework:
     """A Framework with the default profile over any objects, admitted as a
-    fixture file is (see `admitted`)."""
+    fixture file is (see `admitted`), for `features` (the newest version's
+    defaults when None)."""
     return Framework(build_snapshot(admitted(*objects), features), tie_break=tie_break, seed=seed,
                      plugin_args=plugin_args)
 

@@ -1,12 +1,15 @@
 """The DynamicResources plugin: facts from upstream's dynamicresources_test.go
-(PreEnqueue / PreFilter / Filter / PostFilter / Score verdicts and texts)
-that hold with v1.35's default feature gates."""
+(PreEnqueue / PreFilter / Filter / PostFilter / Score verdicts and texts),
+with each version's default feature gates (v1.36 unless a test says; the
+texts and Score pairing that changed in v1.36 are checked for both)."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from builders import framework
+from kschedx.features import Features
 from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.runner import queue_order
 from kschedx.framework.status import Code
@@ -84,8 +87,11 @@ def pod(*, claim_name=None, template=None, status_name=None):
     return p
 
 
-def run(pod_obj, *objects):
-    fw = framework(*yaml.safe_load_all(BASE), pod_obj, *objects)
+V135, V136 = Features("1.35"), Features("1.36")
+
+
+def run(pod_obj, *objects, features=None):
+    fw = framework(*yaml.safe_load_all(BASE), pod_obj, *objects, features=features)
     pi = queue_order([PodInfo(p) for p in fw.cluster.pending_pods()])[0]
     return fw, pi, fw.schedule(pi)
 
@@ -125,10 +131,13 @@ def test_template_claim_not_created_yet_is_gated():
     assert r.gate.reasons == ['pod "default/my-pod": ResourceClaim not created yet']
 
 
-def test_generated_claim_must_be_owned_by_the_pod():
-    _, _, r = run(pod(template="t", status_name="my-pod-my-resource"), claim(owned=False))
-    assert r.gate.reasons == ["ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod "
-                              "(pod is not owner)"]
+@pytest.mark.parametrize("features, text", [
+    (V135, "ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)"),
+    (V136, "ResourceClaim default/my-pod-my-resource was not created for Pod default/my-pod (Pod is not owner)"),
+], ids=["1.35", "1.36"])
+def test_generated_claim_must_be_owned_by_the_pod(features, text):
+    _, _, r = run(pod(template="t", status_name="my-pod-my-resource"), claim(owned=False), features=features)
+    assert r.gate.reasons == [text]
 
 
 def test_generated_claim_owned_is_scheduled():
@@ -230,9 +239,7 @@ def test_score_of_prioritized_list():
     assert r.selected_node == "worker-2"
 
 
-def test_score_fails_for_allocated_claim_before_unallocated_one():
-    # Upstream pairs claim i with allocation i over all claims: with the
-    # allocated claim first, scoring errors out.
+def _allocated_then_unallocated(features):
     allocated = claim("first", allocated_on="worker", reserved_for=[("my-pod", "1234")], owned=False)
     p = pod()
     p["spec"]["resourceClaims"] = [{"name": "a", "resourceClaimName": "first"},
@@ -243,13 +250,29 @@ def test_score_fails_for_allocated_claim_before_unallocated_one():
              "spec": {"driver": "some-driver", "nodeName": "worker",
                       "pool": {"name": "worker-more", "generation": 1, "resourceSliceCount": 1},
                       "devices": [{"name": "instance-2"}]}}
-    _, _, r = run(p, allocated, second, extra)
+    return run(p, allocated, second, extra, features=features)[2]
+
+
+def test_score_fails_for_allocated_claim_before_unallocated_one_v135():
+    # v1.35 pairs claim i with allocation i over all claims: with the
+    # allocated claim first, scoring errors out.
+    r = _allocated_then_unallocated(V135)
     # With a single feasible node kube-scheduler selects it without scoring,
     # so the Score error only shows up in the informational scores.
     assert r.status == "Scheduled"
     assert any(n.startswith("scores not available:") and n.endswith(
         'plugin "DynamicResources" failed with: number of allocations 1 is smaller than number of claims')
         for n in r.notes), r.notes
+
+
+def test_score_pairs_each_claim_with_its_own_allocation_v136():
+    # v1.36: an allocated claim brings its own allocation; the Filter result
+    # goes to the claim that needed it.
+    r = _allocated_then_unallocated(V136)
+    assert r.status == "Scheduled"
+    assert not any(n.startswith("scores not available:") for n in r.notes), r.notes
+    worker = next(n for n in r.nodes if n.name == "worker")
+    assert next(s for s in worker.scores if s.plugin == "DynamicResources").raw == 0
 
 
 def test_in_flight_claim_makes_next_pod_wait():

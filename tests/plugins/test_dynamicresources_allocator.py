@@ -83,7 +83,7 @@ def allocate(claims, classes, slices, on_node, allocated=()):
     cluster = SimpleNamespace(
         resource_claims={}, device_classes={c["metadata"]["name"]: c for c in classes},
         resource_slices={s["metadata"]["name"]: s for s in slices})
-    manager = DRAManager(cluster)
+    manager = DRAManager(SimpleNamespace(cluster=cluster))
     alloc = Allocator(manager, {d: "default/other" for d in allocated})
     return alloc.allocate(on_node, claims)
 

@@ -1,11 +1,12 @@
-"""CEL device selectors, evaluated as kube-scheduler v1.35 evaluates them.
+"""CEL device selectors, evaluated as kube-scheduler v1.35 and v1.36 evaluate them.
 
 Upstream compiles selectors with cel-go in the Kubernetes "stored
 expressions" environment plus a declared `device` variable
 (k8s.io/dynamic-resource-allocation/cel): `device.driver` (string),
 `device.attributes[domain][id]` (any) and `device.capacity[domain][id]`
-(Quantity). With DRAConsumableCapacity off (the v1.35 default) the field
-`allowMultipleAllocations` does not exist. Looking up an unknown domain
+(Quantity). With DRAConsumableCapacity (off in v1.35, on in v1.36) the
+device also has `allowMultipleAllocations` (bool); without it an expression
+using that field does not compile. Looking up an unknown domain
 yields an empty map, so `device.attributes["other"].x` fails with
 "no such key: x" rather than on the domain.
 
@@ -368,6 +369,9 @@ class _CompileError(Exception):
 
 
 _DEVICE_FIELDS = {"driver": "string", "attributes": "attrs", "capacity": "caps"}
+# With DRAConsumableCapacity the device type has one more field (cel/compile.go
+# deviceTypeV134ConsumableCapacity).
+_DEVICE_FIELDS_CC = dict(_DEVICE_FIELDS, allowMultipleAllocations="bool")
 _ORDERED = {"int", "uint", "double", "string", "bytes", "bool", "timestamp", "duration"}
 _NUM_T = {"int", "uint", "double"}
 _OPS = {"relation_lt": "<", "relation_le": "<=", "relation_gt": ">", "relation_ge": ">=",
@@ -384,8 +388,9 @@ def _tname(t: str) -> str:
 
 
 class _Checker:
-    def __init__(self, text: str):
+    def __init__(self, text: str, device_fields: dict = _DEVICE_FIELDS):
         self.text = text
+        self.device_fields = device_fields
 
     def _pos(self, node) -> int:
         meta = getattr(node, "meta", None)
@@ -480,9 +485,9 @@ class _Checker:
             bt = self.t(base, scope)
             name = str(ident)
             if bt == "device":
-                if name not in _DEVICE_FIELDS:
+                if name not in self.device_fields:
                     raise _CompileError(f"undefined field '{name}'", self._dot_pos(base))
-                return _DEVICE_FIELDS[name]
+                return self.device_fields[name]
             if bt in ("attrs", "caps"):
                 return bt + "_inner"
             if bt == "caps_inner":
@@ -643,10 +648,13 @@ def _rewrite_bind(tree):
 class CompiledSelector:
     """A selector expression: either a program or upstream's compile error text."""
 
-    __slots__ = ("expression", "program", "error", "fast")
+    __slots__ = ("expression", "program", "error", "fast", "key")
 
-    def __init__(self, expression: str):
+    def __init__(self, expression: str, consumable_capacity: bool = False):
         self.expression = expression
+        # The key of this selector's results cached on devices: the device
+        # type differs with DRAConsumableCapacity.
+        self.key = (expression, True) if consumable_capacity else expression
         self.program = None
         self.fast = None
         self.error: str | None = None
@@ -661,7 +669,7 @@ class CompiledSelector:
                 expression, "Syntax error: " + _parse_message(expression, offset), offset)
             return
         try:
-            result = _Checker(expression).check(tree)
+            result = _Checker(expression, _DEVICE_FIELDS_CC if consumable_capacity else _DEVICE_FIELDS).check(tree)
         except _CompileError as exc:
             self.error = "compilation failed: " + _format_error(expression, exc.msg, exc.offset)
             return
@@ -676,9 +684,9 @@ class CompiledSelector:
 
     def matches(self, device: "CelDevice") -> bool:
         """True/False, or raises CelRuntimeError (cached on the device)."""
-        r = device.results.get(self.expression)
+        r = device.results.get(self.key)
         if r is None:
-            r = device.results[self.expression] = self._evaluate(device)
+            r = device.results[self.key] = self._evaluate(device)
         if r is True or r is False:
             return r
         raise r
@@ -818,6 +826,9 @@ class CelDevice:
                 ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()}) for d, m in attrs.items()}),
             ct.StringType("capacity"): _DomainMap({
                 ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()}) for d, m in caps.items()}),
+            # Present only in the DRAConsumableCapacity device type; the
+            # static check refuses the field otherwise.
+            ct.StringType("allowMultipleAllocations"): ct.BoolType(self.device.get("allowMultipleAllocations") is True),
         })
 
 
@@ -839,15 +850,18 @@ def _split_qualified(name: str, default_domain: str):
     return name[:i], name[i + 1:]
 
 
-_CACHE: dict[str, CompiledSelector] = {}
+_CACHE: dict = {}
 
 
-def compile_selector(expression: str) -> CompiledSelector:
-    """Compiled once per expression text for the life of the process (upstream
-    keeps an LRU of 10; results are the same, only memory differs)."""
-    c = _CACHE.get(expression)
+def compile_selector(expression: str, consumable_capacity: bool = False) -> CompiledSelector:
+    """Compiled once per expression text (and device type: with
+    DRAConsumableCapacity, `device.allowMultipleAllocations` exists) for the
+    life of the process (upstream keeps an LRU of 10; results are the same,
+    only memory differs)."""
+    key = (expression, True) if consumable_capacity else expression
+    c = _CACHE.get(key)
     if c is None:
-        c = _CACHE[expression] = CompiledSelector(expression)
+        c = _CACHE[key] = CompiledSelector(expression, consumable_capacity)
     return c
 
 
@@ -1059,7 +1073,7 @@ def _fast_compile(n):
     raise _Unsupported()
 
 
-_FIELDS = {"driver": 0, "attributes": 1, "capacity": 2}
+_FIELDS = {"driver": 0, "attributes": 1, "capacity": 2, "allowMultipleAllocations": 3}
 
 
 def _select(base, name):
@@ -1110,4 +1124,4 @@ def _native_device(cdev: "CelDevice"):
         domain, ident = _split_qualified(name, cdev.driver)
         value = cap.get("value") if isinstance(cap, dict) else cap
         caps.setdefault(domain, {})[ident] = parse_quantity(value)
-    return (cdev.driver, attrs, caps)
+    return (cdev.driver, attrs, caps, cdev.device.get("allowMultipleAllocations") is True)

@@ -17,7 +17,7 @@ from ...framework.status import Code, Status
 from ...api.resources import CPU, MEMORY
 from ...config.pluginargs import checked_plugin_args
 from ...state.node_columns import columns_for
-from .resource_allocation import pod_request_list, vectors
+from .resource_allocation import dra_scoring, pod_request_list, vectors
 
 _KEY = "PreScoreNodeResourcesBalancedAllocation"
 
@@ -89,6 +89,14 @@ class NodeResourcesBalancedAllocation(Plugin):
         self.resources = tuple((r["name"], r["weight"]) for r in args["resources"])
         self.improvement = features.balanced_allocation_scores_improvement
         self.pod_level_status = features.enable_in_place_pod_level_resources_vertical_scaling
+        self.features = features
+        self._dra = None
+
+    def _dra_scoring(self):
+        d = self._dra
+        if d is None:
+            d = self._dra = (dra_scoring(self.handle, self.features, self.resources),)
+        return d[0]
 
     def pre_score(self, state, pod_info, nodes):
         reqs = pod_request_list(pod_info, self.resources, True, self.pod_level_status)
@@ -103,7 +111,7 @@ class NodeResourcesBalancedAllocation(Plugin):
             reqs = pod_request_list(pod_info, self.resources, True, self.pod_level_status)
             if not any(reqs):
                 return 0
-        requested, allocatable = vectors(node_info, self.resources, reqs, True)
+        requested, allocatable = vectors(node_info, self.resources, reqs, True, self._dra_scoring())
         with_pod = balanced_resource_scorer(requested, allocatable)
         if not self.improvement:
             return with_pod
@@ -146,7 +154,7 @@ class NodeResourcesBalancedAllocation(Plugin):
 
     def score_details(self, state, pod_info, node_info):
         reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True, self.pod_level_status)
-        requested, allocatable = vectors(node_info, self.resources, reqs, True)
+        requested, allocatable = vectors(node_info, self.resources, reqs, True, self._dra_scoring())
         details = {
             "fractions": {
                 name: f"{req}/{alloc}" for (name, _), req, alloc in zip(self.resources, requested, allocatable) if alloc

@@ -11,7 +11,7 @@ from ...framework.status import Code, Status
 from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE, default_plugin_args, fit_init_error
 from ...api.resources import CPU, MEMORY, Resource, is_extended_resource_name, pod_requests
 from ...state.node_columns import columns_for
-from .resource_allocation import pod_request_list, vectors
+from .resource_allocation import dra_scoring, pod_request_list, vectors
 
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
 _PRE_SCORE_KEY = "PreScoreNodeResourcesFit"
@@ -49,7 +49,12 @@ def compute_pod_resource_request(pod_info) -> Resource:
     return pod_info.cached("FitRequest", compute)
 
 
-def fits_request(req: Resource, node_info, ignored=frozenset(), ignored_groups=frozenset()) -> list[InsufficientResource]:
+def fits_request(req: Resource, node_info, ignored=frozenset(), ignored_groups=frozenset(),
+                 delegate=None) -> list[InsufficientResource]:
+    """fitsRequest. `delegate(name, node_info)`: with DRAExtendedResource,
+    whether a scalar resource is left to DynamicResources on this node
+    (shouldDelegateResourceToDRA: the node does not offer it and a
+    DeviceClass backs it)."""
     out = []
     alloc = node_info.allocatable
     used = node_info.requested
@@ -74,6 +79,8 @@ def fits_request(req: Resource, node_info, ignored=frozenset(), ignored_groups=f
         if is_extended_resource_name(name):
             if name in ignored or name.split("/")[0] in ignored_groups:
                 continue
+        if delegate is not None and delegate(name, node_info):
+            continue
         a = alloc.scalar.get(name, 0)
         u = used.scalar.get(name, 0)
         if q > a - u:
@@ -102,6 +109,30 @@ class NodeResourcesFit(Plugin):
                                for p in strategy["requestedToCapacityRatio"]["shape"])
         self.scorer = build_scorer(self.strategy, self.resources, self.shape)
         self._rtcr_table = None
+        self.features = features
+        self._dra = None
+        self._delegate = None
+
+    def _dra_delegate(self):
+        """shouldDelegateResourceToDRA as a function, None without DRAExtendedResource."""
+        cluster = getattr(self.handle, "cluster", None)
+        if not self.features.enable_dra_extended_resource or cluster is None:
+            return None
+        d = self._delegate
+        if d is None:
+            from ..dynamicresources.extended import delegated_to_dra
+
+            def d(name, ni):
+                return delegated_to_dra(cluster, name, ni.allocatable.scalar.get(name))
+
+            self._delegate = d
+        return d
+
+    def _dra_scoring(self):
+        d = self._dra
+        if d is None:
+            d = self._dra = (dra_scoring(self.handle, self.features, self.resources),)
+        return d[0]
 
     def pre_filter(self, state, pod_info, nodes):
         state.write(_PRE_FILTER_KEY, compute_pod_resource_request(pod_info))
@@ -109,12 +140,13 @@ class NodeResourcesFit(Plugin):
 
     def filter(self, state, pod_info, node_info):
         req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info)
-        return self._status(fits_request(req, node_info, self.ignored, self.ignored_groups))
+        return self._status(fits_request(req, node_info, self.ignored, self.ignored_groups, self._dra_delegate()))
 
     def filter_all(self, state, pod_info, nodes):
         req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info)
         cpu, memory, storage = req.milli_cpu, req.memory, req.ephemeral_storage
         quick = not req.scalar
+        delegate = None if quick else self._dra_delegate()
         at = columns_for(self.handle, nodes) if quick else None
         if at is not None:
             cols, rows = at
@@ -139,7 +171,7 @@ class NodeResourcesFit(Plugin):
                     and memory <= alloc.memory - used.memory
                     and storage <= alloc.ephemeral_storage - used.ephemeral_storage):
                 continue
-            st = self._status(fits_request(req, ni, self.ignored, self.ignored_groups))
+            st = self._status(fits_request(req, ni, self.ignored, self.ignored_groups, delegate))
             if st is not None:
                 if out is None:
                     out = [None] * len(nodes)
@@ -162,7 +194,7 @@ class NodeResourcesFit(Plugin):
 
     def score(self, state, pod_info, node_info) -> int:
         reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
-        requested, allocatable = vectors(node_info, self.resources, reqs, False)
+        requested, allocatable = vectors(node_info, self.resources, reqs, False, self._dra_scoring())
         return self.scorer(requested, allocatable)
 
     def score_all(self, state, pod_info, nodes) -> list[int]:
@@ -308,7 +340,7 @@ class NodeResourcesFit(Plugin):
 
     def score_details(self, state, pod_info, node_info):
         reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
-        requested, allocatable = vectors(node_info, self.resources, reqs, False)
+        requested, allocatable = vectors(node_info, self.resources, reqs, False, self._dra_scoring())
         details = {
             "strategy": self.strategy,
             "weights": {name: weight for name, weight in self.resources},

@@ -34,7 +34,11 @@ def pod_request_list(pod_info, resources, use_requested: bool, pod_level_status:
     return pod_info.cached(key, compute)
 
 
-def allocatable_and_requested(node_info, resource: str, pod_request: int, use_requested: bool):
+def allocatable_and_requested(node_info, resource: str, pod_request: int, use_requested: bool, dra=None):
+    """(allocatable, requested with the pod) of one resource. `dra`: with
+    DRAExtendedResource, when a scored resource maps to a DeviceClass, a
+    function (node_info, resource) -> (devices, allocated devices) standing
+    in for a scalar resource the node itself does not offer."""
     requested = node_info.requested if use_requested else node_info.non_zero_requested
     if pod_request == 0 and is_scalar_resource_name(resource):
         return 0, 0
@@ -44,12 +48,17 @@ def allocatable_and_requested(node_info, resource: str, pod_request: int, use_re
         return node_info.allocatable.memory, requested.memory + pod_request
     if resource == EPHEMERAL_STORAGE:
         return node_info.allocatable.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request
-    if resource in node_info.allocatable.scalar:
-        return node_info.allocatable.scalar[resource], node_info.requested.scalar.get(resource, 0) + pod_request
+    scalar = node_info.allocatable.scalar.get(resource)
+    if not scalar and dra is not None:
+        capacity, allocated = dra(node_info, resource)
+        if capacity > 0:
+            return capacity, allocated + pod_request
+    if scalar is not None:
+        return scalar, node_info.requested.scalar.get(resource, 0) + pod_request
     return 0, 0
 
 
-def vectors(node_info, resources, pod_reqs, use_requested: bool):
+def vectors(node_info, resources, pod_reqs, use_requested: bool, dra=None):
     requested = [0] * len(resources)
     allocatable = [0] * len(resources)
     used = node_info.requested if use_requested else node_info.non_zero_requested
@@ -61,9 +70,30 @@ def vectors(node_info, resources, pod_reqs, use_requested: bool):
         elif name == MEMORY:
             alloc, req = node_info.allocatable.memory, used.memory + pod_reqs[i]
         else:
-            alloc, req = allocatable_and_requested(node_info, name, pod_reqs[i], use_requested)
+            alloc, req = allocatable_and_requested(node_info, name, pod_reqs[i], use_requested, dra)
         if alloc == 0:
             continue
         allocatable[i] = alloc
         requested[i] = req
     return requested, allocatable
+
+
+def dra_scoring(handle, features, resources):
+    """The `dra` argument of vectors() for a scorer over `resources`
+    (getDRAPreScoredParams): None unless DRAExtendedResource is on and one
+    of the resources maps to a DeviceClass; the scorers then count, for a
+    resource the node itself does not offer, the devices of its class that
+    the node reaches and how many of them are allocated."""
+    snapshot = getattr(handle, "snapshot", None)
+    if not features.enable_dra_extended_resource or snapshot is None:
+        return None
+    from ..dynamicresources.extended import any_backed_by_dra, dra_resource_totals
+
+    if not any_backed_by_dra(snapshot.cluster, [name for name, _ in resources]):
+        return None
+    consumable = features.enable_dra_consumable_capacity
+
+    def totals(node_info, resource):
+        return dra_resource_totals(snapshot, node_info, resource, consumable)
+
+    return totals

@@ -32,6 +32,7 @@ SHAPES = {
     "ResourceClaimTemplate": dra.RESOURCE_CLAIM_TEMPLATE,
     "ResourceSlice": dra.RESOURCE_SLICE,
     "DeviceClass": dra.DEVICE_CLASS,
+    "DeviceTaintRule": dra.DEVICE_TAINT_RULE,
     "Deployment": workloads.DEPLOYMENT,
     "ReplicaSet": workloads.REPLICA_SET,
     "StatefulSet": workloads.STATEFUL_SET,

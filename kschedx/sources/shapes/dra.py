@@ -1,4 +1,5 @@
-"""resource.k8s.io/v1: the kinds DynamicResources reads."""
+"""resource.k8s.io: the kinds DynamicResources reads (v1; DeviceTaintRule
+from v1beta2 or v1alpha3, fixtures only)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,13 @@ RESOURCE_CLAIM = [
     ("status.devices[].driver", STR, REQUIRED),
     ("status.devices[].pool", STR, REQUIRED),
     ("status.devices[].device", STR, REQUIRED),
+    ("status.devices[].shareID", STR),
+    ("status.devices[].conditions", LIST),
+    ("status.devices[].conditions[]", MAP),
+    ("status.devices[].conditions[].type", STR, REQUIRED),
+    ("status.devices[].conditions[].status", STR, REQUIRED),
+    ("status.devices[].conditions[].reason", STR),
+    ("status.devices[].conditions[].message", STR),
 ]
 
 RESOURCE_CLAIM_TEMPLATE = [
@@ -101,6 +109,13 @@ _DEVICE = [
     (".capacity{}", MAP),
     (".capacity{}.value", QUANTITY),
     (".capacity{}.requestPolicy", MAP),
+    (".capacity{}.requestPolicy.default", QUANTITY),
+    (".capacity{}.requestPolicy.validValues", LIST),
+    (".capacity{}.requestPolicy.validValues[]", QUANTITY),
+    (".capacity{}.requestPolicy.validRange", MAP),
+    (".capacity{}.requestPolicy.validRange.min", QUANTITY),
+    (".capacity{}.requestPolicy.validRange.max", QUANTITY),
+    (".capacity{}.requestPolicy.validRange.step", QUANTITY),
     (".consumesCounters", LIST),
     (".consumesCounters[]", MAP),
     (".consumesCounters[].counterSet", STR),
@@ -141,4 +156,19 @@ DEVICE_CLASS = [
     *under("spec.selectors", _SELECTORS),
     *under("spec.config", _CONFIG),
     ("spec.extendedResourceName", STR),
+]
+
+# A taint for the devices a rule selects (DRADeviceTaintRules).
+DEVICE_TAINT_RULE = [
+    *METADATA,
+    ("spec", MAP, REQUIRED),
+    ("spec.deviceSelector", MAP),
+    ("spec.deviceSelector.driver", STR),
+    ("spec.deviceSelector.pool", STR),
+    ("spec.deviceSelector.device", STR),
+    ("spec.taint", MAP, REQUIRED),
+    ("spec.taint.key", STR, REQUIRED),
+    ("spec.taint.value", STR),
+    ("spec.taint.effect", STR, REQUIRED),
+    ("spec.taint.timeAdded", TIME),
 ]
