@@ -16,6 +16,7 @@ import random
 from contextlib import contextmanager
 
 from ..util.errors import KschedxError
+from ..state.dra import DRA_KINDS, objects_replaced as dra_objects_replaced
 from ..state.snapshot import NodeInfo, PodInfo
 from ..sources.admission import Admission
 from .jsonpatch import PatchError, apply_patch
@@ -209,6 +210,8 @@ class Verifier:
                 if old is _ABSENT or obj is None or old.get("status") != obj.get("status"):
                     kinds.add(kind)
             frozen = frozenset(kinds)
+            if frozen & DRA_KINDS:
+                restores.append(dra_objects_replaced(self.snapshot))
             for plugin in self.fw.profile.plugins:
                 hook = getattr(plugin, "cluster_objects_changed", None)
                 restore = hook(frozen) if hook is not None else None

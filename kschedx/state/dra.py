@@ -319,6 +319,31 @@ def dra_state(snapshot) -> DRAState:
     return s
 
 
+DRA_KINDS = frozenset({"ResourceSlice", "ResourceClaim", "DeviceClass", "DeviceTaintRule"})
+
+
+def objects_replaced(snapshot):
+    """A fresh DRA view of `snapshot` after its cluster's DRA objects changed
+    in place (`explain --fix` trying a slice or a claim for one cycle): what
+    derives from the objects is rebuilt on first use, the allocations in
+    flight carry over. Returns the function that puts the former view back."""
+    cluster = snapshot.cluster
+    old_objects = getattr(cluster, "dra", None)
+    old_state = getattr(snapshot, "dra", None)
+    cluster.dra = None
+    snapshot.dra = None
+    fresh = dra_state(snapshot)
+    if old_state is not None and old_state.in_flight:
+        fresh.in_flight.update(old_state.in_flight)
+        fresh.revision = old_state.revision + 1
+
+    def restore():
+        cluster.dra = old_objects
+        snapshot.dra = old_state
+
+    return restore
+
+
 def is_dra_extended_resource_name(name: str) -> bool:
     """schedutil.IsDRAExtendedResourceName: an extended resource name (a
     domain outside kubernetes.io, not requests.*) or a DeviceClass name."""

@@ -85,10 +85,13 @@ class DRAManager:
     def reuse_devices(self, other: "DRAManager") -> None:
         """Take the devices `other` built for slices this manager has too
         (the same objects), with what their selectors gave."""
-        mine = {id(s): s for s in self.slices}
-        for key, devs in other._devices_by_slice.items():
-            if devs and devs[0].slice is mine.get(key):
-                self._devices_by_slice[key] = devs
+        for key, theirs in other._indexes.items():
+            mine = self._indexes.get(key)
+            if mine is None:
+                mine = self._indexes[key] = PoolIndex(
+                    self.slices, partitionable=theirs.partitionable, binding_order=theirs.binding_order,
+                    sort_slices=theirs.sort_slices)
+            mine.reuse_devices(theirs)
 
     # -- claims -------------------------------------------------------------------
     def get_claim(self, namespace: str, name: str) -> dict:

@@ -26,7 +26,7 @@ from ...config.pluginargs import checked_plugin_args, parse_duration
 from ...framework.interface import Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...api.labels import NodeSelector
-from ...state.dra import time_nanos
+from ...state.dra import DRA_KINDS, time_nanos
 from ..helper.normalize_score import default_normalize_score, default_normalize_values
 from .allocator import (FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE, Allocator, AllocatorError, AllocatorFeatures,
                         FailedOnNode)
@@ -121,19 +121,18 @@ class DynamicResources(Plugin):
         return m
 
     def cluster_objects_changed(self, kinds: frozenset):
-        """A fresh DRAManager while slices or allocations differ (its slice
-        index, pools and allocated devices are derived from them); a claim's
-        spec is read from the cluster each cycle and needs none."""
-        if not kinds & {"ResourceSlice", "ResourceClaim"}:
+        """A fresh DRAManager while DRA objects differ (its pools are derived
+        from the slices; the shared DRA state is renewed by the caller,
+        state/dra.objects_replaced); a claim's spec is read from the cluster
+        each cycle and needs none."""
+        if not kinds & DRA_KINDS:
             return None
         saved = self._manager
         self._manager = None
         if saved is not None:
-            fresh = self.manager
-            fresh.in_flight.update(saved.in_flight)
             # A slice's devices (and what CEL found on them) stay its own:
             # keyed by the slice object, which they keep alive.
-            fresh.reuse_devices(saved)
+            self.manager.reuse_devices(saved)
 
         def restore():
             self._manager = saved

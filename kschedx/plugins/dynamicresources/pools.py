@@ -178,6 +178,15 @@ class PoolIndex:
             else:
                 self._shared.append(i)
 
+    def reuse_devices(self, other: "PoolIndex") -> None:
+        """The devices `other` built for slices this index has too (the same
+        objects), with what their selectors gave."""
+        position = {id(s): i for i, s in enumerate(self.slices)}
+        for j, devs in other._devices.items():
+            i = position.get(id(other.slices[j]))
+            if i is not None:
+                self._devices.setdefault(i, devs)
+
     def slice_devices(self, i: int) -> list[SliceDevice]:
         devs = self._devices.get(i)
         if devs is None:
