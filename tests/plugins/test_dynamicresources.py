@@ -300,3 +300,50 @@ def test_details_of_rejection():
     v = next(v for v in nr.filters if v.plugin == "DynamicResources")
     cand = (v.details or v.status.details)["claims"][0]["requests"][0]["candidates"]
     assert cand == [{"device": "some-driver/worker/instance-1", "reason": "already allocated to claim default/other"}]
+
+
+def _poolless_nodes(n):
+    return [{"apiVersion": "v1", "kind": "Node",
+             "metadata": {"name": f"plain-{i}", "labels": {"kubernetes.io/hostname": f"plain-{i}"}},
+             "status": {"capacity": {"cpu": "8", "memory": "16Gi", "pods": "110"}}} for i in range(n)]
+
+
+def _dra_verdicts(result):
+    out = {}
+    for nr in result.nodes:
+        v = next(v for v in nr.filters if v.plugin == "DynamicResources")
+        out[nr.name] = (v.code, v.status.reasons if v.status else [], v.status.details if v.status else None)
+    return out
+
+
+@pytest.mark.parametrize("requests", [
+    None,  # one device: fits on worker only
+    [{"name": "req-1", "exactly": {"deviceClassName": "some-class", "count": 2}}],  # fits nowhere
+    [{"name": "req-1", "exactly": {"deviceClassName": "some-class", "allocationMode": "All"}}],
+    [{"name": "req-1", "exactly": {"deviceClassName": "some-class", "count": 64}}],  # an error on every node
+])
+def test_nodes_without_pools_share_one_allocation_outcome(monkeypatch, requests):
+    """Nodes that reach no pool are allocated once per cycle: each gets what
+    its own allocation would have given (the same verdict, text and details)."""
+    from kschedx.plugins.dynamicresources import plugin as dra_plugin
+
+    def cycle():
+        fw = framework(*yaml.safe_load_all(BASE), pod(), claim(requests=requests), *_poolless_nodes(4))
+        pi = queue_order([PodInfo(p) for p in fw.cluster.pending_pods()])[0]
+        return fw.schedule(pi)
+
+    allocations = []
+    allocate = dra_plugin.DynamicResources._allocate
+    monkeypatch.setattr(dra_plugin.DynamicResources, "_allocate",
+                        staticmethod(lambda run_: allocations.append(run_.node_info.name) or allocate(run_)))
+    shared = cycle()
+    # worker has the pool; worker-2 and the plain nodes reach none.
+    assert sorted(allocations) == ["plain-0", "worker"]
+
+    for memo in ("poolless", "poolless_status"):
+        monkeypatch.setattr(dra_plugin._StateData, memo, property(lambda self: None, lambda self, v: None))
+    allocations.clear()
+    alone = cycle()
+    assert sorted(allocations) == ["plain-0", "plain-1", "plain-2", "plain-3", "worker", "worker-2"]
+    assert _dra_verdicts(shared) == _dra_verdicts(alone)
+    assert shared.message == alone.message

@@ -52,7 +52,8 @@ class _StateData:
     """Shared by pointer between extension points and clones, as upstream."""
 
     __slots__ = ("claims", "num_user_claims", "extended", "allocator", "available_on_nodes", "unavailable_claims",
-                 "node_allocations", "node_extended_claims", "explanations", "binding")
+                 "node_allocations", "node_extended_claims", "explanations", "binding", "poolless",
+                 "poolless_status")
 
     def __init__(self):
         self.claims: list[dict] = []
@@ -65,6 +66,11 @@ class _StateData:
         self.node_extended_claims: dict[str, dict] = {}
         self.explanations: dict[str, list] = {}
         self.binding: dict[int, str] = {}
+        # What the allocator found on a node that reaches no resource pool
+        # (most nodes of a cluster with a few device nodes): nothing of the
+        # node is read then, so every such node has the same outcome.
+        self.poolless = None
+        self.poolless_status = None
 
     def clone(self):
         return self
@@ -302,31 +308,55 @@ class DynamicResources(Plugin):
         details = None
         results = None
         if s.allocator is not None:
-            ext = s.extended_claim()
-            to_allocate = [node_ext_claim if (c is ext and node_ext_claim is not None) else c
-                           for _, c in s.to_allocate()]
-            run = s.allocator.new_run(node_info, to_allocate)
-            try:
-                results = run.allocate()
-            except FailedOnNode as exc:
-                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(exc),
-                              details=self._details(s, run, None, unavailable))
-            except AllocatorError as exc:
-                return Status.as_error(str(exc))
-            details = self._details(s, run, results, unavailable)
-            if results is None:
-                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims", details=details)
+            poolless = node_ext_claim is None and not s.allocator.pool_index.pools_for_node(node_info)
+            if poolless and not unavailable and s.poolless_status is not None:
+                return s.poolless_status
+            outcome = s.poolless if poolless else None
+            if outcome is None:
+                ext = s.extended_claim()
+                to_allocate = [node_ext_claim if (c is ext and node_ext_claim is not None) else c
+                               for _, c in s.to_allocate()]
+                outcome = self._allocate(s.allocator.new_run(node_info, to_allocate))
+                if poolless and outcome[1] is None:
+                    s.poolless = outcome
+            failure, results, explained = outcome
+            details = self._details(s, explained, unavailable) if explained is not None else None
+            st = None
+            if failure is not None:
+                st = Status.as_error(failure) if explained is None else \
+                    Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, failure, details=details)
+            elif results is None:
+                st = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims", details=details)
+            if st is not None:
+                if poolless and not unavailable:
+                    # Nothing of the node in it: one Status for every such
+                    # node, which the result then writes once.
+                    s.poolless_status = st
+                return st
         if unavailable:
             s.unavailable_claims.update(unavailable)
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim not available on the node",
-                          details=details or self._details(s, None, None, unavailable))
+                          details=details or self._details(s, None, unavailable))
         if s.allocator is not None:
             s.node_allocations[node_info.name] = results
             if node_ext_claim is not None:
                 s.node_extended_claims[node_info.name] = node_ext_claim
-        return Status(Code.SUCCESS, details=details or self._details(s, None, None, unavailable))
+        return Status(Code.SUCCESS, details=details or self._details(s, None, unavailable))
 
-    def _details(self, s: _StateData, run, results, unavailable) -> dict:
+    @staticmethod
+    def _allocate(run) -> tuple:
+        """(failure message or None, results or None, the run's explanation):
+        FailedOnNode is a failure with an explanation, AllocatorError (an
+        error status) one without."""
+        try:
+            results = run.allocate()
+        except FailedOnNode as exc:
+            return str(exc), None, run.explain(None)
+        except AllocatorError as exc:
+            return str(exc), None, None
+        return None, results, run.explain(results)
+
+    def _details(self, s: _StateData, explained, unavailable) -> dict:
         allocated = []
         for index, claim in enumerate(s.claims):
             if allocation_of(claim):
@@ -341,8 +371,8 @@ class DynamicResources(Plugin):
         d = {}
         if allocated:
             d["allocatedClaims"] = allocated
-        if run is not None:
-            d["claims"] = run.explain(results)
+        if explained is not None:
+            d["claims"] = explained
         return d
 
     def post_filter(self, state, pod_info, node_to_status):

@@ -163,6 +163,7 @@ class PoolIndex:
         self._pools: dict[str, list[Pool]] = {}
         self._counters: dict[tuple, list[int]] = {}  # pool -> its slices with shared counters
         self._foreign: list[Pool] | None = None
+        self._no_slices: list[Pool] | None = None
         for i, s in enumerate(slices):
             spec = _spec(s)
             pool = spec.get("pool") or {}
@@ -227,6 +228,13 @@ class PoolIndex:
     def _gather(self, node_info) -> list[Pool]:
         on_node = [i for i in self._on_node.get(node_info.name, ()) if self._relevant(i, node_info)]
         shared = [i for i in self._shared if self._relevant(i, node_info)]
+        if not on_node and not shared:
+            # Most nodes of a cluster: only the shared-counter pools it
+            # reaches no slice of, the same list for every such node.
+            out = self._no_slices
+            if out is None:
+                out = self._no_slices = self._ordered(list(self._foreign_pools()))
+            return out
         pids = {self._pid(i) for i in on_node} | {self._pid(i) for i in shared}
         # Slices with shared counters are relevant for every node. A pool
         # the node reaches no other slice of looks the same from every node:
