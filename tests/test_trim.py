@@ -134,3 +134,18 @@ def test_other_kinds_only_lose_managed_fields_and_last_applied():
 def test_trim_is_idempotent():
     once = trim(_pod())
     assert trim(copy.deepcopy(once)) == once
+
+
+def test_what_node_declared_features_infers_from_survives_trimming():
+    """NodeDeclaredFeatures reads a container's restartPolicyRules and the
+    pod's hostNetwork/hostUsers: a trimmed live pod needs the same features."""
+    from kschedx.plugins.nodedeclaredfeatures import REGISTRY_V136, infer_requirements
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"hostNetwork": True, "hostUsers": False, "containers": [
+               {"name": "c", "image": "x", "env": [{"name": "A", "value": "b"}],
+                "restartPolicyRules": [{"action": "RestartAllContainers",
+                                        "exitCodes": {"operator": "In", "values": [42]}}]}]}}
+    wanted = infer_requirements(pod["spec"], REGISTRY_V136)
+    assert wanted == infer_requirements(trim(copy.deepcopy(pod))["spec"], REGISTRY_V136)
+    assert set(wanted) == {"RestartAllContainersOnContainerExits", "UserNamespacesHostNetworkSupport"}

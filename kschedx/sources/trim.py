@@ -33,12 +33,13 @@ _POD_SPEC = frozenset({
     "priority", "priorityClassName", "preemptionPolicy", "runtimeClassName", "overhead",
     "topologySpreadConstraints", "volumes", "containers", "initContainers", "hostNetwork",
     "resources", "resourceClaims", "restartPolicy", "os", "hostname", "subdomain",
-    "terminationGracePeriodSeconds",
+    "terminationGracePeriodSeconds", "hostUsers",
 })
 
 # Per container: the image (ImageLocality), ports (NodePorts), requests and limits
-# (NodeResourcesFit, admission), restartPolicy (sidecar init containers).
-_CONTAINER = frozenset({"name", "image", "ports", "resources", "restartPolicy"})
+# (NodeResourcesFit, admission), restartPolicy (sidecar init containers),
+# restartPolicyRules (NodeDeclaredFeatures, as the pod's hostUsers).
+_CONTAINER = frozenset({"name", "image", "ports", "resources", "restartPolicy", "restartPolicyRules"})
 
 # Volume sources no scheduling plugin looks into: keep the volume and its type.
 _OPAQUE_VOLUME_SOURCES = ("projected", "configMap", "secret", "downwardAPI")
