@@ -163,6 +163,16 @@ def requests_of(pc: PodClaim) -> list[Request]:
     return out
 
 
+def open_requests(ctx):
+    """(claim, request) for every request of the pod's claims still to be
+    allocated: what a device change can alter (an allocated claim's devices
+    are fixed)."""
+    for pc in ctx_claims(ctx):
+        if not pc.allocated:
+            for req in requests_of(pc):
+                yield pc, req
+
+
 def explained(blockers, node: str) -> dict:
     """claim key -> request label -> the node's explanation of that request."""
     out: dict = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from . import device_kind
-from .claims import ctx_claims, dra_nodes, edit_op, explained, free_matching, near_classes, requests_of
+from .claims import dra_nodes, edit_op, explained, free_matching, near_classes, open_requests
 
 KIND = "use-device-class"
 ORDER = 10
@@ -30,39 +30,36 @@ def options(ctx, node):
         if m:
             missing[m.group(1)] = m.group(2)
     nodes = dra_nodes(ctx, node) if not missing else []
-    for pc in ctx_claims(ctx):
-        if pc.allocated:
-            continue
-        for req in requests_of(pc):
-            current = req.device_class
-            if missing.get(req.label) == current:
-                names = near_classes(cluster, current)
-                why = "does not exist"
-            elif current in cluster.device_classes and nodes:
-                short = False
-                for n in nodes:
-                    info = explained(ctx.blockers, n).get(pc.key, {}).get(req.label)
-                    if info is not None and info.get("eligible", 0) < (req.count or 1):
-                        short = True
-                if not short:
-                    continue
-                mine = _expressions(cluster.device_classes[current])
-                scored = []
-                for name, cls in cluster.device_classes.items():
-                    if name == current or not (mine & _expressions(cls)):
-                        continue
-                    free = free_matching(ctx.search, name, req.selectors)
-                    if free >= (req.count or 1):
-                        scored.append((-free, name))
-                names = [name for _, name in sorted(scored)]
-                why = "has no device free for it"
-            else:
+    for pc, req in open_requests(ctx):
+        current = req.device_class
+        if missing.get(req.label) == current:
+            names = near_classes(cluster, current)
+            why = "does not exist"
+        elif current in cluster.device_classes and nodes:
+            short = False
+            for n in nodes:
+                info = explained(ctx.blockers, n).get(pc.key, {}).get(req.label)
+                if info is not None and info.get("eligible", 0) < (req.count or 1):
+                    short = True
+            if not short:
                 continue
-            for rank, name in enumerate(names[:3]):
-                ops = [edit_op(req.spec, req.pointer("deviceClassName"), "deviceClassName", name)]
-                words = (f"request {req.label} of claim {pc.key}: DeviceClass {name} instead of {current} "
-                         f"(which {why})")
-                out.append((1.0 + rank / 10, words, {pc.key: ops}))
+            mine = _expressions(cluster.device_classes[current])
+            scored = []
+            for name, cls in cluster.device_classes.items():
+                if name == current or not (mine & _expressions(cls)):
+                    continue
+                free = free_matching(ctx.search, name, req.selectors)
+                if free >= (req.count or 1):
+                    scored.append((-free, name))
+            names = [name for _, name in sorted(scored)]
+            why = "has no device free for it"
+        else:
+            continue
+        for rank, name in enumerate(names[:3]):
+            ops = [edit_op(req.spec, req.pointer("deviceClassName"), "deviceClassName", name)]
+            words = (f"request {req.label} of claim {pc.key}: DeviceClass {name} instead of {current} "
+                     f"(which {why})")
+            out.append((1.0 + rank / 10, words, {pc.key: ops}))
     return out
 
 

@@ -6,7 +6,7 @@ that many. Never below 1, never an adminAccess request."""
 from __future__ import annotations
 
 from . import device_kind
-from .claims import ctx_claims, dra_nodes, edit_op, explained, requests_of
+from .claims import dra_nodes, edit_op, explained, open_requests
 
 KIND = "reduce-device-count"
 ORDER = 7
@@ -17,33 +17,30 @@ def options(ctx, node):
     if not nodes:
         return []
     out = []
-    for pc in ctx_claims(ctx):
-        if pc.allocated:
+    for pc, req in open_requests(ctx):
+        if req.spec.get("adminAccess"):
             continue
-        for req in requests_of(pc):
-            if req.spec.get("adminAccess"):
+        eligible = [explained(ctx.blockers, n).get(pc.key, {}).get(req.label, {}).get("eligible")
+                    for n in nodes]
+        eligible = [e for e in eligible if isinstance(e, int)]
+        if not eligible:
+            continue
+        best = max(max(eligible), 1)
+        if req.mode == "ExactCount":
+            if req.count <= 1 or best >= req.count:
                 continue
-            eligible = [explained(ctx.blockers, n).get(pc.key, {}).get(req.label, {}).get("eligible")
-                        for n in nodes]
-            eligible = [e for e in eligible if isinstance(e, int)]
-            if not eligible:
-                continue
-            best = max(max(eligible), 1)
-            if req.mode == "ExactCount":
-                if req.count <= 1 or best >= req.count:
-                    continue
-                ops = [edit_op(req.spec, req.pointer("count"), "count", best)]
-                words = f"request {req.label} of claim {pc.key}: {best} device(s) instead of {req.count}"
-                magnitude = (req.count - best) / req.count
-            elif req.mode == "All":
-                ops = [edit_op(req.spec, req.pointer("allocationMode"), "allocationMode", "ExactCount"),
-                       edit_op(req.spec, req.pointer("count"), "count", best)]
-                words = (f"request {req.label} of claim {pc.key}: {best} device(s) (allocationMode ExactCount) "
-                         "instead of All")
-                magnitude = 0.5
-            else:
-                continue
-            out.append((magnitude, words, {pc.key: ops}))
+            ops = [edit_op(req.spec, req.pointer("count"), "count", best)]
+            words = f"request {req.label} of claim {pc.key}: {best} device(s) instead of {req.count}"
+            magnitude = (req.count - best) / req.count
+        elif req.mode == "All":
+            ops = [edit_op(req.spec, req.pointer("allocationMode"), "allocationMode", "ExactCount"),
+                   edit_op(req.spec, req.pointer("count"), "count", best)]
+            words = (f"request {req.label} of claim {pc.key}: {best} device(s) (allocationMode ExactCount) "
+                     "instead of All")
+            magnitude = 0.5
+        else:
+            continue
+        out.append((magnitude, words, {pc.key: ops}))
     return out
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from . import device_kind
-from .claims import (ctx_claims, device_matches, dra_nodes, explained, requests_of, selector_true, slice_devices,
-                     usable_shape)
+from .claims import (ctx_claims, device_matches, dra_nodes, explained, open_requests, requests_of, selector_true,
+                     slice_devices, usable_shape)
 from .jsonpatch import pointer
 
 KIND = "relax-device-selector"
@@ -42,33 +42,30 @@ def options(ctx, node):
     if not nodes:
         return []
     out = []
-    for pc in ctx_claims(ctx):
-        if pc.allocated:
+    for pc, req in open_requests(ctx):
+        if not req.selectors:
             continue
-        for req in requests_of(pc):
-            if not req.selectors:
+        short = any((explained(ctx.blockers, n).get(pc.key, {}).get(req.label) or {}).get("eligible", 0)
+                    < (req.count or 1) for n in nodes)
+        if not short:
+            continue
+        free: dict[int, int] = {}
+        for n in nodes:
+            for cand in explained(ctx.blockers, n).get(pc.key, {}).get(req.label, {}).get("candidates") or ():
+                m = _FALSE.match(cand.get("reason") or "")
+                if m:
+                    free[int(m.group(1))] = free.get(int(m.group(1)), 0) + 1
+        for i, sel in enumerate(req.selectors):
+            n_free = free.get(i, 0)
+            n_all = n_free or _excluded(ctx, req, i)
+            if not n_all:
                 continue
-            short = any((explained(ctx.blockers, n).get(pc.key, {}).get(req.label) or {}).get("eligible", 0)
-                        < (req.count or 1) for n in nodes)
-            if not short:
-                continue
-            free: dict[int, int] = {}
-            for n in nodes:
-                for cand in explained(ctx.blockers, n).get(pc.key, {}).get(req.label, {}).get("candidates") or ():
-                    m = _FALSE.match(cand.get("reason") or "")
-                    if m:
-                        free[int(m.group(1))] = free.get(int(m.group(1)), 0) + 1
-            for i, sel in enumerate(req.selectors):
-                n_free = free.get(i, 0)
-                n_all = n_free or _excluded(ctx, req, i)
-                if not n_all:
-                    continue
-                expr = (sel.get("cel") or {}).get("expression", "")
-                which = f"{n_free} free device(s)" if n_free else f"{n_all} device(s) of its class"
-                words = f"drop selector {i} of request {req.label} of claim {pc.key} ({expr}), which {which} fail"
-                # Free devices it excludes first.
-                magnitude = 1 / (1 + n_free) if n_free else 1 + 1 / (1 + n_all)
-                out.append((magnitude, words, {pc.key: [{"op": "remove", "path": req.pointer("selectors", i)}]}))
+            expr = (sel.get("cel") or {}).get("expression", "")
+            which = f"{n_free} free device(s)" if n_free else f"{n_all} device(s) of its class"
+            words = f"drop selector {i} of request {req.label} of claim {pc.key} ({expr}), which {which} fail"
+            # Free devices it excludes first.
+            magnitude = 1 / (1 + n_free) if n_free else 1 + 1 / (1 + n_all)
+            out.append((magnitude, words, {pc.key: [{"op": "remove", "path": req.pointer("selectors", i)}]}))
     return out
 
 
