@@ -69,14 +69,14 @@ def test_simulate_batch_paths_agree_with_per_node_methods(detail, monkeypatch):
     fields name windows) writes the same document with the plugins' batch
     paths as with their per-node methods: explanations a batch path defers
     are settled before the snapshot changes."""
-    from kschedx.framework.registry import IN_TREE
+    from kschedx.plugins.registry import IN_TREE
 
     def document():
         return json.dumps(simulate(_mixed_workload(150), tie_break="name", detail=detail), sort_keys=True)
 
     with_batch = document()
-    for entry in IN_TREE.values():
-        cls = entry.load()
+    for declaration in IN_TREE:
+        cls = declaration.factory
         for method in BATCH_METHODS:
             if getattr(cls, method, None) is not None:
                 monkeypatch.setattr(cls, method, None)

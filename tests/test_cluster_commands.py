@@ -18,7 +18,6 @@ from cluster_scenarios import closed_port, in_cluster, no_ambient_config, run, s
 from kschedx.cli import connection as cli_connection
 from kschedx.cli import progress as cli_progress
 from kschedx.cli import workload as cli_workload
-from kschedx.state.cluster import PLUGINS_READING
 
 POD_FILE = """\
 apiVersion: v1
@@ -133,26 +132,29 @@ def test_forbidden_optional_kinds_are_warnings_and_not_evaluated(kube_api):
 
 
 def test_an_unreadable_kind_puts_its_plugins_in_not_evaluated(kube_api, monkeypatch):
-    """The plumbing, shown with a plugin this branch has: it still runs (its
-    verdicts are there) but the result says it is not to be trusted."""
+    """A kind the cluster does not let kschedx read: the plugins that read
+    it (their declarations say) still run, but the result lists them in
+    notEvaluated, and a warning says why."""
     small_cluster(kube_api)
-    monkeypatch.setitem(PLUGINS_READING, "PodDisruptionBudget", ("NodeResourcesFit",))
     kube_api.inject("/apis/policy/v1/poddisruptionbudgets", 403)
-    doc = doc_of(run("explain", "default/web", "--kubeconfig", kube_api.kubeconfig, "-o", "json"))
-    assert "NodeResourcesFit" in doc["notEvaluated"]
+    r = run("explain", "default/web", "--kubeconfig", kube_api.kubeconfig, "-o", "json")
+    doc = doc_of(r)
+    assert doc["notEvaluated"] == ["DefaultPreemption"]
+    assert any(w.startswith("PodDisruptionBudget objects could not be read (forbidden")
+               and w.endswith(": DefaultPreemption is listed in notEvaluated") for w in doc["warnings"]), doc["warnings"]
     web = pods(doc)["default/web"]
     assert {f["plugin"] for n in web["nodes"] for f in n["filters"]} >= {"NodeResourcesFit"}
-    # in profile order, like every notEvaluated list
-    from kschedx.framework.profile import default_plugins
-
-    order = [p.name for p in default_plugins()]
-    assert doc["notEvaluated"] == sorted(doc["notEvaluated"], key=order.index)
 
 
-def test_every_optional_kind_maps_to_plugins():
+def test_every_optional_kind_is_read_by_a_plugin_or_admission():
+    """What a live read lists is what the plugins' declarations read (or
+    admission of POD_FILE pods: PriorityClass, RuntimeClass), no more, no less."""
+    from kschedx.plugins.registry import IN_TREE
     from kschedx.sources.cluster import KINDS
+    from kschedx.sources.fixtures import CLASS_KINDS
 
-    assert {k.kind for k in KINDS if not k.required} == set(PLUGINS_READING)
+    declared = {k for d in IN_TREE for k in d.kinds_read()}
+    assert {k.kind for k in KINDS if not k.required} == declared | set(CLASS_KINDS)
 
 
 # ---- connection errors: one line, exit 4 ---------------------------------------------------------

@@ -304,13 +304,28 @@ def test_long_details_go_below_the_table_and_plugins_may_word_their_own(monkeypa
     many = {f"k{i}": i for i in range(6)}
     n = node("a", [ok("NodeName"), {**ok("DeviceThing"), "details": {"claims": ["c1"]}},
                    fail("LongFilter", "no", details=many)])
-    monkeypatch.setitem(layout.DETAILS_FORMATTERS, "DeviceThing", lambda d: [f"claim {c}: fine" for c in d["claims"]])
+    from kschedx.render import details
+    from kschedx.result import plugin_details
+
+    plugin_details.details_form("NodeName")  # the forms read
+    monkeypatch.setitem(plugin_details._FORMS, "DeviceThing", "thing")
+    monkeypatch.setitem(details.DESCRIBERS, "thing", lambda d: [f"claim {c}: fine" for c in d["claims"]])
     out = text(doc(pod([n], status="Unschedulable", message="m")), node="a")
     row = next(line for line in out.splitlines() if line.strip().startswith("LongFilter"))
     assert row.rstrip().endswith("(below)")
     assert "claim c1: fine" in next(line for line in out.splitlines() if line.strip().startswith("DeviceThing"))
     tail = out[out.index("LongFilter details"):].splitlines()
     assert [line.strip() for line in tail[1:7]] == [f"k{i}: {i}" for i in range(6)]
+
+
+def test_the_node_story_words_each_plugin_as_its_details_do():
+    """One wording of a plugin's details for every renderer: the --node
+    story words NodeAffinity's score details as render/details.py does."""
+    details = {"addedAffinityWeight": 80, "podAffinityWeight": 20}
+    n = node("a", [ok("NodeAffinity")], [score("NodeAffinity", 100, 100, 2, details=details)])
+    out = text(doc(pod([n], selected="a")), node="a")
+    assert "preferred terms matched: scheduler's addedAffinity +80, the pod's own +20" in out
+    assert "addedAffinityWeight" not in out
 
 
 def _preempting_pod(candidates):

@@ -39,7 +39,7 @@ def test_volume_binding_and_restrictions_lines():
 
 
 def test_other_plugins_and_odd_shapes_fall_back_to_key_values():
-    assert detail_lines("SomeLaterPlugin", {"conflictingPorts": ["TCP/80"]}) == ['conflictingPorts: ["TCP/80"]']
+    assert detail_lines("SomeLaterPlugin", {"conflictingPorts": ["TCP/80"]}) == ["conflictingPorts: TCP/80"]
     assert detail_lines("NodeResourcesFit", {"unexpected": [1]}) == ["unexpected: [1]"]
     assert detail_lines("PodTopologySpread", {"constraints": [{"odd": 1}]}) == ['constraints: [{"odd":1}]']
     assert detail_lines("VolumeZone", {"unexpected": 1}) == ["unexpected: 1"]
@@ -139,3 +139,13 @@ def test_inter_pod_affinity_lines():
                           "podTerms": 1}]}
     assert detail_lines("InterPodAffinity", score) == [
         "kubernetes.io/hostname=w1: -10 from default/q (preferredAntiAffinity -10)"]
+
+
+def test_every_declared_form_is_worded():
+    """Each in-tree plugin's declared form of details has its words here;
+    one table for every renderer (the --node story included)."""
+    from kschedx.plugins.registry import IN_TREE
+    from kschedx.render.details import DESCRIBERS
+
+    forms = {d.details for d in IN_TREE if d.details}
+    assert forms == set(DESCRIBERS)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..config import names
 from ..util.errors import InputError, UsageError
 from ..framework.runner import queue_order
 from ..result.document import API_VERSION, requests_dict, version_fields
@@ -331,7 +332,7 @@ def _usage(snapshot) -> dict[str, dict]:
     return out
 
 
-_FIT = "NodeResourcesFit"
+_FIT = names.NodeResourcesFit
 
 
 def resource_of_reason(plugin: str, reason: str) -> str | None:

@@ -144,8 +144,22 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
     sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
-    return Workload(cluster, pod_infos, warnings + cluster.warnings, notes, sources, set(incoming_uids), raw_pods,
-                    refs)
+    unreadable = [unreadable_warning(kind, why) for kind, why in cluster.unreadable_kinds.items()]
+    return Workload(cluster, pod_infos, warnings + unreadable + cluster.warnings, notes, sources, set(incoming_uids),
+                    raw_pods, refs)
+
+
+def unreadable_warning(kind: str, why: str) -> str:
+    """What a kind that could not be read costs: the plugins that read it
+    (their declarations say) are listed in notEvaluated."""
+    from ..plugins.registry import readers_of
+
+    plugins = readers_of(kind)
+    if plugins:
+        cost = f"{', '.join(plugins)} {'is' if len(plugins) == 1 else 'are'} listed in notEvaluated"
+    else:
+        cost = "results ignore them"
+    return f"{kind} objects could not be read ({why}): {cost}"
 
 
 def _check_read_once(snapshot_paths, pod_paths) -> None:

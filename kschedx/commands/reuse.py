@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 
-from ..framework.registry import IN_TREE
+from ..framework.registry import all_in_tree_names
 from ..framework.status import Code
 from ..result.document import add_source
 from ..sources.trim import trim_pod
@@ -72,7 +72,8 @@ class ResultReuse:
     def __init__(self, scheds, workload):
         self.scheds = scheds
         self.workload = workload
-        self.enabled = all(name in IN_TREE for fw in scheds.frameworks for name in _plugin_names(fw))
+        in_tree = all_in_tree_names()
+        self.enabled = all(name in in_tree for fw in scheds.frameworks for name in _plugin_names(fw))
         self.templates: OrderedDict[str, Template] = OrderedDict()
         self.hits = 0
 

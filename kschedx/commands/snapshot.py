@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from ..sources.admission import object_ref
 from ..util.errors import InputError
-from .load import served_wrong_shape
+from .load import served_wrong_shape, unreadable_warning
 
 def snapshot(conn, path: str, *, full: bool = False, progress=None):
     """Write the cluster as a fixture file (sources/writer.py); returns its summary."""
     from ..sources.snapshot_info import snapshot_info
-    from ..state.cluster import unreadable_warning
     from ..sources.writer import write_snapshot
     from ..sources.shape import check_shape
 

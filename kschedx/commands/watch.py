@@ -25,7 +25,9 @@ from datetime import datetime, timezone
 
 from ..features import default_features
 from ..framework.dispatch import Schedulers
+from ..framework.declaration import traits_of
 from ..framework.runner import queue_order
+from ..plugins.registry import declarations
 from ..result.sink import ResultSink
 from ..state.live import Change, LiveCluster
 from ..state.snapshot import parse_time
@@ -34,17 +36,7 @@ from ..util.gc_policy import collector_paused
 from .document import head as document_head
 from .explain import explainer_for, pod_documents
 from .load import Workload
-
-# Plugins whose verdict on a node depends on the pods on it: a pod leaving a
-# node may turn a rejection into a fit.
-POD_DEPENDENT = frozenset({"NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread",
-                           "VolumeRestrictions", "NodeVolumeLimits", "DynamicResources"})
-STORAGE_KINDS = frozenset({"PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
-                           "CSIStorageCapacity", "VolumeAttachment"})
-DRA_KINDS = frozenset({"ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate"})
-SPREAD_KINDS = frozenset({"Service", "ReplicaSet", "StatefulSet", "ReplicationController"})
-# Pods whose verdict comes from their own spec alone.
-SELF_ONLY = frozenset({"Gated", "NoProfile"})
+from .triggers import SELF_ONLY, PodView, Triggers, events_of
 
 # A drain applies at most this many events, or for this long, before pods due are explained.
 DRAIN_EVENTS = 2_000
@@ -99,8 +91,29 @@ class Tracked:
     due: float | None = None
     reason: str | None = None
     explanations: int = 0
+    namespace: str = ""
+    priority: int = 0
     last: Verdict | None = None
-    traits: frozenset = frozenset()  # what the pod's spec asks for that triggers read
+    traits: frozenset = frozenset()  # what the pod's spec asks for that triggers read (traits_of)
+    view: PodView | None = None  # what the triggers read of it, made when first asked
+
+    def seen(self, pod: dict) -> None:
+        """The pod's spec as it is now."""
+        self.traits = traits_of(pod)
+        self.priority = pod["spec"].get("priority") or 0
+        self.view = None
+
+    def view_of(self) -> PodView:
+        view = self.view
+        if view is None:
+            v = self.last
+            if v is None:
+                view = PodView(self.namespace, self.priority, self.traits)
+            else:
+                view = PodView(self.namespace, self.priority, self.traits, v.status, v.node, v.top, v.plugins,
+                               v.preempting)
+            self.view = view
+        return view
 
 
 @dataclass
@@ -139,27 +152,6 @@ def verdict_of(doc: dict, version: int, at: str) -> Verdict:
                    tuple(reasons[:MAX_REASONS]), bool(pre), at, version)
 
 
-def traits_of(pod: dict) -> frozenset:
-    """What a pending pod's spec asks for that some trigger reads."""
-    spec = pod["spec"]
-    out = set()
-    affinity = spec.get("affinity") or {}
-    if affinity.get("podAffinity") or affinity.get("podAntiAffinity"):
-        out.add("podAffinity")
-    if spec.get("topologySpreadConstraints"):
-        out.add("spread")
-    for v in spec.get("volumes") or ():
-        if isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")):
-            out.add("volumes")
-    if spec.get("resourceClaims"):
-        out.add("claims")
-    for c in list(spec.get("containers") or ()) + list(spec.get("initContainers") or ()):
-        for name in ((c.get("resources") or {}).get("requests") or {}):
-            if "/" in name and not name.startswith(("hugepages-", "kubernetes.io/")):
-                out.add("extended")  # extended resources: DRA may back them
-    return frozenset(out)
-
-
 class WatchRun:
     """The loop: events in, triggers, batches of pods explained, gone reports out."""
 
@@ -179,6 +171,8 @@ class WatchRun:
         self.seed = seed
         self.config = config
         self.features = features if features is not None else live.snapshot.features
+        # Which pods an event explains again: from the plugins' declarations (commands/triggers.py).
+        self.triggers = Triggers(declarations(self.features), self.features)
         self.sampling = sampling
         self.nodes = nodes
         self.settle = settle
@@ -348,7 +342,8 @@ class WatchRun:
         key = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
         t = self.tracked.get(key)
         if t is None:
-            t = self.tracked[key] = Tracked(key, pod["metadata"]["uid"], now, traits=traits_of(pod))
+            t = self.tracked[key] = Tracked(key, pod["metadata"]["uid"], now, namespace=pod["metadata"]["namespace"])
+            t.seen(pod)
         return t
 
     def _due(self, t: Tracked, now: float, reason: str, settle: float | None = None) -> None:
@@ -387,39 +382,24 @@ class WatchRun:
                     if t is not None:
                         self._gone(t, c)
                     continue
-                if what == "nomination":
-                    self._nomination(c, now)
-                    continue
-                if what == "left":
-                    self._pods_left(c.node, now, f"pod {key} left node {c.node}")
-                    continue
-                if what in ("arrived", "pod-changed"):
-                    if what == "pod-changed" and c.detail == "status":
-                        self._each(now, f"pod {key} changed", lambda t: t.last is not None and t.last.preempting)
-                        continue
-                    self._pods_arrived(c.node, now, f"pod {key} {'arrived on' if what == 'arrived' else 'changed on'} "
-                                                    f"node {c.node}")
-                    if what == "pod-changed":
-                        self._pods_left(c.node, now, f"pod {key} changed on node {c.node}")
-                    continue
+                if what in ("nomination", "left", "arrived", "pod-changed"):
+                    self._each(now, _pod_reason(c, key), events_of(c))
             elif c.kind == "Node":
-                if what in ("node-added", "node-removed", "node-changed"):
-                    verb = {"node-added": "added", "node-removed": "removed",
-                            "node-changed": f"changed ({c.detail})"}[what]
-                    self._each(now, f"node {c.node} {verb}", lambda t: True)
-                elif what == "node-images":
-                    self._each(now, f"node {c.node} images changed",
-                               lambda t: t.last is not None and t.last.status == "Scheduled")
+                verb = {"node-added": "added", "node-removed": "removed", "node-changed": f"changed ({c.detail})",
+                        "node-images": "images changed"}.get(what)
+                if verb is not None:
+                    self._each(now, f"node {c.node} {verb}", events_of(c))
             else:
-                self._object_changed(c, now)
+                self._each(now, f"{c.kind} {c.detail} changed", events_of(c))
 
-    def _each(self, now: float, reason: str, wants) -> None:
+    def _each(self, now: float, reason: str, events) -> None:
+        """Each tracked pod one of the events explains again is due (commands/triggers.py)."""
+        wants = self.triggers.wants
         for t in self.tracked.values():
-            if t.last is not None and t.last.status in SELF_ONLY:
-                continue
-            if t.last is None and t.due is not None:
+            if t.due is not None and t.last is None:
                 continue  # not explained yet: it will be
-            if wants(t):
+            view = t.view_of()
+            if any(wants(e, view) for e in events):
                 self._due(t, now, reason)
 
     def _pending_changed(self, key: str, c: Change, now: float) -> None:
@@ -435,70 +415,12 @@ class WatchRun:
             self.sink.event({"type": "Unselected", "time": _now_text(self.wall), "pod": key,
                              "uid": t.uid})
             return
-        t.traits = traits_of(c.pod)
+        t.seen(c.pod)
         if c.detail == "status":
             # Only its status moved (a condition, the nominated node): Gated pods do not care.
             if t.last is not None and t.last.status in SELF_ONLY:
                 return
         self._due(t, now, f"changed: {c.detail}")
-
-    def _nomination(self, c: Change, now: float) -> None:
-        priority = c.pod["spec"].get("priority") or 0
-
-        def wants(t):
-            pod = self.live.pending_pod(t.key)
-            if pod is None or (pod["spec"].get("priority") or 0) > priority:
-                return False
-            v = t.last
-            return v is not None and (v.node == c.node or (
-                v.status == "Unschedulable" and v.plugins & {"NodeResourcesFit", "NodePorts"}))
-
-        key = f"{c.pod['metadata']['namespace']}/{c.pod['metadata']['name']}"
-        self._each(now, f"pod {key} nominated to node {c.node}", wants)
-
-    def _pods_left(self, node: str | None, now: float, reason: str) -> None:
-        def wants(t):
-            v = t.last
-            return v is not None and (v.preempting or v.status == "Scheduled"
-                                      or (v.status == "Unschedulable" and bool(v.plugins & POD_DEPENDENT)))
-
-        self._each(now, reason, wants)
-
-    def _pods_arrived(self, node: str | None, now: float, reason: str) -> None:
-        def wants(t):
-            v = t.last
-            if v is None:
-                return False
-            if v.plugins & {"InterPodAffinity", "PodTopologySpread"} or t.traits & {"podAffinity", "spread"}:
-                return True
-            if v.preempting:
-                return True
-            return v.status == "Scheduled" and (v.node == node or node in v.top)
-
-        self._each(now, reason, wants)
-
-    def _object_changed(self, c: Change, now: float) -> None:
-        kind = c.kind
-        namespace = (c.extra or {}).get("namespace")
-        reason = f"{kind} {c.detail} changed"
-        if kind in STORAGE_KINDS:
-            def wants(t):
-                return "volumes" in t.traits and (kind != "PersistentVolumeClaim" or t.key.startswith(f"{namespace}/"))
-        elif kind in DRA_KINDS:
-            def wants(t):
-                return bool(t.traits & {"claims", "extended"})
-        elif kind in SPREAD_KINDS:
-            def wants(t):
-                return "spread" not in t.traits and t.key.startswith(f"{namespace}/")
-        elif kind == "Namespace":
-            def wants(t):
-                return "podAffinity" in t.traits
-        elif kind == "PodDisruptionBudget":
-            def wants(t):
-                return t.last is not None and t.last.preempting
-        else:
-            return
-        self._each(now, reason, wants)
 
     # -- explaining -----------------------------------------------------------------------------
     def _schedulers(self) -> Schedulers:
@@ -556,6 +478,7 @@ class WatchRun:
         reason, t.reason, t.due = t.reason, None, None
         at = _now_text(self.wall)
         t.last = verdict_of(doc, self.live.version, at)
+        t.view = None
         self.summary.explanations += 1
         if t.explanations == 1:
             self.summary.pods += 1
@@ -651,6 +574,19 @@ class WatchRun:
         config_warnings = self.config.warnings if self.config is not None else []
         warnings = list(dict.fromkeys(self.start_warnings + config_warnings + self.live.warnings()))
         return document_tail(warnings=warnings, extra={"watch": self.summary_dict()})
+
+
+def _pod_reason(c: Change, key: str) -> str:
+    """Why pods are due after a change of a bound (or nominated) pod."""
+    if c.what == "nomination":
+        return f"pod {key} nominated to node {c.node}"
+    if c.what == "left":
+        return f"pod {key} left node {c.node}"
+    if c.what == "arrived":
+        return f"pod {key} arrived on node {c.node}"
+    if c.detail == "status":
+        return f"pod {key} changed"
+    return f"pod {key} changed on node {c.node}"
 
 
 def _trigger_class(reason: str | None) -> str:

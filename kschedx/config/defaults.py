@@ -8,6 +8,7 @@ weight None when unset, a plugin set {"enabled": [...], "disabled": [...]}.
 
 from __future__ import annotations
 
+from . import names
 import copy
 
 from ..features import Features, default_features
@@ -18,24 +19,24 @@ DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # config.DefaultPercentageOfNodesToSco
 
 # getDefaultPlugins before applyFeatureGates (the same in v1.35 and v1.36).
 BASE_MULTI_POINT = (
-    ("SchedulingGates", None),
-    ("PrioritySort", None),
-    ("NodeUnschedulable", None),
-    ("NodeName", None),
-    ("TaintToleration", 3),
-    ("NodeAffinity", 2),
-    ("NodePorts", None),
-    ("NodeResourcesFit", 1),
-    ("VolumeRestrictions", None),
-    ("NodeVolumeLimits", None),
-    ("VolumeBinding", None),
-    ("VolumeZone", None),
-    ("PodTopologySpread", 2),
-    ("InterPodAffinity", 2),
-    ("DefaultPreemption", None),
-    ("NodeResourcesBalancedAllocation", 1),
-    ("ImageLocality", 1),
-    ("DefaultBinder", None),
+    (names.SchedulingGates, None),
+    (names.PrioritySort, None),
+    (names.NodeUnschedulable, None),
+    (names.NodeName, None),
+    (names.TaintToleration, 3),
+    (names.NodeAffinity, 2),
+    (names.NodePorts, None),
+    (names.NodeResourcesFit, 1),
+    (names.VolumeRestrictions, None),
+    (names.NodeVolumeLimits, None),
+    (names.VolumeBinding, None),
+    (names.VolumeZone, None),
+    (names.PodTopologySpread, 2),
+    (names.InterPodAffinity, 2),
+    (names.DefaultPreemption, None),
+    (names.NodeResourcesBalancedAllocation, 1),
+    (names.ImageLocality, 1),
+    (names.DefaultBinder, None),
 )
 
 
@@ -49,14 +50,14 @@ def default_multi_point(features: Features | None = None) -> tuple[tuple[str, in
     features = features or default_features()
     out = list(BASE_MULTI_POINT)
     if features.enable_node_declared_features:
-        out.append(("NodeDeclaredFeatures", None))
+        out.append((names.NodeDeclaredFeatures, None))
     if features.enable_dynamic_resource_allocation:
-        at = [n for n, _ in out].index("DefaultPreemption")
-        out.insert(at, ("DynamicResources", 2))
+        at = [n for n, _ in out].index(names.DefaultPreemption)
+        out.insert(at, (names.DynamicResources, 2))
     if features.enable_gang_scheduling:
-        out.append(("GangScheduling", None))
+        out.append((names.GangScheduling, None))
     if features.enable_topology_aware_workload_scheduling:
-        out += [("TopologyPlacementGenerator", None), ("PodGroupPodsCount", 1)]
+        out += [(names.TopologyPlacementGenerator, None), (names.PodGroupPodsCount, 1)]
     return tuple(out)
 
 
@@ -124,8 +125,8 @@ def _plugin_args_functions():
 
 
 # The in-tree plugins that have a v1 args type (scheme.New(<Name>Args) succeeds).
-PLUGINS_WITH_ARGS = ("DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity",
-                     "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread", "VolumeBinding")
+PLUGINS_WITH_ARGS = (names.DefaultPreemption, names.DynamicResources, names.InterPodAffinity, names.NodeAffinity,
+                     names.NodeResourcesBalancedAllocation, names.NodeResourcesFit, names.PodTopologySpread, names.VolumeBinding)
 
 
 def default_profile(profile: dict, features: Features | None = None) -> dict:

@@ -5,6 +5,7 @@ framework/configured.py then plans the profiles kschedx runs."""
 
 from __future__ import annotations
 
+from . import names
 import sys
 
 import yaml
@@ -126,7 +127,7 @@ def _extender_ignored_resources(cfg: dict, fail) -> None:
     if not ignored:
         return
     for prof in cfg["profiles"]:
-        pc = next((pc for pc in prof.get("pluginConfig") or () if pc.get("name") == "NodeResourcesFit"), None)
+        pc = next((pc for pc in prof.get("pluginConfig") or () if pc.get("name") == names.NodeResourcesFit), None)
         if pc is None:
             fail("couldn't create scheduler: can't find NodeResourcesFitArgs in plugin config")
         pc["args"] = dict(pc.get("args") or {}, ignoredResources=list(ignored))

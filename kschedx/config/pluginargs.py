@@ -20,6 +20,7 @@ when None):
 
 from __future__ import annotations
 
+from . import names
 import copy
 import json
 import re
@@ -40,14 +41,14 @@ __all__ = [
 MAX_CUSTOM_PRIORITY_SCORE = 10
 
 PLUGINS_WITH_ARGS = (
-    "DefaultPreemption",
-    "DynamicResources",
-    "InterPodAffinity",
-    "NodeAffinity",
-    "NodeResourcesBalancedAllocation",
-    "NodeResourcesFit",
-    "PodTopologySpread",
-    "VolumeBinding",
+    names.DefaultPreemption,
+    names.DynamicResources,
+    names.InterPodAffinity,
+    names.NodeAffinity,
+    names.NodeResourcesBalancedAllocation,
+    names.NodeResourcesFit,
+    names.PodTopologySpread,
+    names.VolumeBinding,
 )
 
 _DEFAULT_RESOURCES = ({"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1})
@@ -135,13 +136,13 @@ def _default_dynamic_resources(a: dict, features: Features) -> None:
 
 
 _DEFAULTERS = {
-    "DefaultPreemption": _default_preemption,
-    "DynamicResources": _default_dynamic_resources,
-    "InterPodAffinity": _default_inter_pod_affinity,
-    "NodeResourcesBalancedAllocation": _default_balanced_allocation,
-    "NodeResourcesFit": _default_fit,
-    "PodTopologySpread": _default_pod_topology_spread,
-    "VolumeBinding": _default_volume_binding,
+    names.DefaultPreemption: _default_preemption,
+    names.DynamicResources: _default_dynamic_resources,
+    names.InterPodAffinity: _default_inter_pod_affinity,
+    names.NodeResourcesBalancedAllocation: _default_balanced_allocation,
+    names.NodeResourcesFit: _default_fit,
+    names.PodTopologySpread: _default_pod_topology_spread,
+    names.VolumeBinding: _default_volume_binding,
 }
 
 
@@ -694,12 +695,12 @@ def _validate_dynamic_resources(a: dict, path: str, features: Features) -> list[
 
 
 _VALIDATORS = {
-    "DefaultPreemption": _validate_default_preemption,
-    "DynamicResources": _validate_dynamic_resources,
-    "InterPodAffinity": _validate_inter_pod_affinity,
-    "NodeAffinity": _validate_node_affinity,
-    "NodeResourcesBalancedAllocation": _validate_balanced_allocation,
-    "NodeResourcesFit": _validate_fit,
-    "PodTopologySpread": _validate_pod_topology_spread,
-    "VolumeBinding": _validate_volume_binding,
+    names.DefaultPreemption: _validate_default_preemption,
+    names.DynamicResources: _validate_dynamic_resources,
+    names.InterPodAffinity: _validate_inter_pod_affinity,
+    names.NodeAffinity: _validate_node_affinity,
+    names.NodeResourcesBalancedAllocation: _validate_balanced_allocation,
+    names.NodeResourcesFit: _validate_fit,
+    names.PodTopologySpread: _validate_pod_topology_spread,
+    names.VolumeBinding: _validate_volume_binding,
 }

@@ -4,6 +4,7 @@ value of the wrong JSON type is an error, with sigs.k8s.io/json's texts."""
 
 from __future__ import annotations
 
+from . import names
 from dataclasses import dataclass
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -127,7 +128,7 @@ def configuration_schema(features) -> Obj:
 _REQUIREMENTS = ListOf(Obj("NodeSelectorRequirement", {
     "key": STRING, "operator": STRING, "values": ListOf(STRING)}))
 _NODE_SELECTOR_TERM = Obj("NodeSelectorTerm", {"matchExpressions": _REQUIREMENTS, "matchFields": _REQUIREMENTS})
-NODE_AFFINITY = Obj("NodeAffinity", {
+NODE_AFFINITY = Obj("NodeAffinity", {  # core/v1 NodeAffinity, the Go type (not the plugin)
     "requiredDuringSchedulingIgnoredDuringExecution": Obj("NodeSelector", {
         "nodeSelectorTerms": ListOf(_NODE_SELECTOR_TERM)}),
     "preferredDuringSchedulingIgnoredDuringExecution": ListOf(Obj("PreferredSchedulingTerm", {
@@ -150,14 +151,14 @@ _RESOURCE_SPEC = Obj("ResourceSpec", {"name": STRING, "weight": INT64})
 _SHAPE = ListOf(Obj("UtilizationShapePoint", {"utilization": INT32, "score": INT32}))
 _TYPE_META = {"apiVersion": STRING, "kind": STRING}
 PLUGIN_ARGS = {
-    "DefaultPreemption": Obj("DefaultPreemptionArgs", {
+    names.DefaultPreemption: Obj("DefaultPreemptionArgs", {
         **_TYPE_META, "minCandidateNodesPercentage": INT32, "minCandidateNodesAbsolute": INT32}),
-    "InterPodAffinity": Obj("InterPodAffinityArgs", {
+    names.InterPodAffinity: Obj("InterPodAffinityArgs", {
         **_TYPE_META, "hardPodAffinityWeight": INT32, "ignorePreferredTermsOfExistingPods": BOOL}),
-    "NodeAffinity": Obj("NodeAffinityArgs", {**_TYPE_META, "addedAffinity": NODE_AFFINITY}),
-    "NodeResourcesBalancedAllocation": Obj("NodeResourcesBalancedAllocationArgs", {
+    names.NodeAffinity: Obj("NodeAffinityArgs", {**_TYPE_META, "addedAffinity": NODE_AFFINITY}),
+    names.NodeResourcesBalancedAllocation: Obj("NodeResourcesBalancedAllocationArgs", {
         **_TYPE_META, "resources": ListOf(_RESOURCE_SPEC)}),
-    "NodeResourcesFit": Obj("NodeResourcesFitArgs", {
+    names.NodeResourcesFit: Obj("NodeResourcesFitArgs", {
         **_TYPE_META,
         "ignoredResources": ListOf(STRING),
         "ignoredResourceGroups": ListOf(STRING),
@@ -167,10 +168,10 @@ PLUGIN_ARGS = {
             "requestedToCapacityRatio": Obj("RequestedToCapacityRatioParam", {"shape": _SHAPE}),
         }),
     }),
-    "PodTopologySpread": Obj("PodTopologySpreadArgs", {
+    names.PodTopologySpread: Obj("PodTopologySpreadArgs", {
         **_TYPE_META, "defaultConstraints": ListOf(TOPOLOGY_SPREAD_CONSTRAINT), "defaultingType": STRING}),
-    "VolumeBinding": Obj("VolumeBindingArgs", {**_TYPE_META, "bindTimeoutSeconds": INT64, "shape": _SHAPE}),
-    "DynamicResources": Obj("DynamicResourcesArgs", {
+    names.VolumeBinding: Obj("VolumeBindingArgs", {**_TYPE_META, "bindTimeoutSeconds": INT64, "shape": _SHAPE}),
+    names.DynamicResources: Obj("DynamicResourcesArgs", {
         **_TYPE_META, "filterTimeout": DURATION, "bindingTimeout": DURATION}),
 }
 

@@ -3,6 +3,7 @@ on a defaulted v1 configuration: one string per field error, upstream's text."""
 
 from __future__ import annotations
 
+from . import names
 import re
 
 from .defaults import _plugin_args_functions
@@ -18,8 +19,8 @@ _STAGES = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preS
 # The plugins whose args validatePluginConfig checks. "NodeResourcesFitArgs"
 # is upstream's key, so NodeResourcesFit's args are not checked here: they
 # are checked when the plugin is made (NewFit), as kschedx does too.
-_VALIDATED_ARGS = ("DefaultPreemption", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation",
-                   "PodTopologySpread", "VolumeBinding", "DynamicResources")
+_VALIDATED_ARGS = (names.DefaultPreemption, names.InterPodAffinity, names.NodeAffinity, names.NodeResourcesBalancedAllocation,
+                   names.PodTopologySpread, names.VolumeBinding, names.DynamicResources)
 
 _DURATION_RE = re.compile(r"^([+-]?)((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from ..config import names
 from ..api.resources import CPU, MEMORY
 from ..result.document import quantity_text
 from ..plugins.interpodaffinity.filtering import ERR_REASON_AFFINITY as AFFINITY_REASON
@@ -20,8 +21,8 @@ HOSTNAME = "kubernetes.io/hostname"
 # Plugins whose verdict on an empty copy of the node can differ.
 # (Not DynamicResources: a node's devices are published for that node, so
 # a copy has none; nor a PreFilter rejection, which no node changes.)
-_USAGE = ("NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread", "NodeVolumeLimits",
-          "VolumeRestrictions")
+_USAGE = (names.NodeResourcesFit, names.NodePorts, names.InterPodAffinity, names.PodTopologySpread, names.NodeVolumeLimits,
+          names.VolumeRestrictions)
 
 
 def new_node(node: dict, name: str) -> dict:
@@ -52,9 +53,9 @@ def find(search) -> list:
         return []
     shapes: dict[str, object] = {}
     for name in search.blockers.only(*_USAGE):
-        if AFFINITY_REASON in search.blockers.reasons(name, "InterPodAffinity"):
+        if AFFINITY_REASON in search.blockers.reasons(name, names.InterPodAffinity):
             continue  # the pods its affinity needs are no nearer to a copy of the node
-        if RWOP_REASON in search.blockers.reasons(name, "VolumeRestrictions"):
+        if RWOP_REASON in search.blockers.reasons(name, names.VolumeRestrictions):
             continue  # the claim is in use wherever the pod goes
         ni = snap.get(name)
         if ni.unschedulable or not _fits_empty(search.pod_info, ni):

@@ -11,11 +11,12 @@ never counted as a fix (`fixAdvice`).
 
 from __future__ import annotations
 
+from ..config import names
 from ..plugins.volumebinding.volume_binding import ERR_UNBOUND_IMMEDIATE
 from ..storage.objects import claim_class
 from .volumes import provisioner, provisions
 
-LIMITS = "NodeVolumeLimits"
+LIMITS = names.NodeVolumeLimits
 SHOWN = 5
 
 
@@ -25,7 +26,7 @@ def find(search) -> None:
 
 
 def _await_provisioning(search) -> None:
-    st = search.blockers.pre_filter.get("VolumeBinding") or {}
+    st = search.blockers.pre_filter.get(names.VolumeBinding) or {}
     if ERR_UNBOUND_IMMEDIATE not in st.get("reasons", ()):
         return
     cluster = search.cluster

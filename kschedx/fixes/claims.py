@@ -20,6 +20,7 @@ import copy
 import re
 from dataclasses import dataclass
 
+from ..config import names
 from .jsonpatch import PatchError, apply_patch, pointer
 
 CONTROLLER = "resourceclaim-controller"
@@ -176,7 +177,7 @@ def open_requests(ctx):
 def explained(blockers, node: str) -> dict:
     """claim key -> request label -> the node's explanation of that request."""
     out: dict = {}
-    for c in (blockers.detail(node, "DynamicResources") or {}).get("claims") or ():
+    for c in (blockers.detail(node, names.DynamicResources) or {}).get("claims") or ():
         out[c["claim"]] = {r["request"]: r for r in c.get("requests") or ()}
     return out
 
@@ -185,8 +186,8 @@ def dra_nodes(ctx, node: str | None) -> list[str]:
     """The nodes a device change is drawn for: `node`, or every node only
     DynamicResources keeps the pod off (its Filter ran there)."""
     if node is not None:
-        return [node] if ctx.blockers.detail(node, "DynamicResources") else []
-    return [n for n in ctx.blockers.only("DynamicResources") if ctx.blockers.detail(n, "DynamicResources")]
+        return [node] if ctx.blockers.detail(node, names.DynamicResources) else []
+    return [n for n in ctx.blockers.only(names.DynamicResources) if ctx.blockers.detail(n, names.DynamicResources)]
 
 
 def edit_op(spec: dict, path: str, key: str, value) -> dict:

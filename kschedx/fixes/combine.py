@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import json
 
+from ..config import names
 from .parts import Context, Part
 from .search import CLUSTER, POD, Candidate
 
@@ -52,16 +53,16 @@ def _providers() -> dict:
 
     # plugin -> ((side, parts function), ...)
     return {
-        "TaintToleration": ((POD, tolerations.parts), (CLUSTER, node_taints.parts)),
-        "NodeUnschedulable": ((CLUSTER, node_taints.parts),),
-        "NodeAffinity": ((POD, node_affinity.parts), (CLUSTER, node_labels.parts)),
-        "NodeResourcesFit": ((POD, requests.parts), (CLUSTER, removal("NodeResourcesFit"))),
-        "NodePorts": ((POD, host_port.parts), (CLUSTER, removal("NodePorts"))),
-        "InterPodAffinity": ((POD, pod_affinity.parts), (CLUSTER, removal("InterPodAffinity"))),
-        "PodTopologySpread": ((POD, spread.parts),),
-        "VolumeRestrictions": ((CLUSTER, free_rwop_claim.parts),),
-        "VolumeBinding": ((CLUSTER, create_pv.parts),),
-        "DynamicResources": ((POD, device_count.parts), (POD, device_selector.parts), (POD, device_class.parts),
+        names.TaintToleration: ((POD, tolerations.parts), (CLUSTER, node_taints.parts)),
+        names.NodeUnschedulable: ((CLUSTER, node_taints.parts),),
+        names.NodeAffinity: ((POD, node_affinity.parts), (CLUSTER, node_labels.parts)),
+        names.NodeResourcesFit: ((POD, requests.parts), (CLUSTER, removal(names.NodeResourcesFit))),
+        names.NodePorts: ((POD, host_port.parts), (CLUSTER, removal(names.NodePorts))),
+        names.InterPodAffinity: ((POD, pod_affinity.parts), (CLUSTER, removal(names.InterPodAffinity))),
+        names.PodTopologySpread: ((POD, spread.parts),),
+        names.VolumeRestrictions: ((CLUSTER, free_rwop_claim.parts),),
+        names.VolumeBinding: ((CLUSTER, create_pv.parts),),
+        names.DynamicResources: ((POD, device_count.parts), (POD, device_selector.parts), (POD, device_class.parts),
                              (CLUSTER, resource_slice.parts), (CLUSTER, free_devices.parts)),
     }
 

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import copy
 
+from ..config import names
 from ..plugins.volumebinding.volume_binding import ERR_UNBOUND_IMMEDIATE
 from ..storage.objects import WAIT_FOR_FIRST_CONSUMER, binding_mode, claim_class, is_fully_bound, volume_class
 from .volumes import PV_CONTROLLER, bind, claim_names, create_change, provisions, pv_target, unique_name
 
 KIND = "create-pv"
 ORDER = 3
-PLUGIN = "VolumeBinding"
+PLUGIN = names.VolumeBinding
 ERR_NO_PV = "node(s) didn't find available persistent volumes to bind"
 
 

@@ -14,6 +14,7 @@ backs the claim: fixSearch.uncovered says so."""
 
 from __future__ import annotations
 
+from ..config import names
 from ..storage.objects import WAIT_FOR_FIRST_CONSUMER, binding_mode, storage_capacity, volume_class
 from .volumes import available, bind, create_change, default_class, immediate, provisions
 
@@ -25,7 +26,7 @@ SIZE = "1Gi"
 def _missing(search) -> list[tuple[str, str]]:
     """(namespace, name) of the claims the pod names that do not exist."""
     out = []
-    for plugin in ("VolumeRestrictions", "VolumeBinding"):
+    for plugin in (names.VolumeRestrictions, names.VolumeBinding):
         st = search.blockers.pre_filter.get(plugin) or {}
         details = st.get("details") or {}
         if details.get("missing") == "PersistentVolumeClaim" and "volume" not in details:
@@ -86,7 +87,7 @@ def find(search) -> list:
     if not missing:
         return []
     if len(missing) > 1:
-        search.add_uncovered("VolumeRestrictions", "more than one claim the pod names does not exist")
+        search.add_uncovered(names.VolumeRestrictions, "more than one claim the pod names does not exist")
         return []
     ns, name = missing[0]
     fixes = []
@@ -109,6 +110,6 @@ def find(search) -> list:
         if fix is not None:
             fixes.append(fix)
     if not tried:
-        search.add_uncovered("VolumeRestrictions", f"no StorageClass or PersistentVolume could back claim {ns}/{name}"
+        search.add_uncovered(names.VolumeRestrictions, f"no StorageClass or PersistentVolume could back claim {ns}/{name}"
                                                    " (kschedx does not invent a volume source)")
     return fixes

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ..config import names
 from . import device_kind
 from .claims import dra_nodes, edit_op, explained, free_matching, near_classes, open_requests
 
@@ -23,7 +24,7 @@ def _expressions(cls: dict) -> set[str]:
 def options(ctx, node):
     cluster = ctx.search.cluster
     out = []
-    st = ctx.blockers.pre_filter.get("DynamicResources") or {}
+    st = ctx.blockers.pre_filter.get(names.DynamicResources) or {}
     missing = {}
     for reason in st.get("reasons") or ():
         m = _MISSING.match(reason)
@@ -33,7 +34,7 @@ def options(ctx, node):
     for pc, req in open_requests(ctx):
         current = req.device_class
         if missing.get(req.label) == current:
-            names = near_classes(cluster, current)
+            classes = near_classes(cluster, current)
             why = "does not exist"
         elif current in cluster.device_classes and nodes:
             short = False
@@ -51,11 +52,11 @@ def options(ctx, node):
                 free = free_matching(ctx.search, name, req.selectors)
                 if free >= (req.count or 1):
                     scored.append((-free, name))
-            names = [name for _, name in sorted(scored)]
+            classes = [name for _, name in sorted(scored)]
             why = "has no device free for it"
         else:
             continue
-        for rank, name in enumerate(names[:3]):
+        for rank, name in enumerate(classes[:3]):
             ops = [edit_op(req.spec, req.pointer("deviceClassName"), "deviceClassName", name)]
             words = (f"request {req.label} of claim {pc.key}: DeviceClass {name} instead of {current} "
                      f"(which {why})")

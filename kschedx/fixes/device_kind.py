@@ -4,7 +4,7 @@ for a join), each a JSON Patch of claims (claims.py writes it to the claim
 or its template), checked smallest first."""
 
 from __future__ import annotations
-
+from ..config import names
 
 def find(search, kind: str, order: int, options, *, all_verified: bool = False) -> list:
     """Check the kind's options (magnitude, words, edits), at most
@@ -35,5 +35,5 @@ def parts(ctx, node: str, kind: str, options, limit: int = 2) -> list:
 
     out = []
     for magnitude, words, edits in sorted(options(ctx, node), key=lambda o: o[0])[:limit]:
-        out.append(Part(kind, "DynamicResources", POD, words, claim_edits=edits, magnitude=magnitude))
+        out.append(Part(kind, names.DynamicResources, POD, words, claim_edits=edits, magnitude=magnitude))
     return out

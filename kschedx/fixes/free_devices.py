@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
+from ..config import names
 from .claims import CONTROLLER, ctx_claims, device_matches, dra_nodes, explained, requests_of, target_of
 
 KIND = "free-devices"
 ORDER = 6
-PLUGIN = "DynamicResources"
+PLUGIN = names.DynamicResources
 _HELD = re.compile(r"^already allocated to claim (\S+)$")
 
 

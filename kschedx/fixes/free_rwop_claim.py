@@ -6,11 +6,12 @@ with its controller (its new pod would compete for the claim)."""
 
 from __future__ import annotations
 
+from ..config import names
 from ..plugins.volumerestrictions import ERR_REASON_RWOP_CONFLICT
 
 KIND = "free-rwop-claim"
 ORDER = 2
-PLUGIN = "VolumeRestrictions"
+PLUGIN = names.VolumeRestrictions
 
 
 def _holders(search, blockers, node: str | None = None):

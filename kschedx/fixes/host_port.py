@@ -5,6 +5,7 @@ others)."""
 
 from __future__ import annotations
 
+from ..config import names
 from ..state.snapshot import HostPortInfo
 from .jsonpatch import pointer
 
@@ -62,7 +63,7 @@ def find(search) -> list:
 
     seen = set()
     fixes = []
-    for name in search.blockers.only("NodePorts"):
+    for name in search.blockers.only(names.NodePorts):
         made = _candidate(search.pod_info, search.raw_pod, search.snapshot.get(name), only_undeletable=True)
         if made is None:
             continue
@@ -88,4 +89,4 @@ def parts(ctx, node: str):
     if made is None:
         return []
     ops, words = made
-    return [Part(KIND, "NodePorts", POD, words, pod_patch=ops, magnitude=len(ops))]
+    return [Part(KIND, names.NodePorts, POD, words, pod_patch=ops, magnitude=len(ops))]

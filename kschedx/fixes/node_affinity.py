@@ -4,6 +4,7 @@ NodeAffinity alone open."""
 
 from __future__ import annotations
 
+from ..config import names
 from ..api.labels import NodeSelector
 from ..plugins.nodeaffinity import RequiredNodeAffinity
 from .jsonpatch import pointer
@@ -39,7 +40,7 @@ def find(search) -> list:
 
     from .workload_target import daemon_pod
 
-    nodes = [search.snapshot.get(n) for n in search.blockers.only("NodeAffinity")]
+    nodes = [search.snapshot.get(n) for n in search.blockers.only(names.NodeAffinity)]
     if not nodes or daemon_pod(search):
         return []
     screened = []
@@ -88,13 +89,13 @@ def parts(ctx, node: str):
             words.append("drop the required node affinity")
     if not ops:
         return []
-    return [Part(KIND, "NodeAffinity", POD, "; ".join(words), pod_patch=ops, magnitude=len(ops))]
+    return [Part(KIND, names.NodeAffinity, POD, "; ".join(words), pod_patch=ops, magnitude=len(ops))]
 
 
 # ---- move-to-volume-node ---------------------------------------------------------------------------
 MOVE_KIND = "move-to-volume-node"
 MOVE_ORDER = 2
-_VOLUME_PLUGINS = ("VolumeBinding", "VolumeZone")
+_VOLUME_PLUGINS = (names.VolumeBinding, names.VolumeZone)
 
 
 def _moved(spec: dict, labels: dict, name: str):
@@ -138,7 +139,7 @@ def _move_find(search) -> list:
         return []
     spec = search.raw_pod.get("spec") or {}
     seen, fixes = set(), []
-    for name in b.only("NodeAffinity"):
+    for name in b.only(names.NodeAffinity):
         ni = search.snapshot.get(name)
         made = _moved(spec, ni.labels, name)
         if made is None:

@@ -6,6 +6,7 @@ is not a change of configuration but of hardware."""
 
 from __future__ import annotations
 
+from ..config import names
 from .jsonpatch import apply_patch, pointer
 
 KIND = "label-node"
@@ -73,7 +74,7 @@ def find(search) -> list:
 
     spec = search.pod_info.spec
     candidates = []
-    for name in search.blockers.only("NodeAffinity"):
+    for name in search.blockers.only(names.NodeAffinity):
         node = search.snapshot.get(name).node
         labels = (node.get("metadata") or {}).get("labels") or {}
         add = labels_for(spec, labels)
@@ -120,7 +121,7 @@ def parts(ctx, node: str):
     else:
         ops = [{"op": "add", "path": pointer("metadata", "labels"), "value": dict(add)}]
     text = ", ".join(f"{k}={v}" for k, v in add.items())
-    return [Part(KIND, "NodeAffinity", CLUSTER, f"label node {node} with {text}", node_patches={node: ops},
+    return [Part(KIND, names.NodeAffinity, CLUSTER, f"label node {node} with {text}", node_patches={node: ops},
                  changes=[{"action": "patch", "target": node_target(node), "patch": ops}], magnitude=len(add))]
 
 

@@ -3,6 +3,7 @@ undo) when that alone keeps the pod off it."""
 
 from __future__ import annotations
 
+from ..config import names
 from ..api.taints import tolerations_tolerate_taint
 from .common import taint_text
 from .jsonpatch import apply_patch, pointer
@@ -17,13 +18,13 @@ def find(search) -> list:
     from .search import MAX_CANDIDATES
 
     b = search.blockers
-    names = sorted(set(b.only("TaintToleration", "NodeUnschedulable")),
+    nodes = sorted(set(b.only(names.TaintToleration, names.NodeUnschedulable)),
                    key=list(b.by_node).index)
     tolerations = search.pod_info.spec.get("tolerations")
     candidates = []
-    for name in names:
+    for name in nodes:
         ni = search.snapshot.get(name)
-        cordoned = "NodeUnschedulable" in b.by_node[name]
+        cordoned = names.NodeUnschedulable in b.by_node[name]
         taints = untolerated(ni.taints, tolerations)
         if cordoned:
             # Uncordoning also drops the taint the node lifecycle controller adds.
@@ -74,8 +75,8 @@ def parts(ctx, node: str):
     failing = ctx.blockers.by_node.get(node, {})
     ni = ctx.search.snapshot.get(node)
     tolerations = ctx.pod_info.spec.get("tolerations")
-    cordoned = "NodeUnschedulable" in failing
-    taints = untolerated(ni.taints, tolerations) if "TaintToleration" in failing else []
+    cordoned = names.NodeUnschedulable in failing
+    taints = untolerated(ni.taints, tolerations) if names.TaintToleration in failing else []
     if cordoned:
         taints += [t for t in ni.taints if t.get("key") == UNSCHEDULABLE_TAINT and t not in taints
                    and not tolerations_tolerate_taint(tolerations, t)]
@@ -89,7 +90,7 @@ def parts(ctx, node: str):
     words = ([f"uncordon node {node}"] if cordoned else []) + (
         [f"remove taint {', '.join(taint_text(t) for t in taints if t.get('key') != UNSCHEDULABLE_TAINT)} "
          f"from node {node}"] if any(t.get("key") != UNSCHEDULABLE_TAINT for t in taints) else [])
-    opens = frozenset(p for p in ("TaintToleration", "NodeUnschedulable") if p in failing)
+    opens = frozenset(p for p in (names.TaintToleration, names.NodeUnschedulable) if p in failing)
     return [Part(KIND, min(opens), CLUSTER, " and ".join(words), node_patches={node: ops},
                  changes=[{"action": "patch", "target": node_target(node), "patch": ops}], magnitude=len(ops),
                  covers=opens)]

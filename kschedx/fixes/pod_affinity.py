@@ -4,6 +4,7 @@ its own terms (existing pods' anti-affinity is theirs to change)."""
 
 from __future__ import annotations
 
+from ..config import names
 from .jsonpatch import pointer
 
 KIND = "relax-pod-affinity"
@@ -24,8 +25,8 @@ def _term_text(term: dict) -> str:
 def find(search) -> list:
     from .search import MAX_CANDIDATES
 
-    nodes = search.blockers.only("InterPodAffinity")
-    reasons = {r for n in nodes for r in search.blockers.reasons(n, "InterPodAffinity")}
+    nodes = search.blockers.only(names.InterPodAffinity)
+    reasons = {r for n in nodes for r in search.blockers.reasons(n, names.InterPodAffinity)}
     affinity = (search.raw_pod.get("spec") or {}).get("affinity") or {}
     candidates = []
     for kind, reason in _OWN.items():
@@ -51,7 +52,7 @@ def parts(ctx, node: str):
     from .parts import Part
     from .search import POD
 
-    reasons = set(ctx.blockers.reasons(node, "InterPodAffinity"))
+    reasons = set(ctx.blockers.reasons(node, names.InterPodAffinity))
     affinity = (ctx.raw_pod.get("spec") or {}).get("affinity") or {}
     ops, words = [], []
     for kind, reason in _OWN.items():
@@ -63,4 +64,4 @@ def parts(ctx, node: str):
             words.append(f"drop the required pod {what} ({'; '.join(_term_text(t) for t in terms)})")
     if not ops:
         return []
-    return [Part(KIND, "InterPodAffinity", POD, "; ".join(words), pod_patch=ops, magnitude=len(ops) + 1)]
+    return [Part(KIND, names.InterPodAffinity, POD, "; ".join(words), pod_patch=ops, magnitude=len(ops) + 1)]

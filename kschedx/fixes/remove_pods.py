@@ -7,6 +7,7 @@ come back); a node that needs one of them removed is left out."""
 
 from __future__ import annotations
 
+from ..config import names
 from ..plugins.interpodaffinity.filtering import ERR_REASON_EXISTING_ANTI_AFFINITY
 from ..api.resources import PODS
 from ..state.snapshot import HostPortInfo
@@ -39,7 +40,7 @@ def _anti_affinity_holders(search, name: str, by_key: dict) -> list | None:
     node (None when the result lists only some of them). `by_key`: the
     snapshot's pods with required anti-affinity by namespace/name, filled
     on first use."""
-    details = search.blockers.detail(name, "InterPodAffinity") or {}
+    details = search.blockers.detail(name, names.InterPodAffinity) or {}
     listed = details.get("existingPods") or []
     if details.get("matchingPods", 0) != len(listed):
         return None
@@ -101,14 +102,14 @@ def find(search) -> list:
         return []  # preemption already makes room
     candidates = []
     by_key: dict = {}
-    for name in search.blockers.only("NodeResourcesFit", "NodePorts", "InterPodAffinity"):
+    for name in search.blockers.only(names.NodeResourcesFit, names.NodePorts, names.InterPodAffinity):
         ni = search.snapshot.get(name)
         failing = search.blockers.by_node[name]
         forced = []
-        if "NodePorts" in failing:
+        if names.NodePorts in failing:
             forced += _port_holders(search.pod_info, ni)
-        if "InterPodAffinity" in failing:
-            if set(failing["InterPodAffinity"]) != {ERR_REASON_EXISTING_ANTI_AFFINITY}:
+        if names.InterPodAffinity in failing:
+            if set(failing[names.InterPodAffinity]) != {ERR_REASON_EXISTING_ANTI_AFFINITY}:
                 continue  # the pod's own terms: not a matter of other pods being there
             holders = _anti_affinity_holders(search, name, by_key)
             if holders is None:
@@ -145,30 +146,30 @@ def parts(ctx, node: str, plugin: str):
         return []
     ni = ctx.search.snapshot.get(node)
     pi = ctx.pod_info
-    if plugin == "NodePorts":
+    if plugin == names.NodePorts:
         victims = _port_holders(pi, ni)
         if not victims or any(_owned_by_daemon(p) for p in victims):
             return []
-    elif plugin == "InterPodAffinity":
+    elif plugin == names.InterPodAffinity:
         if set(ctx.blockers.reasons(node, plugin)) != {ERR_REASON_EXISTING_ANTI_AFFINITY}:
             return []
         victims = _anti_affinity_holders_in(ctx, node)
         if not victims or any(_owned_by_daemon(p) for p in victims):
             return []
-    elif plugin == "NodeResourcesFit":
+    elif plugin == names.NodeResourcesFit:
         victims = victims_for(pi, ni)
         if not victims:
             return []
     else:
         return []
-    names = ", ".join(v.key for v in victims)
-    return [Part(KIND, plugin, CLUSTER, f"delete {len(victims)} pod(s) on node {node}: {names}",
+    listed = ", ".join(v.key for v in victims)
+    return [Part(KIND, plugin, CLUSTER, f"delete {len(victims)} pod(s) on node {node}: {listed}",
                  removed=list(victims), magnitude=len(victims),
                  changes=[{"action": "delete", "target": pod_target(v), "patch": []} for v in victims])]
 
 
 def _anti_affinity_holders_in(ctx, node: str) -> list | None:
-    details = ctx.blockers.detail(node, "InterPodAffinity") or {}
+    details = ctx.blockers.detail(node, names.InterPodAffinity) or {}
     listed = details.get("existingPods") or []
     if details.get("matchingPods", 0) != len(listed):
         return None

@@ -8,6 +8,7 @@ probe is a whole cycle, so the grid is searched, never assumed."""
 
 from __future__ import annotations
 
+from ..config import names
 from ..api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, milli
 from ..result.document import quantity_text
 from .jsonpatch import pointer
@@ -182,7 +183,7 @@ def reachable(search, resource: str) -> str | None:
         need = search.pod_info.resource.as_dict().get(resource, 0)
         cache[resource] = next((ni.name for ni in search.snapshot.node_infos
                                 if _free(ni, resource) >= need
-                                and "NodeResourcesFit" not in search.blockers.by_node.get(ni.name, {})), None)
+                                and names.NodeResourcesFit not in search.blockers.by_node.get(ni.name, {})), None)
     return cache[resource]
 
 
@@ -202,19 +203,19 @@ def _drop(search, resource: str, raw_pod=None, pod_info=None):
 
 
 def find(search) -> list:
-    nodes = search.blockers.only("NodeResourcesFit")
+    nodes = search.blockers.only(names.NodeResourcesFit)
     wanted: dict[str, list[str]] = {}
     for name in nodes:
-        reasons = search.blockers.reasons(name, "NodeResourcesFit")
+        reasons = search.blockers.reasons(name, names.NodeResourcesFit)
         if len(reasons) == 1 and reasons[0].startswith("Insufficient "):
             wanted.setdefault(reasons[0][len("Insufficient "):], []).append(name)
     current = search.pod_info.resource.as_dict()
     fixes = []
-    for resource, names in wanted.items():
+    for resource, short_of in wanted.items():
         cur = current.get(resource, 0)
         step = _step(resource, cur)
         top = (cur - 1) // step  # the largest grid point below the request
-        free = max(_free(search.snapshot.get(n), resource) for n in names)
+        free = max(_free(search.snapshot.get(n), resource) for n in short_of)
         if free < step or top < 1:
             # Not one step of it anywhere: the request itself is the change.
             dropped = _drop(search, resource)
@@ -260,7 +261,7 @@ def _several(search, nodes, current) -> list:
 
     options = []
     for name in nodes:
-        reasons = search.blockers.reasons(name, "NodeResourcesFit")
+        reasons = search.blockers.reasons(name, names.NodeResourcesFit)
         if len(reasons) < 2 or not all(r.startswith("Insufficient ") for r in reasons):
             continue
         ni = search.snapshot.get(name)
@@ -354,7 +355,7 @@ def parts(ctx, node: str):
     from .parts import Part
     from .search import POD
 
-    reasons = ctx.blockers.reasons(node, "NodeResourcesFit")
+    reasons = ctx.blockers.reasons(node, names.NodeResourcesFit)
     if not reasons or not all(r.startswith("Insufficient ") for r in reasons):
         return []
     ni = ctx.search.snapshot.get(node)
@@ -377,4 +378,4 @@ def parts(ctx, node: str):
         return []
     patch, words = made
     cut = max((current[r] - a) / current[r] for r, a in amounts.items())
-    return [Part(KIND, "NodeResourcesFit", POD, joined(words), pod_patch=patch, magnitude=cut)]
+    return [Part(KIND, names.NodeResourcesFit, POD, joined(words), pod_patch=patch, magnitude=cut)]

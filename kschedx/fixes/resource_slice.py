@@ -9,13 +9,14 @@ changed; nothing to copy: fixSearch.uncovered says so."""
 
 from __future__ import annotations
 
+from ..config import names
 from .claims import (copy_device, ctx_claims, device_id, device_matches, dra_nodes, explained, requests_of,
                      slice_devices, usable_shape)
 from .volumes import create_change
 
 KIND = "add-resource-slice"
 ORDER = 4
-PLUGIN = "DynamicResources"
+PLUGIN = names.DynamicResources
 
 
 def _matching(ctx, req) -> list[tuple[dict, dict]]:

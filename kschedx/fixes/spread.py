@@ -4,6 +4,7 @@ looser (the smallest maxSkew the nodes it blocks need) or soft
 
 from __future__ import annotations
 
+from ..config import names
 from .jsonpatch import pointer
 
 KIND = "relax-topology-spread"
@@ -34,7 +35,7 @@ def parts(ctx, node: str):
             which.append(str(k))
     if not ops:
         return []
-    return [Part(KIND, "PodTopologySpread", POD,
+    return [Part(KIND, names.PodTopologySpread, POD,
                  f"make topology spread constraint(s) {', '.join(which)} soft (whenUnsatisfiable: ScheduleAnyway)",
                  pod_patch=ops, magnitude=len(which))]
 
@@ -42,7 +43,7 @@ def parts(ctx, node: str):
 def find(search) -> list:
     from .search import MAX_CANDIDATES
 
-    nodes = search.blockers.only("PodTopologySpread")
+    nodes = search.blockers.only(names.PodTopologySpread)
     constraints = (search.raw_pod.get("spec") or {}).get("topologySpreadConstraints") or []
     hard = [k for k, c in enumerate(constraints) if (c.get("whenUnsatisfiable") or "DoNotSchedule") == "DoNotSchedule"]
     if not nodes or not hard:
@@ -50,7 +51,7 @@ def find(search) -> list:
     # The Filter stops at the first constraint a node breaks: the last one in its details.
     needed: dict[int, int] = {}
     for name in nodes:
-        evaluated = (search.blockers.detail(name, "PodTopologySpread") or {}).get("constraints") or []
+        evaluated = (search.blockers.detail(name, names.PodTopologySpread) or {}).get("constraints") or []
         if not evaluated or evaluated[-1].get("satisfied", True) or "skew" not in evaluated[-1]:
             continue
         j = len(evaluated) - 1

@@ -6,13 +6,14 @@ the description says to recreate it (it is unbound: no data is lost)."""
 
 from __future__ import annotations
 
+from ..config import names
 from ..plugins.volumebinding.volume_binding import ERR_UNBOUND_IMMEDIATE
 from ..storage.objects import BETA_STORAGE_CLASS_ANNOTATION, WAIT_FOR_FIRST_CONSUMER, binding_mode, claim_class
 from .volumes import provisioner, provisions, pvc_target
 
 KIND = "use-storage-class"
 ORDER = 12
-PLUGIN = "VolumeBinding"
+PLUGIN = names.VolumeBinding
 
 
 def find(search) -> list:

@@ -3,6 +3,7 @@ nodes where nothing else does."""
 
 from __future__ import annotations
 
+from ..config import names
 from ..api.taints import tolerations_tolerate_taint
 from .common import append_ops, taint_text
 
@@ -30,7 +31,7 @@ def find(search) -> list:
 
     tolerations = search.pod_info.spec.get("tolerations")
     groups: dict[tuple, tuple[list, list]] = {}
-    for name in search.blockers.only("TaintToleration"):
+    for name in search.blockers.only(names.TaintToleration):
         taints = untolerated(search.snapshot.get(name).taints, tolerations)
         if not taints:
             continue
@@ -57,5 +58,5 @@ def parts(ctx, node: str):
     if not taints:
         return []
     patch = append_ops(ctx.raw_pod, ("spec", "tolerations"), [toleration_for(t) for t in taints])
-    return [Part(KIND, "TaintToleration", POD, "tolerate taint " + ", ".join(taint_text(t) for t in taints),
+    return [Part(KIND, names.TaintToleration, POD, "tolerate taint " + ", ".join(taint_text(t) for t in taints),
                  pod_patch=patch, magnitude=len(taints))]

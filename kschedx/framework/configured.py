@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..config import names
 from ..config.defaults import PLUGINS_WITH_ARGS, _plugin_args_functions
 from ..config.fielderr import aggregate
 from ..config.load import decode_config, read_config_text
@@ -75,7 +76,7 @@ def parse_config(text: str, source: str = "<config>", *, allow_unknown_plugins: 
             warnings.append(f"{source}: profile {plan.name}: plugins kschedx does not have are not evaluated: "
                             + ", ".join(plan.unknown))
         for stand_in in plan.stand_ins:
-            kind = {"PrioritySort": "queue sort", "DefaultBinder": "bind"}[stand_in]
+            kind = {names.PrioritySort: "queue sort", names.DefaultBinder: "bind"}[stand_in]
             warnings.append(f"{source}: profile {plan.name}: no {kind} plugin is left once those are left out: "
                             f"{stand_in} stands in")
         plans.append(plan)
@@ -89,7 +90,7 @@ def _check_plugin_args(plan, fail, features: Features) -> None:
     """Errors a plugin's New gives for its args (NodeResourcesFit validates
     its own: validatePluginConfig does not)."""
     _, validate_args = _plugin_args_functions()
-    name = "NodeResourcesFit"
+    name = names.NodeResourcesFit
     if name in plan.plugin_names() and name in PLUGINS_WITH_ARGS:
         errs = validate_args(name, plan.args.get(name) or {}, "", features)
         if errs:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import random
 
+from ..config import names
 from ..features import Features, default_features
 from .records import PodResult
 from .runner import Framework, Nominator
@@ -132,7 +133,7 @@ class Schedulers:
         the kschedx.plugins entry points) reorders them with its `less`,
         stably, so its ties keep PrioritySort's order."""
         queue_sort = self.primary.profile.queue_sort
-        if not queue_sort or queue_sort[0].name == "PrioritySort":
+        if not queue_sort or queue_sort[0].name == names.PrioritySort:
             return pods
         from functools import cmp_to_key
 

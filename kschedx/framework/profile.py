@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..config import names
 from ..features import Features, default_features
 from .interface import MAX_NODE_SCORE
 from .registry import POINT_METHODS, POINT_TYPES, in_tree, registry_for
@@ -110,7 +111,7 @@ def plan_profile(profile: dict, *, allow_unknown: bool = False, features: Featur
         # A left-out plugin was perhaps the profile's queue sort or binder
         # (Coscheduling replaces PrioritySort): the in-tree one stands in, so
         # that the rest of the profile can still be evaluated.
-        for point, default in (("queueSort", "PrioritySort"), ("bind", "DefaultBinder")):
+        for point, default in (("queueSort", names.PrioritySort), ("bind", names.DefaultBinder)):
             if not points[point]:
                 points[point] = [default]
                 stand_ins.append(default)
@@ -314,8 +315,10 @@ class Profile:
         self.weights: dict[str, int] = dict(plan.weights)
         plugin_args = plugin_args or {}
         cluster = getattr(handle, "cluster", None)
-        # Plugins that run without a kind the cluster would not let us read.
-        missing_input = cluster.plugins_missing_input() if cluster is not None else set()
+        # Kinds the cluster would not let us read: the plugins that read one
+        # (their declarations say) run without it.
+        unreadable = cluster.unreadable_kinds.keys() if cluster is not None else ()
+        features = plan.features or getattr(handle, "features", None) or default_features()
         by_name = {}
         for name in plan.plugin_names():
             cls = plan.registry[name].load()
@@ -327,7 +330,8 @@ class Profile:
                 plugin = cls(handle, args)
             else:
                 plugin = _new_out_of_tree(cls, handle, args, name, plan)
-            if not getattr(plugin, "complete", True) or name in missing_input:
+            missing_input = bool(unreadable) and bool(plan.registry[name].kinds_read(features) & unreadable)
+            if not getattr(plugin, "complete", True) or missing_input:
                 # Partly implemented (runs its fast paths only), or without a kind
                 # it reads: it runs, but its verdicts may not be upstream's.
                 self.not_evaluated.append(name)

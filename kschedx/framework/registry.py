@@ -14,6 +14,8 @@ import importlib
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .declaration import Declaration
+
 ENTRY_POINT_GROUP = "kschedx.plugins"
 
 # Upstream extension point -> kschedx method that implements it.
@@ -46,71 +48,51 @@ POINT_TYPES = {
 @dataclass(frozen=True)
 class Entry:
     name: str
-    module: str  # kschedx.plugins.<module> for in-tree plugins
+    module: str  # the plugin class's module (out-of-tree: the entry point's value)
     points: frozenset  # upstream extension points the plugin implements
     loader: object = None  # an entry point (out-of-tree plugins)
+    declaration: Declaration | None = None  # in-tree plugins
 
     def load(self):
-        """The plugin class, or None when kschedx does not implement it yet."""
+        """The plugin class, or None when kschedx does not implement it."""
         if self.loader is not None:
             return self.loader.load()
-        try:
-            module = importlib.import_module(f"kschedx.plugins.{self.module}")
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.startswith("kschedx.plugins"):
-                return None
-            raise
-        return getattr(module, "PLUGIN", None)
+        return self.declaration.factory
+
+    def kinds_read(self, features) -> frozenset:
+        """The kinds of objects the plugin reads besides pods and nodes
+        (out-of-tree plugins do not say)."""
+        return self.declaration.kinds_read(features) if self.declaration is not None else frozenset()
 
 
-def _e(name, module, *points):
-    return Entry(name, module, frozenset(points))
+# The module holding the in-tree plugins' declarations, loaded by name: the
+# framework sits below the plugins (as entry points are loaded by name).
+IN_TREE_MODULE = "kschedx.plugins.registry"
 
 
-# The `var _ fwk.XPlugin = &P{}` assertions of each plugin of
-# NewInTreeRegistry, as in v1.35 and v1.36 alike (in_tree() adds what one
-# version has and the other has not).
-IN_TREE = {e.name: e for e in (
-    _e("SchedulingGates", "schedulinggates", "preEnqueue"),
-    _e("PrioritySort", "queuesort", "queueSort"),
-    _e("NodeUnschedulable", "nodeunschedulable", "filter"),
-    _e("NodeName", "nodename", "filter"),
-    _e("TaintToleration", "tainttoleration", "filter", "preScore", "score"),
-    _e("NodeAffinity", "nodeaffinity", "preFilter", "filter", "preScore", "score"),
-    _e("NodePorts", "nodeports", "preFilter", "filter"),
-    _e("NodeResourcesFit", "noderesources.fit", "preFilter", "filter", "preScore", "score"),
-    _e("VolumeRestrictions", "volumerestrictions", "preFilter", "filter"),
-    _e("NodeVolumeLimits", "nodevolumelimits", "preFilter", "filter"),
-    _e("VolumeBinding", "volumebinding", "preFilter", "filter", "reserve", "preBind", "preScore", "score"),
-    _e("VolumeZone", "volumezone", "preFilter", "filter"),
-    _e("PodTopologySpread", "podtopologyspread", "preFilter", "filter", "preScore", "score"),
-    _e("InterPodAffinity", "interpodaffinity", "preFilter", "filter", "preScore", "score"),
-    _e("DynamicResources", "dynamicresources", "preEnqueue", "preFilter", "filter", "postFilter", "reserve",
-       "preBind", "score"),
-    _e("DefaultPreemption", "defaultpreemption", "preEnqueue", "postFilter"),
-    _e("NodeResourcesBalancedAllocation", "noderesources.balanced_allocation", "preScore", "score"),
-    _e("ImageLocality", "imagelocality", "score"),
-    _e("DefaultBinder", "defaultbinder", "bind"),
-    _e("NodeDeclaredFeatures", "nodedeclaredfeatures", "preFilter", "filter"),
-)}
+def in_tree_declarations() -> tuple[Declaration, ...]:
+    return importlib.import_module(IN_TREE_MODULE).IN_TREE
+
+
+def all_in_tree_names() -> frozenset:
+    """Every in-tree plugin's name, whatever the version."""
+    return frozenset(d.name for d in in_tree_declarations())
 
 
 @lru_cache(maxsize=None)
 def in_tree(features) -> dict[str, Entry]:
-    """NewInTreeRegistry of the features' version: GangScheduling implements
-    Reserve only in 1.35; 1.36 adds the placement extension points
-    (NodeResourcesFit a PlacementScore plugin, TopologyPlacementGenerator,
-    PodGroupPodsCount). A plugin whose module kschedx does not have is
-    registered all the same, and reported as not evaluated when it runs."""
-    reg = dict(IN_TREE)
-    gang = ("preEnqueue", "permit", "reserve") if features.gang_scheduling_reserves else ("preEnqueue", "permit")
-    reg["GangScheduling"] = _e("GangScheduling", "gangscheduling", *gang)
-    if features.placement_extension_points:
-        fit = reg["NodeResourcesFit"]
-        reg["NodeResourcesFit"] = Entry(fit.name, fit.module, fit.points | {"placementScore"})
-        reg["TopologyPlacementGenerator"] = _e("TopologyPlacementGenerator", "topologyplacementgenerator",
-                                               "placementGenerate")
-        reg["PodGroupPodsCount"] = _e("PodGroupPodsCount", "podgrouppodscount", "placementScore")
+    """NewInTreeRegistry of the features' version, from the plugins'
+    declarations, each checked against its class (DeclarationError when a
+    declared extension point is not implemented or an implemented one not
+    declared). A plugin kschedx does not implement is registered all the
+    same, and reported as not evaluated when it runs."""
+    reg = {}
+    for d in in_tree_declarations():
+        if not d.registered(features):
+            continue
+        d.check(POINT_METHODS, features)
+        module = d.factory.__module__ if d.factory is not None else ""
+        reg[d.name] = Entry(d.name, module, d.points_for(features), declaration=d)
     return reg
 
 
@@ -118,13 +100,14 @@ class EntryPointError(Exception):
     """A plugin registered under `kschedx.plugins` cannot be used."""
 
 
-def entry_point_entries(names=None, in_tree_names=frozenset(IN_TREE)) -> dict[str, Entry]:
+def entry_point_entries(names=None, in_tree_names=None) -> dict[str, Entry]:
     """Plugins other distributions register under `kschedx.plugins` (entry
     point name = plugin name, value = module:Class); only those in `names`
     are imported (all when None). In-tree plugins are not replaced, and of
     two distributions registering one name the first found wins."""
     from importlib.metadata import entry_points
 
+    in_tree_names = in_tree_names if in_tree_names is not None else all_in_tree_names()
     out = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name in in_tree_names or ep.name in out or (names is not None and ep.name not in names):

@@ -6,6 +6,8 @@ POST itself through the cluster source, exactly as this plugin does upstream.
 
 from __future__ import annotations
 
+from ..config import names
+from ..framework.declaration import Declaration
 from ..framework.interface import Plugin
 
 
@@ -20,10 +22,14 @@ def binding_for(pod: dict, node_name: str) -> dict:
 
 
 class DefaultBinder(Plugin):
-    name = "DefaultBinder"
+    name = names.DefaultBinder
 
     def bind(self, state, pod_info, node_name: str) -> dict:
         return binding_for(pod_info.pod, node_name)
 
 
-PLUGIN = DefaultBinder
+DECLARATION = Declaration(
+    name=names.DefaultBinder,
+    factory=DefaultBinder,
+    points=frozenset({"bind"}),
+)

@@ -11,13 +11,16 @@ minCandidateNodesPercentage / minCandidateNodesAbsolute.
 
 from __future__ import annotations
 
+from ..config import names
 from ..config.pluginargs import checked_plugin_args
+from ..framework.declaration import Declaration, reads
+from ..framework.events import ActionType as A, POD, Register
 from ..framework.interface import Plugin, PluginError
 from ..framework.preemption import Evaluator, more_important_pod, split_by_pdb_violation
 from ..framework.gosort import sort_slice
 from ..framework.status import Code, Status
 
-NAME = "DefaultPreemption"
+NAME = names.DefaultPreemption
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
@@ -167,4 +170,15 @@ class DefaultPreemption(Plugin):
         return victims, num_violating, None
 
 
-PLUGIN = DefaultPreemption
+DECLARATION = Declaration(
+    name=names.DefaultPreemption,
+    factory=DefaultPreemption,
+    points=frozenset({"preEnqueue", "postFilter"}),
+    # Its PreEnqueue holds a pod back while the victims of its own preemption
+    # are being deleted (SchedulerAsyncPreemption): a wait in time, which an
+    # offline cycle has not.
+    not_run=frozenset({"preEnqueue"}),
+    reads=(reads("PodDisruptionBudget", pods=("preempting",)),),
+    events=(Register(POD, A.Delete, gate="SchedulerAsyncPreemption"),),
+    gates=frozenset({"SchedulerAsyncPreemption"}),
+)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from itertools import compress
 
+from ..config import names
+from ..framework.declaration import Declaration
 from ..framework.interface import MAX_NODE_SCORE, Plugin, features_of
 
 MB = 1024 * 1024
@@ -38,7 +40,7 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 
 
 class ImageLocality(Plugin):
-    name = "ImageLocality"
+    name = names.ImageLocality
 
     def __init__(self, handle, args=None):
         super().__init__(handle, args)
@@ -98,4 +100,9 @@ class ImageLocality(Plugin):
         return {"images": present} if present else None
 
 
-PLUGIN = ImageLocality
+DECLARATION = Declaration(
+    name=names.ImageLocality,
+    factory=ImageLocality,
+    points=frozenset({"score"}),
+    details="images",
+)

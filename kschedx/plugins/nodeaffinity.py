@@ -5,6 +5,9 @@ selector every pod must match and preferred terms scored for every pod."""
 
 from __future__ import annotations
 
+from ..config import names
+from ..framework.declaration import Declaration
+from ..framework.events import ActionType as A, NODE, Register
 from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult, features_of
 from ..config.pluginargs import checked_plugin_args
 from ..framework.status import Code, Status
@@ -89,7 +92,7 @@ def preferred_terms(pod_info):
 
 
 class NodeAffinity(Plugin):
-    name = "NodeAffinity"
+    name = names.NodeAffinity
 
     def __init__(self, handle, args=None):
         args = checked_plugin_args(self.name, args, features_of(handle))
@@ -233,4 +236,10 @@ class NodeAffinity(Plugin):
         return default_normalize_values(MAX_NODE_SCORE, False, scores)
 
 
-PLUGIN = NodeAffinity
+DECLARATION = Declaration(
+    name=names.NodeAffinity,
+    factory=NodeAffinity,
+    points=frozenset({"preFilter", "filter", "preScore", "score"}),
+    events=(Register(NODE, A.Add | A.UpdateNodeLabel),),
+    details="node-affinity",
+)

@@ -23,10 +23,13 @@ names the missing features).
 
 from __future__ import annotations
 
+from ..config import names
+from ..framework.declaration import Declaration
+from ..framework.events import ActionType as A, NODE, POD, Register
 from ..framework.interface import Plugin, features_of
 from ..framework.status import Code, Status
 
-NAME = "NodeDeclaredFeatures"
+NAME = names.NodeDeclaredFeatures
 STATE_KEY = "PreFilter" + NAME
 ERR_REASON = "node(s) didn't match Pod's required features"
 ERR_REASON_V135 = "node declared features check failed - unsatisfied requirements: "
@@ -135,4 +138,11 @@ class NodeDeclaredFeatures(Plugin):
                       details=details)
 
 
-PLUGIN = NodeDeclaredFeatures
+DECLARATION = Declaration(
+    name=names.NodeDeclaredFeatures,
+    factory=NodeDeclaredFeatures,
+    points=frozenset({"preFilter", "filter"}),
+    events=(Register(NODE, A.Add | A.UpdateNodeDeclaredFeature, gate="NodeDeclaredFeatures"),
+            Register(POD, A.Update, gate="NodeDeclaredFeatures")),
+    gates=frozenset({"NodeDeclaredFeatures"}),
+)

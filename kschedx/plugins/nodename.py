@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from ..config import names
+from ..framework.declaration import Declaration
+from ..framework.events import ActionType as A, NODE, Register
 from ..framework.interface import Plugin
 from ..framework.status import Code, Status
 
@@ -14,7 +17,7 @@ def fits(pod_info, node_info) -> bool:
 
 
 class NodeName(Plugin):
-    name = "NodeName"
+    name = names.NodeName
 
     def filter(self, state, pod_info, node_info):
         if not fits(pod_info, node_info):
@@ -27,4 +30,9 @@ class NodeName(Plugin):
         return [self.filter(state, pod_info, ni) for ni in nodes]
 
 
-PLUGIN = NodeName
+DECLARATION = Declaration(
+    name=names.NodeName,
+    factory=NodeName,
+    points=frozenset({"filter"}),
+    events=(Register(NODE, A.Add),),
+)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from ..config import names
+from ..framework.declaration import Declaration
+from ..framework.events import ActionType as A, NODE, POD, Register
 from ..framework.interface import Plugin
 from ..framework.status import Code, Status
 
@@ -17,7 +20,7 @@ def fits_ports(want, used) -> bool:
 
 
 class NodePorts(Plugin):
-    name = "NodePorts"
+    name = names.NodePorts
 
     def pre_filter(self, state, pod_info, nodes):
         if not pod_info.host_ports:
@@ -36,4 +39,10 @@ class NodePorts(Plugin):
         return Status(Code.UNSCHEDULABLE, ERR_REASON, details={"conflictingPorts": conflicts})
 
 
-PLUGIN = NodePorts
+DECLARATION = Declaration(
+    name=names.NodePorts,
+    factory=NodePorts,
+    points=frozenset({"preFilter", "filter"}),
+    events=(Register(POD, A.Delete), Register(NODE, A.Add)),
+    details="ports",
+)

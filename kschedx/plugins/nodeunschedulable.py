@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from itertools import compress
 
+from ..config import names
+from ..framework.declaration import Declaration
+from ..framework.events import ActionType as A, NODE, POD, Register
 from ..framework.interface import Plugin
 from ..framework.status import Code, Status
 from ..api.taints import tolerations_tolerate_taint
@@ -13,7 +16,7 @@ _CORDON_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedul
 
 
 class NodeUnschedulable(Plugin):
-    name = "NodeUnschedulable"
+    name = names.NodeUnschedulable
 
     def filter(self, state, pod_info, node_info):
         if not node_info.unschedulable:
@@ -33,4 +36,9 @@ class NodeUnschedulable(Plugin):
         return out
 
 
-PLUGIN = NodeUnschedulable
+DECLARATION = Declaration(
+    name=names.NodeUnschedulable,
+    factory=NodeUnschedulable,
+    points=frozenset({"filter"}),
+    events=(Register(NODE, A.Add | A.UpdateNodeTaint), Register(POD, A.UpdatePodToleration)),
+)

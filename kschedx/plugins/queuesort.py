@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from ..config import names
+from ..framework.declaration import Declaration
 from ..framework.interface import Plugin
 
 
 class PrioritySort(Plugin):
-    name = "PrioritySort"
+    name = names.PrioritySort
 
     def less(self, a, b) -> bool:
         """a before b. Pods without a timestamp count as queued now (last)."""
@@ -18,4 +20,8 @@ class PrioritySort(Plugin):
         return ta < tb
 
 
-PLUGIN = PrioritySort
+DECLARATION = Declaration(
+    name=names.PrioritySort,
+    factory=PrioritySort,
+    points=frozenset({"queueSort"}),
+)

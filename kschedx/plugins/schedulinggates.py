@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from ..config import names
+from ..framework.declaration import Declaration
+from ..framework.events import ActionType as A, POD, Register
 from ..framework.interface import Plugin
 from ..framework.status import Code, Status
 
 
 class SchedulingGates(Plugin):
-    name = "SchedulingGates"
+    name = names.SchedulingGates
 
     def pre_enqueue(self, pod_info):
         gates = pod_info.spec.get("schedulingGates") or ()
@@ -17,4 +20,9 @@ class SchedulingGates(Plugin):
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"waiting for scheduling gates: [{names}]")
 
 
-PLUGIN = SchedulingGates
+DECLARATION = Declaration(
+    name=names.SchedulingGates,
+    factory=SchedulingGates,
+    points=frozenset({"preEnqueue"}),
+    events=(Register(POD, A.UpdatePodSchedulingGatesEliminated),),
+)

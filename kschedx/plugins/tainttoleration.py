@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from itertools import compress
 
+from ..config import names
+from ..framework.declaration import Declaration
+from ..framework.events import ActionType as A, NODE, POD, Register
 from ..framework.interface import MAX_NODE_SCORE, Plugin
 from ..framework.status import Code, Status
 from .helper.normalize_score import default_normalize_score, default_normalize_values
@@ -14,7 +17,7 @@ _PRE_SCORE_KEY = "PreScoreTaintToleration"
 
 
 class TaintToleration(Plugin):
-    name = "TaintToleration"
+    name = names.TaintToleration
 
     def filter(self, state, pod_info, node_info):
         taint = find_matching_untolerated_taint(node_info.taints, pod_info.spec.get("tolerations"), DO_NOT_SCHEDULE)
@@ -69,4 +72,10 @@ def _only_tainted(nodes, per_node, untainted):
     return out
 
 
-PLUGIN = TaintToleration
+DECLARATION = Declaration(
+    name=names.TaintToleration,
+    factory=TaintToleration,
+    points=frozenset({"filter", "preScore", "score"}),
+    events=(Register(NODE, A.Add | A.UpdateNodeTaint), Register(POD, A.UpdatePodToleration)),
+    details="taints",
+)

@@ -12,11 +12,14 @@ Two rules, as in kube-scheduler v1.35:
 
 from __future__ import annotations
 
+from ..config import names
+from ..framework.declaration import Declaration, reads
+from ..framework.events import ActionType as A, NODE, PERSISTENT_VOLUME_CLAIM, POD, Register
 from ..framework.interface import Plugin
 from ..framework.status import Code, Status
 from ..storage.objects import READ_WRITE_ONCE_POD, NotFound, access_modes, get_pvc
 
-NAME = "VolumeRestrictions"
+NAME = names.VolumeRestrictions
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
@@ -197,4 +200,11 @@ def _missing_state() -> Status:
     return Status.as_error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
 
 
-PLUGIN = VolumeRestrictions
+DECLARATION = Declaration(
+    name=names.VolumeRestrictions,
+    factory=VolumeRestrictions,
+    points=frozenset({"preFilter", "filter"}),
+    reads=(reads(PERSISTENT_VOLUME_CLAIM, pods=("volumes",), same_namespace=True),),
+    events=(Register(POD, A.Delete), Register(NODE, A.Add), Register(PERSISTENT_VOLUME_CLAIM, A.Add)),
+    details="volume-restrictions",
+)

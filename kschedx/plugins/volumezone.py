@@ -9,6 +9,9 @@ key, or its GA equivalent) to be one of the PV's `__`-separated values.
 
 from __future__ import annotations
 
+from ..config import names
+from ..framework.declaration import Declaration, reads
+from ..framework.events import ActionType as A, NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, Register, STORAGE_CLASS
 from ..framework.interface import Plugin
 from ..framework.status import Code, Status
 from ..storage.objects import (
@@ -23,7 +26,7 @@ from ..storage.objects import (
     spec,
 )
 
-NAME = "VolumeZone"
+NAME = names.VolumeZone
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_CONFLICT = "node(s) had no available volume zone"
 
@@ -156,4 +159,13 @@ def _unresolvable(message: str, **details) -> Status:
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message, details=details or None)
 
 
-PLUGIN = VolumeZone
+DECLARATION = Declaration(
+    name=names.VolumeZone,
+    factory=VolumeZone,
+    points=frozenset({"preFilter", "filter"}),
+    reads=(reads(PERSISTENT_VOLUME, STORAGE_CLASS, pods=("volumes",)),
+           reads(PERSISTENT_VOLUME_CLAIM, pods=("volumes",), same_namespace=True)),
+    events=(Register(STORAGE_CLASS, A.Add), Register(NODE, A.Add | A.UpdateNodeLabel),
+            Register(PERSISTENT_VOLUME_CLAIM, A.Add | A.Update), Register(PERSISTENT_VOLUME, A.Add | A.Update)),
+    details="volume-zone",
+)

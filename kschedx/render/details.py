@@ -3,28 +3,68 @@
 Amounts are shown as people write them (1500m, 9.6Gi); `-o json` keeps the
 integers the scheduler compares.
 
-Plugins put structured explanations next to their reasons; renderers turn
-them into a few short lines here, so every renderer says the same thing.
-Plugins without a dedicated describer get a compact key: value line.
+Plugins put structured explanations next to their reasons; each in-tree
+plugin's declaration names the form of its details (result/plugin_details.py),
+and DESCRIBERS words each form in a few short lines, so every renderer says
+the same thing. Details of any other plugin (and of a form in an unexpected
+shape) are shown generically, one "key: value" line per key.
 """
 
 from __future__ import annotations
 
 import json
 
+from ..result.plugin_details import details_form
 from . import units
 
 
 def detail_lines(plugin: str, details) -> list[str]:
-    if not details:
+    """A verdict's details as lines: in the words of its plugin's form, else generically."""
+    if details is None or details == {} or details == []:
         return []
-    describe = _DESCRIBERS.get(plugin)
-    if describe is not None:
-        try:
-            return describe(details)
-        except (KeyError, TypeError, AttributeError):
-            pass  # an unexpected shape: fall back to the generic form
-    return _generic(details)
+    describe = DESCRIBERS.get(details_form(plugin))
+    if describe is None:
+        return details_text(details).splitlines()
+    try:
+        lines = describe(details)
+    except (KeyError, TypeError, AttributeError):
+        lines = _generic(details)  # an unexpected shape
+    return [line.rstrip() for line in lines]
+
+
+def details_text(details) -> str:
+    """`details` as lines "key: value" (one per top-level key)."""
+    if details is None or details == {} or details == []:
+        return ""
+    if isinstance(details, dict):
+        return "\n".join(f"{k}: {compact(v)}" for k, v in details.items())
+    return compact(details)
+
+
+def compact(value) -> str:
+    """One value in one short line: dicts as k=v, lists comma-joined."""
+    if isinstance(value, dict):
+        return " ".join(f"{k}={_inner(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        sep = "; " if any(isinstance(v, (dict, list)) for v in value) else ", "
+        return sep.join(compact(v) for v in value)
+    return _scalar(value)
+
+
+def _inner(value) -> str:
+    if isinstance(value, dict):
+        return "{" + compact(value) + "}"
+    if isinstance(value, list):
+        return "[" + compact(value) + "]"
+    return _scalar(value)
+
+
+def _scalar(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _generic(details) -> list[str]:
@@ -233,17 +273,25 @@ def _node_affinity(d: dict) -> list[str]:
     return _generic(d)
 
 
-_DESCRIBERS = {
-    "NodeAffinity": _node_affinity,
-    "NodeResourcesFit": _node_resources_fit,
-    "NodeResourcesBalancedAllocation": _balanced_allocation,
-    "ImageLocality": _image_locality,
-    "TaintToleration": _taint_toleration,
-    "NodePorts": _node_ports,
-    "PodTopologySpread": _pod_topology_spread,
-    "InterPodAffinity": _inter_pod_affinity,
-    "VolumeRestrictions": _volume_restrictions,
-    "NodeVolumeLimits": _node_volume_limits,
-    "VolumeBinding": _volume_binding,
-    "VolumeZone": _volume_zone,
+def _devices(d: dict) -> list[str]:
+    from .dra import dra_lines
+
+    return dra_lines(d, indent="")
+
+
+# Form (Declaration.details) -> its words.
+DESCRIBERS = {
+    "node-affinity": _node_affinity,
+    "resources": _node_resources_fit,
+    "balance": _balanced_allocation,
+    "images": _image_locality,
+    "taints": _taint_toleration,
+    "ports": _node_ports,
+    "spread": _pod_topology_spread,
+    "pod-affinity": _inter_pod_affinity,
+    "volume-restrictions": _volume_restrictions,
+    "volume-limits": _node_volume_limits,
+    "volume-binding": _volume_binding,
+    "volume-zone": _volume_zone,
+    "devices": _devices,
 }

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..result.document import scheduler_text
+from .details import detail_lines, details_text
 
 # Meanings a span can carry; the Rich renderer maps them to colours.
 PASS = "pass"  # a filter passed, the pod is scheduled
@@ -210,77 +211,8 @@ def node_preemption_text(pod: dict, node: dict) -> str:
             "kube-scheduler finds with it hold a better one")
 
 
-# -- details: shown generically, whatever plugin produced them -----------------
-def compact(value) -> str:
-    """One value in one short line: dicts as k=v, lists comma-joined."""
-    if isinstance(value, dict):
-        return " ".join(f"{k}={_inner(v)}" for k, v in value.items())
-    if isinstance(value, list):
-        sep = "; " if any(isinstance(v, (dict, list)) for v in value) else ", "
-        return sep.join(compact(v) for v in value)
-    return _scalar(value)
-
-
-def _inner(value) -> str:
-    if isinstance(value, dict):
-        return "{" + compact(value) + "}"
-    if isinstance(value, list):
-        return "[" + compact(value) + "]"
-    return _scalar(value)
-
-
-def _scalar(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def details_text(details) -> str:
-    """`details` as lines "key: value" (one per top-level key)."""
-    if details is None or details == {} or details == []:
-        return ""
-    if isinstance(details, dict):
-        return "\n".join(f"{k}: {compact(v)}" for k, v in details.items())
-    return compact(details)
-
-
-# Plugin name -> function(details) -> list of lines: a plugin's own wording
-# of its details (e.g. DynamicResources' per-device story). Details of any
-# other plugin, including plugins added later, are shown generically.
-def _dra_lines(details):
-    from .dra import dra_lines
-
-    return dra_lines(details, indent="")
-
-
-def _volume_lines(plugin):
-    def lines(details):
-        from .details import detail_lines
-
-        return detail_lines(plugin, details)
-
-    return lines
-
-
-DETAILS_FORMATTERS: dict = {
-    "DynamicResources": _dra_lines,
-    **{p: _volume_lines(p) for p in ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
-                                     "NodeResourcesFit", "NodeResourcesBalancedAllocation", "ImageLocality",
-                                     "TaintToleration", "NodePorts", "PodTopologySpread", "InterPodAffinity")},
-}
 # Details longer than this go below the --node tables instead of in a cell.
 INLINE_DETAIL_LINES = 3
-
-
-def details_lines(plugin: str, details) -> list[str]:
-    if details is None or details == {} or details == []:
-        return []
-    formatter = DETAILS_FORMATTERS.get(plugin)
-    if formatter is not None:
-        return [line.rstrip() for line in formatter(details)]
-    return details_text(details).splitlines()
 
 
 # -- the report ---------------------------------------------------------------
@@ -886,7 +818,7 @@ class Report:
         below: list[tuple[str, list[str]]] = []  # (plugin, lines) too long for a cell
 
         def details_cell(plugin, details) -> Cell:
-            lines = details_lines(plugin, details)
+            lines = detail_lines(plugin, details)
             if len(lines) > INLINE_DETAIL_LINES:
                 below.append((plugin, lines))
                 return _cell(("(below)", MUTED))

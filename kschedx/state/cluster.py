@@ -75,41 +75,6 @@ def suggest_kind(kind) -> str | None:
             return known[candidate]
     return None
 
-# Which default plugins read each kind (the listers their upstream factories
-# take). When a kind could not be read from a cluster (RBAC forbids it, the API
-# group is not served), these plugins still run, without it, and the result
-# lists them in notEvaluated. Kinds mapped to () only feed the admission of
-# POD_FILE pods (priority, RuntimeClass overhead): a warning says so.
-PLUGINS_READING: dict[str, tuple[str, ...]] = {
-    "Namespace": ("InterPodAffinity",),
-    "PersistentVolume": ("NodeVolumeLimits", "VolumeBinding", "VolumeZone"),
-    "PersistentVolumeClaim": ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"),
-    "StorageClass": ("NodeVolumeLimits", "VolumeBinding", "VolumeZone"),
-    "CSINode": ("NodeVolumeLimits", "VolumeBinding"),
-    "CSIDriver": ("NodeVolumeLimits", "VolumeBinding"),
-    "CSIStorageCapacity": ("VolumeBinding",),
-    "VolumeAttachment": ("NodeVolumeLimits",),
-    "PodDisruptionBudget": ("DefaultPreemption",),
-    "Service": ("PodTopologySpread",),
-    "ReplicationController": ("PodTopologySpread",),
-    "ReplicaSet": ("PodTopologySpread",),
-    "StatefulSet": ("PodTopologySpread",),
-    "ResourceSlice": ("DynamicResources",),
-    "DeviceClass": ("DynamicResources",),
-    "ResourceClaim": ("DynamicResources",),
-    "ResourceClaimTemplate": ("DynamicResources",),
-    "PriorityClass": (),
-    "RuntimeClass": (),
-}
-
-def unreadable_warning(kind: str, why: str) -> str:
-    plugins = PLUGINS_READING.get(kind, ())
-    if plugins:
-        cost = f"{', '.join(plugins)} {'is' if len(plugins) == 1 else 'are'} listed in notEvaluated"
-    else:
-        cost = "results ignore them"
-    return f"{kind} objects could not be read ({why}): {cost}"
-
 
 def _snapshot_info(state: ClusterState, obj: dict, origin) -> None:
     source = obj.get("source") or {}
@@ -125,9 +90,9 @@ def _snapshot_info(state: ClusterState, obj: dict, origin) -> None:
         raise InputError("must map kind names to the reason they could not be read", source=origin,
                          obj=object_ref(obj), field="unreadableKinds")
     for kind, why in unreadable.items():
-        if kind not in state.unreadable_kinds:
-            state.unreadable_kinds[kind] = why
-            state.warnings.append(unreadable_warning(kind, why))
+        # What it costs (which plugins run without it) is said by the
+        # plugins' declarations: commands/load.py warns.
+        state.unreadable_kinds.setdefault(kind, why)
 
 
 def obj_key(obj: dict) -> str:
@@ -161,8 +126,9 @@ class ClusterState:
     resource_claim_templates: dict[str, dict] = field(default_factory=dict)
     device_taint_rules: dict[str, dict] = field(default_factory=dict)
     workloads: list[dict] = field(default_factory=list)
-    # Kinds that could not be read (live clusters: forbidden); the plugins
-    # needing them are reported in notEvaluated.
+    # Kinds that could not be read (live clusters: forbidden), in the order
+    # first told; the plugins reading them are reported in notEvaluated
+    # (framework/profile.py).
     unreadable_kinds: dict[str, str] = field(default_factory=dict)
     # The API server's version (/version gitVersion) a SnapshotInfo records:
     # the Kubernetes version a run reproduces when none is chosen.
@@ -197,10 +163,6 @@ class ClusterState:
         if ns is None:
             return {}
         return ns["metadata"].get("labels") or {}
-
-    def plugins_missing_input(self) -> set[str]:
-        """Plugins that ran without a kind they read (see PLUGINS_READING)."""
-        return {p for kind in self.unreadable_kinds for p in PLUGINS_READING.get(kind, ())}
 
     def pending_pods(self) -> list[dict]:
         return [p for p in self.pods if not p["spec"].get("nodeName")]

@@ -58,8 +58,10 @@ class Change:
     appeared), left (a bound pod went, or finished), pod-changed (a bound pod
     changed; detail "status" when nothing scheduling counts changed),
     node-added, node-removed, node-changed (detail: labels, spec, status,
-    metadata), node-images, nomination (a pending pod's nominated node),
-    object (any other kind; detail: its key)."""
+    metadata; old and obj: the node before and after), node-images,
+    nomination (a pending pod's nominated node; old: the pod before), object
+    (any other kind; detail: its key; extra: its namespace, and the watch
+    event's type: ADDED, MODIFIED, DELETED)."""
 
     kind: str
     what: str
@@ -68,6 +70,7 @@ class Change:
     old: dict | None = None
     detail: str = ""
     extra: dict | None = None
+    obj: dict | None = None
 
 
 @dataclass
@@ -303,7 +306,7 @@ class LiveCluster:
             changes.append(Change("Pod", "pending-changed", pod=pod, old=old, detail=_pod_diff(old, pod)))
             nominated = (pod.get("status") or {}).get("nominatedNodeName")
             if nominated and nominated != (old.get("status") or {}).get("nominatedNodeName"):
-                changes.append(Change("Pod", "nomination", node=nominated, pod=pod))
+                changes.append(Change("Pod", "nomination", node=nominated, pod=pod, old=old))
             return changes
         removed = self._unplace(key, old)
         if node:
@@ -387,13 +390,15 @@ class LiveCluster:
         if ni is not None:
             if same_object(ni.node, node):
                 return []
+            old = ni.node
             changed = snap.update_node(node)
             nodes[self._node_index(name)] = node
             if changed <= {"images"}:
                 return [Change("Node", "node-images", node=name)] if changed else []
             if changed <= {"metadata", "images"}:
                 return []  # annotations and such: no plugin reads them of a node
-            return [Change("Node", "node-changed", node=name, detail=",".join(sorted(changed - {"images"})))]
+            return [Change("Node", "node-changed", node=name, detail=",".join(sorted(changed - {"images"})), old=old,
+                           obj=node)]
         nodes.insert(self._node_index(name), node)
         snap.add_node(node)
         changes = [Change("Node", "node-added", node=name)]
@@ -429,7 +434,7 @@ class LiveCluster:
             self.listed_namespaces.add(key)
             self.cluster.namespaces[key] = obj
             self._order_namespaces()
-            return [Change(kind, "object", detail=key)]
+            return [Change(kind, "object", detail=key, extra={"type": MODIFIED if old is not None else ADDED})]
         store = getattr(self.cluster, indexed_attribute(kind))
         old = store.get(key)
         if old is not None and same_object(old, obj):
@@ -441,7 +446,8 @@ class LiveCluster:
                 self._count_namespace(obj["metadata"].get("namespace", "default"), 1)
         if kind == "PriorityClass":
             self.admission.classes_changed()
-        return [Change(kind, "object", detail=key, extra={"namespace": obj["metadata"].get("namespace")})]
+        return [Change(kind, "object", detail=key, extra={"namespace": obj["metadata"].get("namespace"),
+                                                           "type": MODIFIED if old is not None else ADDED})]
 
     def _remove_other(self, kind: str, key: str) -> list[Change]:
         if kind == "Namespace":
@@ -450,7 +456,7 @@ class LiveCluster:
             self.listed_namespaces.discard(key)
             self.cluster.namespaces.pop(key, None)
             self._order_namespaces()
-            return [Change(kind, "object", detail=key)]
+            return [Change(kind, "object", detail=key, extra={"type": DELETED})]
         attr = indexed_attribute(kind)
         if attr is None:
             return []
@@ -461,7 +467,8 @@ class LiveCluster:
             self._count_namespace(old["metadata"].get("namespace", "default"), -1)
         if kind == "PriorityClass":
             self.admission.classes_changed()
-        return [Change(kind, "object", detail=key, extra={"namespace": old["metadata"].get("namespace")})]
+        return [Change(kind, "object", detail=key, extra={"namespace": old["metadata"].get("namespace"),
+                                                           "type": DELETED})]
 
     def _count_namespace(self, name: str, delta: int) -> None:
         before = self.ns_used[name] > 0

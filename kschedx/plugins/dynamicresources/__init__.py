@@ -6,6 +6,6 @@ run's shared DRA state), allocator (the structured allocator), cel_env (CEL
 selectors), semver (versions as DRA parses them).
 """
 
-from .plugin import DynamicResources
+from .plugin import DECLARATION, DynamicResources
 
-PLUGIN = DynamicResources
+__all__ = ["DECLARATION", "DynamicResources"]

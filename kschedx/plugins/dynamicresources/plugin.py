@@ -22,7 +22,10 @@ IsForPod texts, the allocator generation).
 
 from __future__ import annotations
 
+from ...config import names
 from ...config.pluginargs import checked_plugin_args, parse_duration
+from ...framework.declaration import Declaration, reads
+from ...framework.events import ActionType as A, DEVICE_CLASS, NODE, POD, RESOURCE_CLAIM, RESOURCE_SLICE, Register
 from ...framework.interface import Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...api.labels import NodeSelector
@@ -42,7 +45,7 @@ from .claims import (
 )
 from .extended import ExtendedResources, is_special_claim, pre_filter_extended_resources
 
-NAME = "DynamicResources"
+NAME = names.DynamicResources
 STATE_KEY = NAME
 # configv1.DynamicResourcesBindingTimeoutDefault, used when args leave it unset.
 BINDING_TIMEOUT_DEFAULT_NS = 600 * 1_000_000_000
@@ -516,3 +519,24 @@ def _compute_score(claims: list[dict], allocations: list[dict], own_allocation: 
                 if f"{req.get('name', '')}/{sub.get('name', '')}" in picked:
                     score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - j
     return score
+
+
+_DRA = "DynamicResourceAllocation"
+DECLARATION = Declaration(
+    name=names.DynamicResources,
+    factory=DynamicResources,
+    points=frozenset({"preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind", "score"}),
+    reads=(reads(RESOURCE_SLICE, DEVICE_CLASS, RESOURCE_CLAIM, "ResourceClaimTemplate", pods=("claims", "extended")),
+           reads("DeviceTaintRule", pods=("claims", "extended"), gate="DRADeviceTaintRules")),
+    events=(Register(NODE, A.Add | A.UpdateNodeLabel | A.UpdateNodeAllocatable, gate=_DRA),
+            Register(RESOURCE_CLAIM, A.Add | A.Update, gate=_DRA),
+            Register(POD, A.UpdatePodGeneratedResourceClaim, gate=_DRA),
+            Register(DEVICE_CLASS, A.Add | A.Update, gate=_DRA),
+            Register(RESOURCE_SLICE, A.Add | A.Update, gate=_DRA)),
+    # Its args' defaulting reads DRASchedulerFilterTimeout and the binding
+    # conditions' gates (config/pluginargs.py).
+    gates=frozenset({_DRA, "DRAAdminAccess", "DRAConsumableCapacity", "DRADeviceBindingConditions", "DRADeviceTaintRules",
+                     "DRADeviceTaints", "DRAExtendedResource", "DRAPartitionableDevices", "DRAPrioritizedList",
+                     "DRAResourceClaimDeviceStatus", "DRASchedulerFilterTimeout"}),
+    details="devices",
+)

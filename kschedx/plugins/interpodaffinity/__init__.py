@@ -1,8 +1,6 @@
 """InterPodAffinity: required pod affinity / anti-affinity (of the incoming
 pod and of existing pods) at Filter, preferred terms at Score."""
 
-from .plugin import InterPodAffinity
+from .plugin import DECLARATION, InterPodAffinity
 
-PLUGIN = InterPodAffinity
-
-__all__ = ["InterPodAffinity", "PLUGIN"]
+__all__ = ["DECLARATION", "InterPodAffinity"]

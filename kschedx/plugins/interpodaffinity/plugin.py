@@ -3,7 +3,10 @@ namespace handling; the work is in filtering.py and scoring.py."""
 
 from __future__ import annotations
 
+from ...config import names
 from ...config.pluginargs import checked_plugin_args
+from ...framework.declaration import Declaration, reads
+from ...framework.events import ActionType as A, NODE, POD, Register
 from ...framework.interface import Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...state.pod_index import index_of
@@ -45,7 +48,7 @@ def _read(state, key):
 
 
 class InterPodAffinity(Plugin):
-    name = "InterPodAffinity"
+    name = names.InterPodAffinity
 
     def __init__(self, handle, args=None):
         super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
@@ -132,3 +135,15 @@ class InterPodAffinity(Plugin):
         if s is None:
             return None
         return scoring.score_details(s, node_info)
+
+
+DECLARATION = Declaration(
+    name=names.InterPodAffinity,
+    factory=InterPodAffinity,
+    points=frozenset({"preFilter", "filter", "preScore", "score"}),
+    # Namespace selectors of affinity terms read namespaces' labels.
+    reads=(reads("Namespace", pods=("podAffinity",)),
+           reads(POD, pods=("podAffinity",), actions=A.Add | A.Update)),
+    events=(Register(POD, A.Add | A.UpdatePodLabel | A.Delete), Register(NODE, A.Add | A.UpdateNodeLabel)),
+    details="pod-affinity",
+)

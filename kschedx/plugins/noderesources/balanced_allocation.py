@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import math
 
+from ...config import names
+from ...framework.declaration import Declaration, reads
+from ...framework.events import DEVICE_CLASS
 from ...framework.interface import MAX_NODE_SCORE, Plugin, features_of
 from ...framework.status import Code, Status
 from ...api.resources import CPU, MEMORY
@@ -80,7 +83,7 @@ def _column_scores(cols, rows, pod_cpu: int, pod_mem: int, improvement: bool) ->
 
 
 class NodeResourcesBalancedAllocation(Plugin):
-    name = "NodeResourcesBalancedAllocation"
+    name = names.NodeResourcesBalancedAllocation
 
     def __init__(self, handle, args=None):
         features = features_of(handle)
@@ -127,7 +130,7 @@ class NodeResourcesBalancedAllocation(Plugin):
         if at is not None:
             cols, rows = at
             improvement = self.improvement
-            scores = cols.values(("NodeResourcesBalancedAllocation", improvement, pod_cpu, pod_mem),
+            scores = cols.values((names.NodeResourcesBalancedAllocation, improvement, pod_cpu, pod_mem),
                                  lambda some: _column_scores(cols, some, pod_cpu, pod_mem, improvement))
             return [scores[r] for r in rows]
         max_score = float(MAX_NODE_SCORE)
@@ -177,4 +180,11 @@ def _allocated(requested, allocatable, pod_reqs) -> list[int]:
     return [req - pod if alloc else 0 for req, alloc, pod in zip(requested, allocatable, pod_reqs)]
 
 
-PLUGIN = NodeResourcesBalancedAllocation
+DECLARATION = Declaration(
+    name=names.NodeResourcesBalancedAllocation,
+    factory=NodeResourcesBalancedAllocation,
+    points=frozenset({"preScore", "score"}),
+    reads=(reads(DEVICE_CLASS, pods=("extended",), gate="DRAExtendedResource"),),
+    gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodLevelResourcesVerticalScaling"}),
+    details="balance",
+)

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from itertools import compress
 
+from ...config import names
+from ...framework.declaration import Declaration, reads
+from ...framework.events import ActionType as A, DEVICE_CLASS, NODE, POD, Register
 from ...framework.interface import MAX_NODE_SCORE, Plugin, features_of
 from ...framework.status import Code, Status
 from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE, default_plugin_args, fit_init_error
@@ -89,7 +92,7 @@ def fits_request(req: Resource, node_info, ignored=frozenset(), ignored_groups=f
 
 
 class NodeResourcesFit(Plugin):
-    name = "NodeResourcesFit"
+    name = names.NodeResourcesFit
 
     def __init__(self, handle, args=None):
         features = features_of(handle)
@@ -476,4 +479,18 @@ def _round_half_away(num: int, den: int) -> int:
     return int(t)
 
 
-PLUGIN = NodeResourcesFit
+DECLARATION = Declaration(
+    name=names.NodeResourcesFit,
+    factory=NodeResourcesFit,
+    points=frozenset({"preFilter", "filter", "preScore", "score"}),
+    # 1.36 scores pod groups' placements too (never run by kschedx).
+    points_from=(("placement_extension_points", frozenset({"placementScore"})),),
+    # DeviceClasses back extended resources (DRAExtendedResource).
+    reads=(reads(DEVICE_CLASS, pods=("extended",), gate="DRAExtendedResource"),),
+    events=(Register(POD, A.Delete),
+            Register(POD, A.UpdatePodScaleDown, gate="InPlacePodVerticalScaling"),
+            Register(NODE, A.Add | A.UpdateNodeAllocatable),
+            Register(DEVICE_CLASS, A.Add | A.Update, gate="DRAExtendedResource")),
+    gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodVerticalScaling"}),
+    details="resources",
+)

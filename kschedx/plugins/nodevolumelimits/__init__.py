@@ -1,5 +1,5 @@
 """NodeVolumeLimits: CSI attach limits per node (kube-scheduler's CSILimits)."""
 
-from .csi import CSILimits
+from .csi import DECLARATION, CSILimits
 
-PLUGIN = CSILimits
+__all__ = ["CSILimits", "DECLARATION"]

@@ -14,6 +14,9 @@ from __future__ import annotations
 import secrets
 from collections import Counter
 
+from ...config import names
+from ...framework.declaration import Declaration, reads
+from ...framework.events import ActionType as A, CSI_DRIVER, CSI_NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, POD, Register, STORAGE_CLASS, VOLUME_ATTACHMENT
 from ...framework.interface import Plugin, features_of
 from ...framework.status import Code, Status
 from ...storage import csi_translation as tr
@@ -21,7 +24,7 @@ from ...storage.objects import NotFound, claim_class, get_pvc, spec
 from ...storage.volumes import EPHEMERAL, INLINE, ephemeral_owner_error, pod_volumes
 from .utils import is_csi_migration_on, volume_limits
 
-NAME = "NodeVolumeLimits"
+NAME = names.NodeVolumeLimits
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 
 
@@ -291,3 +294,16 @@ class CSILimits(Plugin):
                 index.setdefault(s.get("nodeName") or "", {})[f"{attacher}/{handle}"] = attacher
             self._attachments = index
         return self._attachments.get(node_name, {})
+
+
+DECLARATION = Declaration(
+    name=names.NodeVolumeLimits,
+    factory=CSILimits,
+    points=frozenset({"preFilter", "filter"}),
+    reads=(reads(PERSISTENT_VOLUME, STORAGE_CLASS, CSI_NODE, CSI_DRIVER, VOLUME_ATTACHMENT, pods=("volumes",)),
+           reads(PERSISTENT_VOLUME_CLAIM, pods=("volumes",), same_namespace=True)),
+    events=(Register(CSI_NODE, A.Add), Register(CSI_NODE, A.Update), Register(POD, A.Delete),
+            Register(PERSISTENT_VOLUME_CLAIM, A.Add), Register(VOLUME_ATTACHMENT, A.Delete)),
+    gates=frozenset({"VolumeLimitScaling"}),
+    details="volume-limits",
+)

@@ -1,8 +1,6 @@
 """PodTopologySpread: DoNotSchedule constraints at Filter, ScheduleAnyway
 constraints (or the system defaults) at Score."""
 
-from .plugin import PodTopologySpread
+from .plugin import DECLARATION, PodTopologySpread
 
-PLUGIN = PodTopologySpread
-
-__all__ = ["PodTopologySpread", "PLUGIN"]
+__all__ = ["DECLARATION", "PodTopologySpread"]

@@ -3,7 +3,10 @@ system default constraints, and the extension points."""
 
 from __future__ import annotations
 
+from ...config import names
 from ...config.pluginargs import checked_plugin_args
+from ...framework.declaration import Declaration, reads
+from ...framework.events import ActionType as A, NODE, POD, Register
 from ...framework.interface import Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...state.pod_index import index_of
@@ -31,7 +34,7 @@ class _Extensions:
 
 
 class PodTopologySpread(Plugin):
-    name = "PodTopologySpread"
+    name = names.PodTopologySpread
 
     def __init__(self, handle, args=None):
         super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
@@ -114,3 +117,18 @@ class PodTopologySpread(Plugin):
         if s is None:
             return None
         return scoring.score_details(s, node_info)
+
+
+DECLARATION = Declaration(
+    name=names.PodTopologySpread,
+    factory=PodTopologySpread,
+    points=frozenset({"preFilter", "filter", "preScore", "score"}),
+    # The system's default constraints select pods by the Services and
+    # controllers that own the pod; explicit constraints count pods anywhere.
+    reads=(reads("Service", "ReplicationController", "ReplicaSet", "StatefulSet", pods=("default-spread",),
+                 same_namespace=True),
+           reads(POD, pods=("spread",), actions=A.Add | A.Update)),
+    events=(Register(POD, A.Add | A.UpdatePodLabel | A.UpdatePodToleration | A.Delete),
+            Register(NODE, A.Add | A.Delete | A.UpdateNodeLabel | A.UpdateNodeTaint)),
+    details="spread",
+)

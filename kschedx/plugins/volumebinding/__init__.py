@@ -1,5 +1,5 @@
 """VolumeBinding: PersistentVolumeClaims bound, or bindable on the node."""
 
-from .volume_binding import VolumeBinding
+from .volume_binding import DECLARATION, VolumeBinding
 
-PLUGIN = VolumeBinding
+__all__ = ["DECLARATION", "VolumeBinding"]

@@ -10,14 +10,17 @@ node's decisions in the binder's caches, for `simulate`.
 
 from __future__ import annotations
 
+from ...config import names
 from ...config.pluginargs import checked_plugin_args
+from ...framework.declaration import Declaration, reads
+from ...framework.events import ActionType as A, CSI_DRIVER, CSI_NODE, CSI_STORAGE_CAPACITY, NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, Register, STORAGE_CLASS
 from ...framework.interface import Plugin, features_of
 from ...framework.status import Code, Status
 from ...storage.objects import claim_class, claim_key, go_quote, meta, spec
 from ...storage.volumes import EPHEMERAL, INLINE, ephemeral_owner_error, pod_volumes
 from .binder import BinderError, PodVolumeClaims, VolumeBinder
 
-NAME = "VolumeBinding"
+NAME = names.VolumeBinding
 STATE_KEY = NAME
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
@@ -181,3 +184,19 @@ def _immediate_note(cluster, pvc: dict) -> dict:
     else:
         note["verdict"] = "Immediate binding and not bound yet"
     return note
+
+
+DECLARATION = Declaration(
+    name=names.VolumeBinding,
+    factory=VolumeBinding,
+    points=frozenset({"preFilter", "filter", "reserve", "preBind", "preScore", "score"}),
+    reads=(reads(PERSISTENT_VOLUME, STORAGE_CLASS, CSI_NODE, CSI_DRIVER, CSI_STORAGE_CAPACITY, pods=("volumes",)),
+           reads(PERSISTENT_VOLUME_CLAIM, pods=("volumes",), same_namespace=True)),
+    events=(Register(STORAGE_CLASS, A.Add | A.Update), Register(PERSISTENT_VOLUME_CLAIM, A.Add | A.Update),
+            Register(PERSISTENT_VOLUME, A.Add | A.Update), Register(NODE, A.Add | A.UpdateNodeLabel),
+            Register(CSI_NODE, A.Add | A.Update), Register(CSI_DRIVER, A.Update),
+            Register(CSI_STORAGE_CAPACITY, A.Add | A.Update)),
+    # Its args' defaulting reads StorageCapacityScoring (config/pluginargs.py).
+    gates=frozenset({"StorageCapacityScoring"}),
+    details="volume-binding",
+)

@@ -1,0 +1,174 @@
+"""`explain --watch`'s triggers: which pending pods a change in the cluster
+explains again. A pure function of the plugins' declarations (their
+EventsToRegister and what they read) and the event: nothing here knows a
+plugin by name.
+
+A pod is explained again when, after its last explanation:
+
+- it was rejected, and a plugin that rejected it registers the event (the
+  scheduling queue's rule); a rejection no in-tree plugin declares for (a
+  plugin of another distribution, or none named) takes every event;
+- it was predicted Scheduled (or failed), and the event can change the pick:
+  any node event, a pod leaving or shrinking anywhere, a pod arriving or
+  changing on the chosen node or one tied with it;
+- it preempts, and any pod event happens (victims go, nominations move);
+- a plugin reads the event's kind for pods like it (its Reads: the pod's
+  spec traits, or "preempting"), in its namespace where the read is.
+
+A nomination counts only for pods of at most the nominated pod's priority,
+as kube-scheduler counts nominated pods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..framework.events import NODE, POD, ActionType, ClusterEvent, node_actions, pod_actions
+
+# Pods whose verdict comes from their own spec alone: only their own updates matter.
+SELF_ONLY = frozenset({"Gated", "NoProfile"})
+_ADD_OR_UPDATE = ActionType.Add | ActionType.Update
+_FREES_ROOM = ActionType.Delete | ActionType.UpdatePodScaleDown
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A cluster event as the watch saw it: the resource (kind) and action,
+    and where: the node (pods, nodes), the namespace (namespaced objects),
+    the priority of a nominated pod (nominations)."""
+
+    resource: str
+    action: ActionType
+    node: str | None = None
+    namespace: str | None = None
+    priority: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PodView:
+    """What the watch knows of a pending pod: its namespace, priority and
+    spec traits (framework/declaration.py traits_of), and its last
+    explanation (status None: not explained yet)."""
+
+    namespace: str
+    priority: int
+    traits: frozenset
+    status: str | None = None
+    node: str | None = None
+    top: tuple = ()
+    plugins: frozenset = frozenset()
+    preempting: bool = False
+
+
+def events_of(change) -> list[Event]:
+    """The cluster events of one change of the live state (state/live.py
+    Change). Changes of a pending pod itself, and its coming and going, are
+    not events for other pods: the watch handles them."""
+    what = change.what
+    if change.kind == POD:
+        if what == "arrived":
+            return [Event(POD, ActionType.Add, change.node)]
+        if what == "left":
+            return [Event(POD, ActionType.Delete, change.node)]
+        if what == "pod-changed":
+            moved_from = (change.extra or {}).get("from")
+            if moved_from and moved_from != change.node:
+                return [Event(POD, ActionType.Delete, moved_from), Event(POD, ActionType.Add, change.node)]
+            if change.detail == "status":
+                # Nothing a plugin counts changed (its phase, conditions...).
+                return [Event(POD, ActionType(0), change.node)]
+            return [Event(POD, pod_actions(change.old, change.pod, _requests_changed(change.old, change.pod)),
+                          change.node)]
+        if what == "nomination":
+            priority = change.pod["spec"].get("priority") or 0
+            out = [Event(POD, ActionType.Add, change.node, priority=priority)]
+            before = ((change.old or {}).get("status") or {}).get("nominatedNodeName")
+            if before and before != change.node:
+                out.append(Event(POD, ActionType.Delete, before, priority=priority))
+            return out
+        return []
+    if change.kind == NODE:
+        if what == "node-added":
+            return [Event(NODE, ActionType.Add, change.node)]
+        if what == "node-removed":
+            return [Event(NODE, ActionType.Delete, change.node)]
+        if what == "node-changed":
+            return [Event(NODE, node_actions(change.old, change.obj), change.node)]
+        if what == "node-images":
+            # No plugin registers it (ImageLocality only scores): predictions only.
+            return [Event(NODE, ActionType(0), change.node)]
+        return []
+    if what == "object":
+        extra = change.extra or {}
+        return [Event(change.kind, _OBJECT_ACTIONS[extra.get("type", "MODIFIED")], namespace=extra.get("namespace"))]
+    return []
+
+
+_OBJECT_ACTIONS = {"ADDED": ActionType.Add, "MODIFIED": ActionType.Update, "DELETED": ActionType.Delete}
+
+
+def _requests_changed(old: dict, new: dict) -> bool:
+    """Whether some container's resources changed (an in-place resize; a
+    smaller request frees room, and kschedx does not tell which way)."""
+    def requests(pod):
+        spec = pod.get("spec") or {}
+        return [c.get("resources") for c in (*(spec.get("initContainers") or ()), *(spec.get("containers") or ()))], \
+            spec.get("resources"), (pod.get("status") or {}).get("containerStatuses")
+
+    return requests(old) != requests(new)
+
+
+class Triggers:
+    """The declarations of a run's plugins (name -> Declaration, at its
+    features), compiled per kind of event."""
+
+    def __init__(self, declarations: dict, features):
+        self.declarations = declarations
+        self.features = features
+        self._compiled: dict[tuple[str, int], tuple[frozenset, tuple]] = {}
+
+    def _compile(self, event: Event) -> tuple[frozenset, tuple]:
+        key = (event.resource, int(event.action))
+        found = self._compiled.get(key)
+        if found is None:
+            cluster_event = ClusterEvent(event.resource, event.action)
+            registered = frozenset(name for name, d in self.declarations.items()
+                                   if d.registers(cluster_event, self.features))
+            reads = tuple((r.pods, r.same_namespace) for d in self.declarations.values()
+                          for r in d.reads_for(self.features)
+                          if event.resource in r.kinds and r.actions & event.action)
+            found = self._compiled[key] = (registered, reads)
+        return found
+
+    def wants(self, event: Event, pod: PodView) -> bool:
+        """Whether the event explains the pod again (see the module's rules)."""
+        if pod.status is None or pod.status in SELF_ONLY:
+            return False
+        if event.priority is not None and pod.priority > event.priority:
+            return False
+        registered, reads = self._compile(event)
+        if pod.status == "Unschedulable":
+            if pod.plugins & registered:
+                return True
+            if not pod.plugins or not pod.plugins <= self.declarations.keys():
+                return True
+        else:
+            if event.resource == NODE:
+                return True
+            if event.resource == POD and (event.action & _FREES_ROOM or (
+                    event.action & _ADD_OR_UPDATE and (event.node == pod.node or event.node in pod.top))):
+                return True
+        if pod.preempting and event.resource == POD:
+            return True
+        if reads:
+            traits = pod.traits | {"preempting"} if pod.preempting else pod.traits
+            for pods, same_namespace in reads:
+                if traits & pods and (not same_namespace or pod.namespace == event.namespace):
+                    return True
+        return False
+
+
+def explains_again(event: Event, pod: PodView, declarations: dict, features) -> bool:
+    """Whether `event` explains `pod` again, given the run's plugins'
+    declarations at its features."""
+    return Triggers(declarations, features).wants(event, pod)
