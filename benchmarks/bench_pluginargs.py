@@ -30,8 +30,8 @@ from kschedx.commands.load import Workload
 from kschedx.commands.simulate import simulate
 from kschedx.state.cluster import build_cluster  # noqa: E402
 from kschedx.framework.configured import load_config, parse_config  # noqa: E402
-from kschedx.framework.runner import queue_order  # noqa: E402
-from kschedx.state.snapshot import PodInfo  # noqa: E402
+from kschedx.framework.queue import queue_order# noqa: E402
+from kschedx.state.types import PodInfo# noqa: E402
 from kschedx.sources.fixtures import Origin  # noqa: E402
 
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

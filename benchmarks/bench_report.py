@@ -26,9 +26,9 @@ from kschedx.commands.explain import explain
 from kschedx.commands.load import Workload
 from kschedx.commands.simulate import simulate
 from kschedx.state.cluster import build_cluster  # noqa: E402
-from kschedx.framework.runner import queue_order  # noqa: E402
+from kschedx.framework.queue import queue_order# noqa: E402
 from kschedx.render.html import to_html  # noqa: E402
-from kschedx.state.snapshot import PodInfo  # noqa: E402
+from kschedx.state.types import PodInfo# noqa: E402
 from kschedx.sources.fixtures import Origin  # noqa: E402
 
 

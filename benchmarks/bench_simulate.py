@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kschedx.commands.load import Workload
 from kschedx.commands.simulate import simulate
 from kschedx.state.cluster import build_cluster  # noqa: E402
-from kschedx.framework.runner import queue_order  # noqa: E402
-from kschedx.state.snapshot import PodInfo  # noqa: E402
+from kschedx.framework.queue import queue_order# noqa: E402
+from kschedx.state.types import PodInfo# noqa: E402
 from kschedx.sources.fixtures import Origin  # noqa: E402
 
 ZONES = ("zone-a", "zone-b", "zone-c")

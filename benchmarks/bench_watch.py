@@ -159,7 +159,8 @@ def watch(args) -> None:
     from kschedx.api.selection import PodSelection
     from kschedx.commands.watch import WatchObserver, watch_into
     from kschedx.render.watch import WatchJsonlSink
-    from kschedx.sources.cluster import KINDS, connect
+    from kschedx.sources.cluster import connect
+    from kschedx.sources.kinds import KINDS
 
     latencies: list[float] = []
     same_pod: list[float] = []  # the one-shot's pod, explained again

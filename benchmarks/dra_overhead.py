@@ -22,8 +22,9 @@ import time
 
 from kschedx.features import Features
 from kschedx.state.cluster import build_cluster
-from kschedx.framework.runner import Framework
-from kschedx.state.snapshot import PodInfo, build_snapshot
+from kschedx.framework.runtime import Framework
+from kschedx.state.snapshot import build_snapshot
+from kschedx.state.types import PodInfo
 from kschedx.sources.fixtures import Origin
 
 

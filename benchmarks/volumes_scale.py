@@ -18,8 +18,9 @@ import gc
 import time
 
 from kschedx.state.cluster import build_cluster
-from kschedx.framework.runner import Framework
-from kschedx.state.snapshot import PodInfo, build_snapshot
+from kschedx.framework.runtime import Framework
+from kschedx.state.snapshot import build_snapshot
+from kschedx.state.types import PodInfo
 from kschedx.sources.fixtures import Origin
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")

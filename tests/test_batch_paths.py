@@ -49,8 +49,8 @@ def _mixed_workload(nodes: int):
     from pathlib import Path
 
     from kschedx.state.cluster import build_cluster
-    from kschedx.framework.runner import queue_order
-    from kschedx.state.snapshot import PodInfo
+    from kschedx.framework.queue import queue_order
+    from kschedx.state.types import PodInfo
     from kschedx.sources.fixtures import Origin
 
     path = Path(__file__).resolve().parent.parent / "benchmarks" / "gen_mixed_workload.py"

@@ -150,7 +150,7 @@ def test_every_optional_kind_is_read_by_a_plugin_or_admission():
     """What a live read lists is what the plugins' declarations read (or
     admission of POD_FILE pods: PriorityClass, RuntimeClass), no more, no less."""
     from kschedx.plugins.registry import IN_TREE
-    from kschedx.sources.cluster import KINDS
+    from kschedx.sources.kinds import KINDS
     from kschedx.sources.fixtures import CLASS_KINDS
 
     declared = {k for d in IN_TREE for k in d.kinds_read()}

@@ -15,8 +15,8 @@ from builders import api_node, api_pdb, api_pod, metadata, served
 from cluster_scenarios import closed_port, in_cluster, no_ambient_config  # noqa: F401 (fixture)
 from kubeapi_tls import make_ca
 from kschedx.util.errors import ClusterError, InputError
-from kschedx.sources import cluster
-from kschedx.sources.cluster import BindConflict, ClusterAPIError, EvictionBlocked
+from kschedx.sources import cluster, kinds, transport
+from kschedx.sources.transport import BindConflict, ClusterAPIError, EvictionBlocked
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,12 +51,12 @@ def test_pagination_follows_continue_tokens_across_many_pages(kube_api, monkeypa
     # progress: every page of the required kinds, then one final call per optional kind
     pod_progress = [a for a in seen if a[0] == "Pod"]
     assert pod_progress[0] == ("Pod", 7, False) and pod_progress[-1] == ("Pod", 100, True)
-    assert {a[0] for a in seen if a[2]} == {k.kind for k in cluster.KINDS}
+    assert {a[0] for a in seen if a[2]} == {k.kind for k in kinds.KINDS}
 
 
 def test_every_kind_is_read_and_items_get_kind_and_api_version(kube_api):
     objs = [api_node("n1"), api_pod("p1", node_name="n1")]
-    for kind in cluster.KINDS[2:]:
+    for kind in kinds.KINDS[2:]:
         ns = None if kind.kind in ("Namespace", "PersistentVolume", "StorageClass", "CSINode",
                                    "CSIDriver", "VolumeAttachment", "PriorityClass",
                                    "RuntimeClass", "ResourceSlice", "DeviceClass") else "default"
@@ -70,7 +70,7 @@ def test_every_kind_is_read_and_items_get_kind_and_api_version(kube_api):
 
     assert not read.warnings and not read.unreadable
     got = {(o["kind"], o["apiVersion"]) for o in read.objects}
-    assert got == {(k.kind, k.api_version) for k in cluster.KINDS}
+    assert got == {(k.kind, k.api_version) for k in kinds.KINDS}
     pod = next(o for o in read.objects if o["kind"] == "Pod")
     assert "managedFields" not in pod["metadata"]
     assert pod["spec"]["nodeName"] == "n1"
@@ -90,7 +90,7 @@ def test_terminal_pods_are_skipped_even_if_the_server_ignores_the_selector():
     items = [{"metadata": {"name": "a"}, "status": {"phase": "Failed"}},
              {"metadata": {"name": "b"}, "status": {"phase": "Running"}}]
     out = []
-    cluster._adopt_items(items, cluster.POD, out)
+    cluster._adopt_items(items, kinds.POD, out)
     assert [o["metadata"]["name"] for o in out] == ["b"]
 
 
@@ -579,4 +579,4 @@ def test_kubeconfig_syntax_error_names_line_and_problem(tmp_path):
      "self-signed certificate in certificate chain"),
 ])
 def test_tls_failure_keeps_the_name_the_certificate_lacks(text, detail):
-    assert cluster._tls_detail(text) == detail + " (check certificate-authority in the kubeconfig)"
+    assert transport._tls_detail(text) == detail + " (check certificate-authority in the kubeconfig)"

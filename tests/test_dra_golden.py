@@ -8,10 +8,11 @@ from __future__ import annotations
 import pytest
 
 from golden_compare import GOLDEN, case_names, load_expected
+from kschedx.state import cache
 from kschedx.commands.explain import explain
 from kschedx.features import Features
 from kschedx.commands.load import load_workload
-from kschedx.framework.runner import Framework
+from kschedx.framework.runtime import Framework
 from kschedx.state.snapshot import build_snapshot
 
 DRA = "DynamicResources"
@@ -78,7 +79,7 @@ def simulate_dra(workload, features=V135):
         results.append(r)
         if r.status == "Scheduled":
             fw.run_reserve_plugins(r, r.selected_node)
-            snapshot.assume(pi, r.selected_node)
+            cache.assume_pod(snapshot, pi, r.selected_node)
     return fw, results
 
 

@@ -19,7 +19,7 @@ from kschedx.commands.explain import explain_into
 from kschedx.commands.load import load_workload
 from kschedx.util import workers
 from kschedx.cli.main import main
-from kschedx.framework.runner import Framework
+from kschedx.framework.runtime import Framework
 from kschedx.render.human import HumanSink
 from kschedx.render.layout import Report
 from kschedx.render.machine import JsonSink, to_json

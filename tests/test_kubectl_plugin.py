@@ -123,7 +123,7 @@ def test_the_context_namespace_is_the_default(kube_api, tmp_path, monkeypatch):
 
 
 def test_in_cluster_namespace_comes_from_pod_namespace(monkeypatch):
-    from kschedx.sources import cluster as source
+    from kschedx.sources import kubeconfig as source
 
     monkeypatch.setenv("POD_NAMESPACE", "ops")
     assert source._in_cluster_namespace() == "ops"

@@ -16,13 +16,14 @@ import uuid
 import pytest
 
 from builders import api_node, api_pod, image, metadata, node_spec, served, taint
-from kschedx.sources.cluster import KINDS
+from kschedx.sources.kinds import KINDS
 from kschedx.sources.fixtures import Origin
 from kschedx.sources.watch import ADDED, DELETED, MODIFIED, RELIST_BEGIN, RELIST_END, RELIST_PAGE, WatchEvent, adopt
 from kschedx.state import live as live_module
 from kschedx.state.cluster import build_cluster
 from kschedx.state.live import LiveCluster, describe
-from kschedx.state.snapshot import build_snapshot, signature_count
+from kschedx.state.snapshot import build_snapshot
+from kschedx.state.types import signature_count
 
 BY_KIND = {k.kind: k for k in KINDS}
 ORIGIN = Origin("cluster https://test")

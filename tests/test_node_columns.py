@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kschedx.state import cache
 from kschedx.commands.explain import explain
 from kschedx.commands.load import Workload
 from kschedx.commands.simulate import simulate
@@ -20,10 +21,10 @@ from kschedx.framework.dispatch import new_framework
 from kschedx.state import node_columns
 from kschedx.state.cluster import build_cluster
 from kschedx.framework.cycle_state import CycleState
-from kschedx.framework.runner import queue_order
+from kschedx.framework.queue import queue_order
 from kschedx.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kschedx.plugins.noderesources.fit import NodeResourcesFit
-from kschedx.state.snapshot import NodeInfo, PodInfo
+from kschedx.state.types import NodeInfo, PodInfo
 from kschedx.sources.fixtures import Origin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,10 +102,10 @@ def test_kept_values_follow_every_change(moves):
             pi = pending[a % len(pending)]
             if pi.uid in snap.assigned_pod_node:
                 continue
-            snap.assume(pi, nodes[b % len(nodes)].name)
+            cache.assume_pod(snap, pi, nodes[b % len(nodes)].name)
             placed.append(snap.pod_infos[pi.uid])
         else:
-            snap.remove(placed.pop(a % len(placed)))
+            cache.forget_pod(snap, placed.pop(a % len(placed)))
         for pod in pending[:3]:
             _check(plugins, pod, nodes)
             _check(plugins, pod, nodes[b % len(nodes):])  # a subset, other rows
@@ -158,8 +159,8 @@ def test_the_epoch_starts_again_after_many_changes():
     cols = snap.node_columns
     pi = w.pods[1]
     for i in range(200):
-        snap.assume(pi, snap.node_infos[i % 3].name)
+        cache.assume_pod(snap, pi, snap.node_infos[i % 3].name)
         _check(plugins, pod, snap.node_infos)
-        snap.remove(snap.pod_infos[pi.uid])
+        cache.forget_pod(snap, snap.pod_infos[pi.uid])
     assert cols.epoch > 0
     _check(plugins, pod, snap.node_infos)

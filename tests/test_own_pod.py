@@ -29,7 +29,7 @@ from kschedx.framework.status import Code, Status
 from kschedx.result.document import pod_dict
 from kschedx.result.node_record import node_dict
 from kschedx.commands.reuse import names_own_pod, records_text
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 from kschedx.sources.fixtures import Origin
 from builders import HIGH, LOW, ONE_POD, make_node, make_pod, preemption_node, preemption_pod, taint
 from golden_compare import GOLDEN, case_names, golden_simulate_steps
@@ -209,7 +209,7 @@ def hand_made_records() -> list[NodeResult]:
         None, SKIPPED,
         [Status(Code.UNSCHEDULABLE, "m-table-reason", plugin="m-tp3", details=["m-table-detail"]),
          None, Status(Code.SUCCESS, details={"m-pass-key": "m-pass-value"})]])
-    from kschedx.state.snapshot import generation_mark
+    from kschedx.state.types import generation_mark
 
     nodes = [_Node("m-node-t0"), _Node("m-node-t1"), _Node("m-node-t2")]
     scores = ScoreTable(None, None, nodes[1:])

@@ -11,7 +11,7 @@ import pytest
 from builders import api_object, container, framework, make_node, make_pod, metadata
 
 from kschedx.features import default_features
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 
 # The scenarios' numbers are v1.35.4's (1.36 scores balance otherwise; its
 # bindingTimeout is allowed): pinned, with what 1.36 changes checked below.

@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from kschedx.state import cache
 from kschedx.commands.explain import explain
 from kschedx.commands.load import Workload
 from kschedx.commands.simulate import simulate
 from kschedx.framework.dispatch import new_framework
 from kschedx.state import pod_index
 from kschedx.state.cluster import build_cluster
-from kschedx.framework.runner import queue_order
-from kschedx.state.snapshot import PodInfo
+from kschedx.framework.queue import queue_order
+from kschedx.state.types import PodInfo
 from kschedx.sources.fixtures import Origin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,11 +74,11 @@ def test_index_follows_placements_and_evictions():
     for pi in w.pods[:12]:
         r = fw.schedule(pi)
         if r.status == "Scheduled":
-            snap.assume(pi, r.selected_node)
+            cache.assume_pod(snap, pi, r.selected_node)
             placed.append(pi)
     assert placed
     for pi in placed[::2]:
-        snap.remove(pi)
+        cache.forget_pod(snap, pi)
     # A node copy changes nothing in the index.
     copy = snap.node_infos[0].clone()
     copy.add_pod(placed[1])
@@ -99,8 +100,8 @@ def test_index_built_after_changes_counts_the_nodes_as_they_are():
     counted = [ni for ni in snap.node_infos if ni.signature_counts is not None]
     assert counted
     target, other = counted[0], counted[1]
-    snap.assume(w.pods[0], target.name)
-    snap.remove(other.pods[0])
+    cache.assume_pod(snap, w.pods[0], target.name)
+    cache.forget_pod(snap, other.pods[0])
     idx = pod_index.index_of(snap)
     fresh = _rebuilt(snap)
     assert idx.sig_nodes == fresh.sig_nodes

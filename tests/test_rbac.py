@@ -12,7 +12,8 @@ import yaml
 
 from cluster_scenarios import no_ambient_config, run, small_cluster  # noqa: F401 (fixture)
 from kschedx.commands import bind
-from kschedx.sources.cluster import KINDS, connect
+from kschedx.sources.cluster import connect
+from kschedx.sources.kinds import KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 

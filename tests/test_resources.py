@@ -22,7 +22,7 @@ from kschedx.api.resources import (
     pod_requests,
     to_milli_list,
 )
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 
 INFEASIBLE = [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]
 

@@ -15,10 +15,10 @@ from kschedx.commands.explain import explain, explain_into
 from kschedx.commands.load import Workload, load_workload
 from kschedx.framework.dispatch import new_schedulers
 from kschedx.cli.main import main
-from kschedx.framework.runner import Framework
+from kschedx.framework.runtime import Framework
 from kschedx.commands.reuse import ResultReuse, scheduling_key
 from kschedx.result.sink import DocumentSink
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 from kschedx.sources.fixtures import Origin
 from builders import HIGH, LOW, ONE_POD, make_node, make_pod, preemption_node, preemption_pod
 from golden_compare import GOLDEN, case_names

@@ -1,4 +1,4 @@
-"""The scheduling cycle (framework/runner.py) against upstream schedule_one.go
+"""The scheduling cycle (framework/schedule_one.py, framework/runtime.py) against upstream schedule_one.go
 and framework.go: PreFilter Skip / rejection / Error, PreFilterResult and
 absent-node statuses, Filter with nominated pods (two passes), the nominated
 node tried first, FitError message building, one feasible node, scoring and
@@ -13,12 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from builders import cluster_of, container, make_node, make_pod
 
+from kschedx.state import cache
 from kschedx.framework.interface import Plugin, PluginError, PostFilterResult, PreFilterResult
-from kschedx.framework.runner import ONE_FEASIBLE_NOTE, Framework
+from kschedx.framework.runtime import Framework
+from kschedx.framework.schedule_one import ONE_FEASIBLE_NOTE
 from kschedx.framework.status import Code, Status
 from kschedx.plugins.nodeaffinity import NodeAffinity
 from kschedx.plugins.noderesources.fit import NodeResourcesFit
-from kschedx.state.snapshot import PodInfo, build_snapshot
+from kschedx.state.snapshot import build_snapshot
+from kschedx.state.types import PodInfo
 
 POINTS = {"pre_enqueue": "pre_enqueue", "pre_filter": "pre_filter", "filter": "filter", "post_filter": "post_filter",
           "pre_score": "pre_score", "score": "score"}
@@ -554,7 +557,7 @@ def test_score_details_read_after_a_node_changed_is_an_error():
     # A copy changed later, and the table's nodes unchanged: readable.
     snap.get("a").clone().add_pod(PodInfo(make_pod("q", node="a", containers=[container(requests={"cpu": "1"})])))
     assert [row[0] for row in table.rows(0)] == ["NodeResourcesFit"]
-    snap.assume(PodInfo(make_pod("r", containers=[container(requests={"cpu": "1"})])), "b")
+    cache.assume_pod(snap, PodInfo(make_pod("r", containers=[container(requests={"cpu": "1"})])), "b")
     assert list(table.rows(0)) and list(table.rows(2))
     with pytest.raises(RuntimeError, match="node b read after the node changed"):
         list(table.rows(1))

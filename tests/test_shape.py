@@ -13,9 +13,9 @@ from kschedx.commands.explain import explain
 from kschedx.commands.load import Workload
 from kschedx.state.cluster import build_cluster
 from kschedx.util.errors import InputError
-from kschedx.framework.runner import queue_order
+from kschedx.framework.queue import queue_order
 from kschedx.render.layout import build
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 from kschedx.sources.admission import object_ref
 from kschedx.sources.fixtures import Origin, read_objects
 from kschedx.sources.shape import check_shape

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from kschedx.commands.explain import explain
 from kschedx.commands.load import load_workload
 from kschedx.commands.simulate import simulate
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 from kschedx.cli.main import main
 from golden_compare import GOLDEN
 from builders import HIGH, LOW, MID, ONE_POD

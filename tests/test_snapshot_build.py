@@ -13,7 +13,8 @@ from hypothesis import given, settings, strategies as st
 from kschedx.state import pod_index
 from kschedx.state.cluster import build_cluster
 from kschedx.state.podaffinity import _compute_terms, affinity_terms
-from kschedx.state.snapshot import NodeInfo, build_snapshot
+from kschedx.state.snapshot import build_snapshot
+from kschedx.state.types import NodeInfo
 from kschedx.sources.fixtures import Origin, read_objects
 from kschedx.sources.spec_share import spec_key
 from builders import affinity_term, container, make_pod, match_labels, preemption_node

@@ -17,9 +17,9 @@ from kschedx.commands.explain import explain_into
 from kschedx.commands.load import Workload, load_workload
 from kschedx.commands.simulate import simulate_into
 from kschedx.state.cluster import ClusterState
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 from kschedx.cli.main import main
-from kschedx.framework.runner import Framework
+from kschedx.framework.runtime import Framework
 from kschedx.render.machine import JsonlSink, JsonSink, YamlSink, to_json, to_yaml
 from kschedx.result.document import exit_code
 from kschedx.result.sink import DocumentSink, ResultSink

@@ -19,7 +19,7 @@ from cluster_scenarios import no_ambient_config  # noqa: F401 (fixture)
 from kubeapi_churn import Churn
 from kschedx.render.watch import WatchJsonlSink
 from kschedx.state import live as live_module
-from kschedx.state.snapshot import signature_count
+from kschedx.state.types import signature_count
 from watching import Watching
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from builders import api_node, api_pod
 from cluster_scenarios import no_ambient_config, small_cluster  # noqa: F401 (fixture)
-from kschedx.sources.cluster import KINDS, NODE, POD, connect
+from kschedx.sources.cluster import connect
+from kschedx.sources.kinds import KINDS, NODE, POD
 from kschedx.sources.watch import RELIST_BEGIN, RELIST_END, RELIST_PAGE, STATUS, WARNING, Watcher
 
 FAST = {"timeout_range": (30, 30), "backoff": (0.05, 0.4), "poll_interval": 0.3}

@@ -13,7 +13,8 @@ from kschedx.api.selection import PodSelection
 from kschedx.commands.watch import watch_into
 from kschedx.render.watch import WatchHumanSink, WatchJsonlSink
 from kschedx.result.sink import ResultSink
-from kschedx.sources.cluster import KINDS, connect
+from kschedx.sources.cluster import connect
+from kschedx.sources.kinds import KINDS
 
 
 class Recorder(ResultSink):

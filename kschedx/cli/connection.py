@@ -57,7 +57,8 @@ class ClusterOptions:
         return bool(self.kubeconfig or self.context)
 
     def connect(self, *, long_running: bool = False):
-        from ..sources.cluster import KINDS, connect
+        from ..sources.cluster import connect
+        from ..sources.kinds import KINDS
 
         if long_running:
             # explain --watch: what it reads changes for hours (nothing frozen), and

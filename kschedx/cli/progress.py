@@ -25,7 +25,7 @@ def read_progress(conn, enabled: bool | None = None):
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from ..sources.cluster import KINDS
+    from ..sources.kinds import KINDS
 
     console = Console(stderr=True, highlight=False)
     display = Progress(SpinnerColumn(finished_text="[green]✓"), TextColumn("{task.description:<12}"),

@@ -259,7 +259,7 @@ def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str]
     """Carry out a bindable plan. Raises ClusterError, saying what was done, on any conflict.
     The fit is checked again with the plan's version and configuration
     (`config` when given)."""
-    from ..sources.cluster import EvictionBlocked
+    from ..sources.transport import EvictionBlocked
 
     if not p.bindable:
         raise ValueError("execute() needs a bindable plan")

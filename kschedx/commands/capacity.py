@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from ..config import names
 from ..util.errors import InputError, UsageError
-from ..framework.runner import queue_order
+from ..framework.queue import queue_order
 from ..result.document import API_VERSION, requests_dict, version_fields
-from ..state.snapshot import PodInfo
+from ..state.types import PodInfo
 from ..sources.admission import stable_uid
 
 KIND = "CapacityResult"

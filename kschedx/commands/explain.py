@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..framework.dispatch import new_schedulers
 from ..result.document import Tally
 from ..result.sink import DocumentSink, ResultSink
-from ..state.snapshot import PodInfo
+from ..state.types import PodInfo
 from ..util.gc_policy import collector_paused
 from .document import head, pod_document, tail
 from .load import Workload

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..framework.runner import queue_order
+from ..framework.queue import queue_order
 from ..sources import read_ahead as ahead_scan
 from ..sources.admission import object_ref
 from ..sources.fixtures import CLASS_KINDS, ObjectList, read_objects
 from ..sources.workloads import WORKLOAD_KINDS, expand_workloads
 from ..state.cluster import ClusterState, build_cluster
-from ..state.snapshot import PodInfo
+from ..state.types import PodInfo
 from ..util.errors import ClusterError, InputError
 
 @dataclass

@@ -26,11 +26,11 @@ from datetime import datetime, timezone
 from ..features import default_features
 from ..framework.dispatch import Schedulers
 from ..framework.declaration import traits_of
-from ..framework.runner import queue_order
+from ..framework.queue import queue_order
 from ..plugins.registry import declarations
 from ..result.sink import ResultSink
 from ..state.live import Change, LiveCluster
-from ..state.snapshot import parse_time
+from ..state.types import parse_time
 from ..util.errors import ClusterError
 from ..util.gc_policy import collector_paused
 from .document import head as document_head
@@ -625,7 +625,7 @@ def watch_into(sink: ResultSink, conn, *, refs=(), all_pending: bool = False, se
     the cluster is read (its version known); without it, `config` and its
     features, else the newest version's defaults."""
     from ..api.selection import PodSelection
-    from ..sources.cluster import KINDS
+    from ..sources.kinds import KINDS
     from ..sources.watch import Watcher
     from ..util.gc_policy import long_running
     from .load import workload_of_read

@@ -159,9 +159,9 @@ def _joins(ctx: Context, sides, *, min_plugins: int = 2, max_plugins: int = 3, b
     b = ctx.blockers
     order = {name: i for i, name in enumerate(b.by_node)}
     nodes = []
-    for failing, names in b.groups().items():
+    for failing, group in b.groups().items():
         if min_plugins <= len(failing) <= max_plugins and all(_openable(p, sides) for p in failing):
-            nodes += names[:MAX_NODES]
+            nodes += group[:MAX_NODES]
     nodes = sorted(nodes, key=lambda n: (len(b.by_node[n]), order[n]))[:MAX_NODES]
     found: dict[str, tuple] = {}
     for node in nodes:
@@ -270,7 +270,7 @@ def last_resort(search) -> None:
         return
     ctx = Context.of(search)
     order = {name: i for i, name in enumerate(b.by_node)}
-    nodes = sorted((n for s, names in b.groups().items() if s for n in names[:MAX_NODES]),
+    nodes = sorted((n for s, group in b.groups().items() if s for n in group[:MAX_NODES]),
                    key=lambda n: (len(b.by_node[n]), order[n]))
     candidates: dict[str, Candidate] = {}
     bare: set[str] = set()

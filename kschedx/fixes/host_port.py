@@ -6,7 +6,7 @@ others)."""
 from __future__ import annotations
 
 from ..config import names
-from ..state.snapshot import HostPortInfo
+from ..state.types import HostPortInfo
 from .jsonpatch import pointer
 
 KIND = "relax-host-port"

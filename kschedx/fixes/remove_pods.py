@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..config import names
 from ..plugins.interpodaffinity.filtering import ERR_REASON_EXISTING_ANTI_AFFINITY
 from ..api.resources import PODS
-from ..state.snapshot import HostPortInfo
+from ..state.types import HostPortInfo
 
 KIND = "remove-pods"
 ORDER = 7

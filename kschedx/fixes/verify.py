@@ -15,9 +15,10 @@ import copy
 import random
 from contextlib import contextmanager
 
+from ..state import cache
 from ..util.errors import KschedxError
 from ..state.dra import DRA_KINDS, objects_replaced as dra_objects_replaced
-from ..state.snapshot import NodeInfo, PodInfo
+from ..state.types import NodeInfo, PodInfo
 from ..sources.admission import Admission
 from .jsonpatch import PatchError, apply_patch
 
@@ -174,12 +175,12 @@ class Verifier:
                 if node is None:
                     continue
                 stored = snap.pod_infos.get(pi.uid, pi)
-                snap.remove(stored)
+                cache.forget_pod(snap, stored)
                 removed.append((stored, node))
             yield
         finally:
             for stored, node in reversed(removed):
-                snap.assume(stored, node)
+                cache.assume_pod(snap, stored, node)
             for node, (pods_, aff, anti) in saved.items():
                 ni = snap.by_name[node]
                 ni.pods[:] = pods_

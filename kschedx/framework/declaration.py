@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .events import POD, ActionType, ClusterEvent, Register
+from .events import POD, ActionType, ClusterEvent
 
 # Extension points (upstream's names) kschedx never runs offline: declared
 # so that configurations are checked as NewFramework checks them.

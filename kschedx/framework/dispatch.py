@@ -5,16 +5,18 @@ reports it with status NoProfile instead of evaluating it."""
 
 from __future__ import annotations
 
-import gc
 import random
 
 from ..config import names
 from ..features import Features, default_features
+from ..util.gc_policy import freeze_all
 from .records import PodResult
-from .runner import Framework, Nominator
+from .queue import Nominator
+from .runtime import Framework
 from .sampling import SamplingState
 from ..state.cluster import ClusterState
-from ..state.snapshot import PodInfo, build_snapshot
+from ..state.snapshot import build_snapshot
+from ..state.types import PodInfo
 
 NO_PROFILE = "NoProfile"
 
@@ -60,7 +62,7 @@ class Schedulers:
         """`snapshot`: the cluster's, already built (a watch keeps one up to date,
         state/live.py); `extenders`: the Extenders of an earlier run of the same
         configuration (a watch makes one run per batch of pods); `freeze`: hand
-        the snapshot to gc.freeze() (a one-shot run, whose snapshot lives as long
+        the snapshot to gc.freeze() (util/gc_policy.py freeze_all) (a one-shot run, whose snapshot lives as long
         as the process)."""
         # One features value for the whole run: the configuration's (it was
         # decoded and planned for it), else the one given, else the newest
@@ -76,7 +78,7 @@ class Schedulers:
         if freeze:
             # The snapshot (millions of objects for a large cluster) lives as long as
             # the run: keep the cyclic GC from walking it again and again.
-            gc.freeze()
+            freeze_all()
         self.config = config
         self.nominator = Nominator()
         rng = self.rng = CountingRandom(seed)

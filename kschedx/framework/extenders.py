@@ -341,7 +341,7 @@ def _node_info_from_reply(ext, item: dict, sent: dict):
     no pods, no image states."""
     from ..util.errors import InputError
     from ..extenders.client import ExtenderError
-    from ..state.snapshot import NodeInfo
+    from ..state.types import NodeInfo
     from ..sources.shape import check_shape
 
     name = (item.get("metadata") or {}).get("name") if isinstance(item.get("metadata"), dict) else None

@@ -27,3 +27,8 @@ def fit_error_message(num_all: int, statuses: dict, absent: Status | None, pre_f
     if parts:
         message += " " + ", ".join(parts) + "."
     return message
+
+
+def go_list(items) -> str:
+    """fmt's %v of a []string: [a b c]."""
+    return "[" + " ".join(items) + "]"

@@ -21,7 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..features import Features, default_features
-from .status import Status
+from ..state.snapshot import Snapshot
+from ..state.types import NodeInfo
+from .status import Code, Status
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
@@ -74,6 +76,36 @@ class PostFilterResult:
     nominated_node: str | None = None
     # kschedx's explanation of the preemption (victims, candidates...).
     details: dict = field(default_factory=dict)
+
+
+class NodeToStatus:
+    """What PostFilter plugins read: each node's status, absent ones sharing one.
+
+    NodesForStatusCode lists nodes in `order`: the framework gives the node-tree
+    order (SamplingState.order), which is upstream's own when PreFilter
+    rejected every node (the snapshot's list); otherwise upstream ranges
+    over a Go map (random order each cycle) and kschedx keeps node-tree
+    order. Without `order`, the snapshot's list."""
+
+    def __init__(self, explicit: dict[str, Status], absent: Status | None, snapshot: Snapshot, order=None):
+        self.explicit = explicit
+        self.absent = absent
+        self.snapshot = snapshot
+        self.order = order
+
+    def get(self, name: str) -> Status | None:
+        st = self.explicit.get(name)
+        if st is None:
+            return self.absent
+        return st
+
+    def nodes_for_status_code(self, code: Code) -> list[NodeInfo]:
+        out = []
+        for ni in self.order if self.order is not None else self.snapshot.node_infos:
+            st = self.get(ni.name)
+            if st is not None and st.code == code:
+                out.append(ni)
+        return out
 
 
 def features_of(handle) -> Features:

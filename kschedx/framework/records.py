@@ -14,7 +14,7 @@ from itertools import repeat
 from operator import add, mul
 
 from ..util.gc_policy import pauses_collector
-from ..state.snapshot import NodeInfo, PodInfo, generation_mark
+from ..state.types import generation_mark, NodeInfo, PodInfo
 from .cycle_state import CycleState
 from .interface import Plugin
 from .status import Code, DeferredStatus, Status

@@ -8,8 +8,9 @@ state). Documents, streaming and summaries stay with the commands.
 
 from __future__ import annotations
 
+from ..state import cache
 from .records import PodResult
-from ..state.snapshot import PodInfo
+from ..state.types import PodInfo
 
 
 class Simulation:
@@ -50,7 +51,7 @@ class Simulation:
         elif r.status == "Unschedulable" and r.nominated_node and preempt:
             node = r.nominated_node
             for v in r.victims:
-                self.snapshot.remove(v)
+                cache.forget_pod(self.snapshot, v)
                 self.nominator.remove(v)
             for np in r.cleared_nominations:
                 self.nominator.remove(np)
@@ -69,12 +70,12 @@ class Simulation:
         return r
 
     def _place(self, fw, result: PodResult, pi: PodInfo, node: str, cycle: PodResult) -> None:
-        self.snapshot.assume(pi, node)
+        cache.assume_pod(self.snapshot, pi, node)
         st = None
         if cycle.cycle_state is not None:
             st = fw.run_reserve_plugins_reserve(cycle.cycle_state, cycle.pod_info, node)
         if st is not None:
-            self.snapshot.remove(pi)
+            cache.forget_pod(self.snapshot, pi)
             result.selected_node = None
             result.top_nodes = []
             if st.is_rejected():

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..features import Features, default_features
-from ..framework.runner import PodResult
+from ..framework.records import PodResult
 from .node_record import status_dict
 from ..util.gc_policy import builds_long_lived
 from ..api.quantity import BINARY_SI, Quantity

@@ -4,7 +4,7 @@ node_text.py reproduce faster."""
 
 from __future__ import annotations
 
-from ..framework.runner import NodeResult
+from ..framework.records import NodeResult
 from ..framework.status import Status
 
 

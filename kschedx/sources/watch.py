@@ -31,7 +31,8 @@ import time
 from dataclasses import dataclass
 
 from ..util.errors import ClusterError
-from .cluster import POD, ClusterAPIError, Kind, WatchStream
+from .kinds import Kind, POD
+from .transport import ClusterAPIError, WatchStream
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 RELIST_BEGIN, RELIST_PAGE, RELIST_END = "RELIST_BEGIN", "RELIST_PAGE", "RELIST_END"

@@ -33,7 +33,9 @@ from ..sources.fixtures import Origin
 from ..sources.watch import ADDED, DELETED, MODIFIED, WatchEvent
 from ..util.errors import InputError
 from .cluster import ClusterState, admit_object, admit_pod, indexed_attribute, obj_key
-from .snapshot import PodInfo, SpecFacts, build_snapshot, reset_signatures, signature_count, spec_facts_key
+from . import cache
+from .snapshot import build_snapshot
+from .types import PodInfo, SpecFacts, reset_signatures, signature_count, spec_facts_key
 
 # Pods sharing PodInfo facts (SpecFacts) by spec: started again past this many.
 FACTS_LIMIT = 50_000
@@ -337,7 +339,7 @@ class LiveCluster:
     def _place(self, key: str, pod: dict) -> PodInfo | None:
         """A bound pod onto its node, or aside until its node comes."""
         pi = self._pod_info(pod)
-        if not self.snapshot.insert_pod(pi):
+        if not cache.add_pod(self.snapshot, pi):
             name = pi.node_name
             self.orphans.setdefault(name, {})[key] = pod
             self._orphan_since.setdefault(name, self.clock())
@@ -349,7 +351,7 @@ class LiveCluster:
         snap = self.snapshot
         pi = snap.pod_infos.get(uid)
         if pi is not None:
-            snap.delete_pod(pi)
+            cache.remove_pod(snap, pi)
             return pi
         name = pod["spec"].get("nodeName")
         aside = self.orphans.get(name)
@@ -391,7 +393,7 @@ class LiveCluster:
             if same_object(ni.node, node):
                 return []
             old = ni.node
-            changed = snap.update_node(node)
+            changed = cache.update_node(snap, node)
             nodes[self._node_index(name)] = node
             if changed <= {"images"}:
                 return [Change("Node", "node-images", node=name)] if changed else []
@@ -400,7 +402,7 @@ class LiveCluster:
             return [Change("Node", "node-changed", node=name, detail=",".join(sorted(changed - {"images"})), old=old,
                            obj=node)]
         nodes.insert(self._node_index(name), node)
-        snap.add_node(node)
+        cache.add_node(snap, node)
         changes = [Change("Node", "node-added", node=name)]
         aside = self.orphans.pop(name, None)
         self._orphan_since.pop(name, None)
@@ -417,7 +419,7 @@ class LiveCluster:
         snap = self.snapshot
         if name not in snap.by_name:
             return []
-        pis = snap.remove_node(name)
+        pis = cache.remove_node(snap, name)
         del self.cluster.nodes[self._node_index(name)]
         if pis:
             self.orphans[name] = {pi.key: pi.pod for pi in pis}
@@ -618,7 +620,7 @@ def describe(cluster: ClusterState, snapshot, pending=None) -> dict:
             "pvcs": sorted(ni.pvc_ref_counts.items()),
             "images": [(k, v.size, v.num_nodes) for k, v in ni.image_states.items()],
         })
-    from .snapshot import SIGNATURE_INFO
+    from .types import SIGNATURE_INFO
 
     idx = index_of(snapshot)
     index = {"signatures": sorted((repr(SIGNATURE_INFO[sig]), sorted(nodes_.items()))

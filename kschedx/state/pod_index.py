@@ -19,7 +19,7 @@ from collections import Counter
 from operator import attrgetter
 
 from .podaffinity import affinity_terms
-from .snapshot import SIGNATURE_INFO
+from .types import SIGNATURE_INFO
 
 # False: plugins walk every node's pods as before (tests compare the two).
 ENABLED = True

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 
 from ..api.labels import EVERYTHING, NOTHING, Selector, SelectorError, label_selector
-from .snapshot import SIGNATURE_INFO
+from .types import SIGNATURE_INFO
 
 HOSTNAME_KEY = "kubernetes.io/hostname"
 ZONE_KEY = "topology.kubernetes.io/zone"

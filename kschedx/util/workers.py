@@ -17,14 +17,13 @@ Ctrl-C (the parent stops them) and never write to stdout.
 
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import signal
 import struct
 import sys
 
-from .gc_policy import collector_paused, pauses_collector
+from .gc_policy import collector_paused, freeze_all, pauses_collector
 
 _HEADER = struct.Struct("<q")  # payload length; -1: the task failed
 _STOP = -1
@@ -39,7 +38,7 @@ class WorkerPool:
         self.outstanding: list[int] = []  # per worker: items sent, result not yet read
         sys.stdout.flush()
         sys.stderr.flush()
-        gc.freeze()  # what the run built so far stays out of every collection (and its pages unwritten)
+        freeze_all()  # what the run built so far stays out of every collection (and its pages unwritten)
         try:
             for _ in range(jobs):
                 self.workers.append(_Worker.fork(task, self.workers))

@@ -9,9 +9,10 @@ import copy
 from kschedx.state.cluster import ClusterState, build_cluster
 from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.interface import NodeScore
-from kschedx.framework.runner import Framework
+from kschedx.framework.runtime import Framework
 from kschedx.framework.status import Code
-from kschedx.state.snapshot import NodeInfo, PodInfo, build_snapshot
+from kschedx.state.snapshot import build_snapshot
+from kschedx.state.types import NodeInfo, PodInfo
 from kschedx.sources.fixtures import Origin
 
 __all__ = [

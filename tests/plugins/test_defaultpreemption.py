@@ -20,11 +20,12 @@ from kschedx.framework.preemption import (
 from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.fit_error import fit_error_message
 from kschedx.framework.interface import Plugin
-from kschedx.framework.runner import NodeToStatus, PodResult
+from kschedx.framework.interface import NodeToStatus
+from kschedx.framework.records import PodResult
 from kschedx.framework.status import Code, Status
 from kschedx.api.labels import selector_from_set
 from kschedx.plugins.defaultpreemption import DefaultPreemption, validate_args
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 from builders import (
     HIGH, LARGE, LOW, MEDIUM, MID, NEG, NODE_RES, ONE_POD, SMALL, VERY_HIGH, VERY_LARGE, epoch, framework, pdb,
     pod_info,
@@ -55,7 +56,7 @@ class Env:
 
     def pre_filter(self, pi) -> CycleState:
         state = CycleState()
-        _, st, _ = self.fw._run_pre_filter(state, pi, PodResult(pi))
+        _, st, _ = self.fw.run_pre_filter_plugins(state, pi, PodResult(pi))
         assert st is None or st.is_success(), st
         return state
 

@@ -11,9 +11,9 @@ import yaml
 from builders import framework
 from kschedx.features import Features
 from kschedx.framework.cycle_state import CycleState
-from kschedx.framework.runner import queue_order
+from kschedx.framework.queue import queue_order
 from kschedx.framework.status import Code
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 
 BASE = """
 apiVersion: v1

@@ -16,9 +16,9 @@ import yaml
 from builders import framework
 from kschedx.features import Features
 from kschedx.framework.cycle_state import CycleState
-from kschedx.framework.runner import queue_order
+from kschedx.framework.queue import queue_order
 from kschedx.state.dra import time_nanos
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 
 V135, V136 = Features("1.35"), Features("1.36")
 

@@ -84,7 +84,7 @@ def test_image_volumes_count_from_1_36(name, the_pod, v136, v135):
         assert run_score(ImageLocality(fw), the_pod, infos) == expected, version
         # score_all, the batch path, agrees.
         from kschedx.framework.cycle_state import CycleState
-        from kschedx.state.snapshot import PodInfo
+        from kschedx.state.types import PodInfo
 
         assert ImageLocality(fw).score_all(CycleState(), PodInfo(the_pod), infos) == [s for _, s in expected]
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from kschedx.state import cache
 from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.status import DeferredStatus
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 from kschedx.plugins.interpodaffinity import filtering
 from builders import Env, P, admitted, label_selector, namespace, requirement
 from builders import affinity_term as term
@@ -310,7 +311,7 @@ def _add_remove(pending, existing_pods, added, want_anti, want_existing, want_af
     before = state.read(filtering.PRE_FILTER_STATE_KEY)
     snapshot_anti = dict(before.anti_affinity_counts), dict(before.existing_anti_affinity_counts)
     snapshot_aff = dict(before.affinity_counts)
-    from kschedx.state.snapshot import PodInfo
+    from kschedx.state.types import PodInfo
 
     added["metadata"].setdefault("uid", "uid-added")
     added_pi = PodInfo(added)
@@ -432,7 +433,7 @@ def test_nominated_pods_count_through_add_pod():
     nominated["status"] = {"nominatedNodeName": "nodeA"}
     incoming = P("incoming").label("app", "web").pod_anti_affinity_in("app", "hostname", ["web"]).obj()
     cluster = admitted(*abc_nodes("z1", "z1"), nominated, incoming)
-    from kschedx.state.snapshot import PodInfo
+    from kschedx.state.types import PodInfo
 
     fw = new_framework(cluster, tie_break="name", seed=None)
     pi = PodInfo(next(p for p in cluster.pods if p["metadata"]["name"] == "incoming"))
@@ -458,7 +459,7 @@ def test_table_explanations_are_worked_out_when_read():
     assert [(st.code, st.reasons, st.details) for st in read[:2]] == \
         [(st.code, st.reasons, st.details) for st in eager[:2]]
     late[0].settle()  # settled while the snapshot is unchanged: kept
-    env.snapshot.assume(PodInfo(P("web-2").uid("web-2").label("app", "web").obj()), "nodeA")
+    cache.assume_pod(env.snapshot, PodInfo(P("web-2").uid("web-2").label("app", "web").obj()), "nodeA")
     assert late[0].details == eager[0].details
     with pytest.raises(RuntimeError, match="after the node changed"):
         late[1].details

@@ -11,7 +11,7 @@ from builders import requirement as expr
 from kschedx.framework.cycle_state import CycleState
 from kschedx.api.labels import NodeSelector, SelectorError, node_selector_requirements
 from kschedx.plugins.nodeaffinity import NodeAffinity, RequiredNodeAffinity
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 
 NO_MATCH = ("UnschedulableAndUnresolvable", ["node(s) didn't match Pod's node affinity/selector"])
 OK = ("Success", [])

@@ -13,7 +13,7 @@ from builders.pods import container
 
 from kschedx.features import Features
 from kschedx.framework.cycle_state import CycleState
-from kschedx.framework.runner import Framework
+from kschedx.framework.runtime import Framework
 from kschedx.plugins.nodedeclaredfeatures import (
     ERR_REASON,
     REGISTRY_V136,
@@ -22,7 +22,8 @@ from kschedx.plugins.nodedeclaredfeatures import (
     try_map,
 )
 from kschedx.state.cluster import ClusterState
-from kschedx.state.snapshot import PodInfo, build_snapshot
+from kschedx.state.snapshot import build_snapshot
+from kschedx.state.types import PodInfo
 
 RESTART = "RestartAllContainersOnContainerExits"
 USERNS = "UserNamespacesHostNetworkSupport"

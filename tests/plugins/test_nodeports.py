@@ -6,7 +6,7 @@ import pytest
 from builders import container, make_node, make_pod, node_info, run_filter, sidecar, verdict
 
 from kschedx.plugins.nodeports import NodePorts
-from kschedx.state.snapshot import HostPortInfo
+from kschedx.state.types import HostPortInfo
 
 CONFLICT = ("Unschedulable", ["node(s) didn't have free ports for the requested pod ports"])
 OK = ("Success", [])

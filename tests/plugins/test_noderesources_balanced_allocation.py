@@ -99,7 +99,7 @@ def test_balanced_allocation(features, name, pod, nodes, pods, resources, expect
         from kschedx.framework.cycle_state import CycleState
 
         state = CycleState()
-        from kschedx.state.snapshot import PodInfo
+        from kschedx.state.types import PodInfo
 
         pi = PodInfo(pod)
         pl.pre_score(state, pi, infos)
@@ -117,7 +117,7 @@ def test_score_details_show_both_balances_from_1_36():
     nodes = [node("node1", 10000, 20000)]
     fw = framework_for(nodes, [cpu_only()], features=V136)
     from kschedx.framework.cycle_state import CycleState
-    from kschedx.state.snapshot import PodInfo
+    from kschedx.state.types import PodInfo
 
     pl = NodeResourcesBalancedAllocation(fw)
     pi = PodInfo(cpu_and_memory(None))

@@ -40,7 +40,7 @@ def scores(nodes, pods, pod, args):
     per_node = run_score(pl, pod, infos)
     # The batch path the runner uses gives the same scores.
     from kschedx.framework.cycle_state import CycleState
-    from kschedx.state.snapshot import PodInfo
+    from kschedx.state.types import PodInfo
     state = CycleState()
     pi = PodInfo(pod)
     pl.pre_score(state, pi, infos)
@@ -233,7 +233,7 @@ def test_score_details_name_the_strategy_and_weights():
     fw = framework_for(nodes, [])
     pl = NodeResourcesFit(fw, rtcr([{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 3}], SPREAD_SHAPE))
     from kschedx.framework.cycle_state import CycleState
-    from kschedx.state.snapshot import PodInfo
+    from kschedx.state.types import PodInfo
     d = pl.score_details(CycleState(), PodInfo(reqs(C1_2)), fw.snapshot.get("node1"))
     assert d["strategy"] == "RequestedToCapacityRatio"
     assert d["weights"] == {"cpu": 1, "memory": 3}

@@ -10,7 +10,7 @@ import pytest
 
 from kschedx.plugins.podtopologyspread import filtering
 from kschedx.plugins.podtopologyspread.common import default_selector
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 from builders import Env, P, exists
 from builders import topology_node as node
 

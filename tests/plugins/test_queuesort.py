@@ -5,9 +5,9 @@ creationTimestamp, then fixture order)."""
 import pytest
 from builders import make_pod
 
-from kschedx.framework.runner import queue_order
+from kschedx.framework.queue import queue_order
 from kschedx.plugins.queuesort import PrioritySort
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 
 T1 = "2025-01-01T00:00:00Z"
 T2 = "2025-01-01T00:00:01Z"

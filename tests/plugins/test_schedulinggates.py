@@ -3,7 +3,7 @@
 from builders import make_pod, verdict
 
 from kschedx.plugins.schedulinggates import SchedulingGates
-from kschedx.state.snapshot import PodInfo
+from kschedx.state.types import PodInfo
 
 
 def test_pod_without_gates_passes():

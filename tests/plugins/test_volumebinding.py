@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from kschedx.state import cache
 from kschedx.framework.cycle_state import CycleState
 from kschedx.plugins.volumebinding.binder import (
     ERR_REASON_BIND_CONFLICT,
@@ -525,7 +526,7 @@ def test_reserve_assumes_the_chosen_pv_for_later_cycles():
     p1, p2 = pending(fw, "p1"), pending(fw, "p2")
     r1 = fw.schedule(p1)
     assert (r1.status, r1.selected_node) == ("Scheduled", "l1")
-    fw.snapshot.assume(p1, "l1")
+    cache.assume_pod(fw.snapshot, p1, "l1")
     assert fw.run_reserve_plugins_reserve(r1.cycle_state, p1, "l1") is None
     assert r1.cycle_state.read(STATE_KEY).all_bound is False
     assumed = fw.profile.by_name["VolumeBinding"].binder.pv_cache.get("pv-l1")
@@ -548,7 +549,7 @@ def test_reserve_assumes_the_selected_node_of_a_provisioned_claim():
     a, b = pending(fw, "a"), pending(fw, "b")
     ra = fw.schedule(a)
     assert ra.selected_node == "n1"
-    fw.snapshot.assume(a, "n1")
+    cache.assume_pod(fw.snapshot, a, "n1")
     fw.run_reserve_plugins_reserve(ra.cycle_state, a, "n1")
     rb = fw.schedule(b)
     by_node = {n.name: n for n in rb.nodes}

@@ -15,7 +15,7 @@ changes in a small overlay, so cloning stays cheap for preemption dry runs.
 from __future__ import annotations
 
 from ...framework.status import Code, DeferredStatus, Status
-from ...state.snapshot import generation_mark
+from ...state.types import generation_mark
 from ...state.podaffinity import (
     SignaturePod,
     affinity_terms,
