@@ -10,7 +10,8 @@ from __future__ import annotations
 import io
 
 from kschedx.render.human import render
-from kschedx.render.layout import ASCII, UNICODE, details_text, symbols_for
+from kschedx.render.blocks import ASCII, symbols_for, UNICODE
+from kschedx.render.details import details_text
 
 
 def ok(plugin):
@@ -505,7 +506,7 @@ def test_rich_draws_a_block_again_at_another_width():
     from rich.console import Console
 
     from kschedx.render.human import HumanSink, rich_text
-    from kschedx.render.layout import Line, Span, Table
+    from kschedx.render.blocks import Line, Span, Table
 
     blocks = [Line([Span("word " * 30)]), Table(["a", "b"], rows=[[[Span("x " * 40)], [Span("y")]]])]
     sink = HumanSink(out=io.StringIO(), color=True)

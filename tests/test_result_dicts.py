@@ -79,7 +79,8 @@ def test_the_report_of_shared_dicts_is_the_report_of_a_copy(name):
     # drawn from the document or from a copy sharing nothing, it is the same.
     import copy
 
-    from kschedx.render.layout import ASCII, build
+    from kschedx.render.blocks import ASCII
+    from kschedx.render.layout import build
     from test_reuse import groups_cluster, load
 
     if name == "generated":

@@ -201,26 +201,26 @@ _CEL_DEVICES: dict[int, tuple] = {}
 def _cel_device(driver: str, device: dict):
     """The device as CEL sees it, built once per device object (it keeps
     each expression's result)."""
-    from ..plugins.dynamicresources import cel_env
+    from ..plugins.dynamicresources.cel import compile as cel
 
     hit = _CEL_DEVICES.get(id(device))
     if hit is None or hit[0] is not device:
         if len(_CEL_DEVICES) > 100_000:
             _CEL_DEVICES.clear()
-        hit = _CEL_DEVICES[id(device)] = (device, cel_env.CelDevice(driver, device))
+        hit = _CEL_DEVICES[id(device)] = (device, cel.CelDevice(driver, device))
     return hit[1]
 
 
 def selector_true(expression: str, driver: str, device: dict) -> bool:
     """One CEL selector on one device; False when it does not compile or fails."""
-    from ..plugins.dynamicresources import cel_env
+    from ..plugins.dynamicresources.cel import compile as cel
 
-    compiled = cel_env.compile_selector(expression)
+    compiled = cel.compile_selector(expression)
     if compiled.error is not None:
         return False
     try:
         return bool(compiled.matches(_cel_device(driver, device)))
-    except cel_env.CelRuntimeError:
+    except cel.CelRuntimeError:
         return False
 
 

@@ -15,7 +15,7 @@ import sys
 
 from . import units
 from .chart import ADDED, BAR_WIDTH, FREE, FREED, KEPT, LEGEND_WORDS, MAX_NODES, PLAIN_GLYPHS, RICH_GLYPHS, Usage
-from .layout import FAIL, HEADER, MUTED, PASS, STRONG, WARN, Blank, Line, Span, Table
+from .blocks import Blank, FAIL, HEADER, Line, MUTED, PASS, Span, STRONG, Table, WARN
 from ..result.document import scheduler_text
 
 # What a bar segment means, as a layout style (the Rich renderer colours it).
@@ -50,7 +50,7 @@ def report_document(doc: dict, failures: list[dict]) -> dict:
 
 def render_human(doc: dict, *, out=None, wide: bool = False, color: bool | None = None) -> None:
     from .human import LossyWriter, render_rich, use_color
-    from .layout import ASCII, symbols_for
+    from .blocks import ASCII, symbols_for
 
     out = out if out is not None else sys.stdout
     color = use_color(out) if color is None else color

@@ -241,7 +241,8 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
     for note in pod.get("notes") or ():
         parts.append(f'<p class="muted">{e(note)}</p>')
     if pod.get("sampling") and pod["status"] == "Scheduled":
-        from .layout import UNICODE, sampling_text
+        from .blocks import UNICODE
+        from .texts import sampling_text
 
         parts.append(f'<p class="muted">{e(sampling_text(pod, 8, UNICODE))}</p>')
     summary = _filter_summary(pod, node_detail)
@@ -298,7 +299,8 @@ def _fixes(pod: dict) -> str:
 def _preemption_alternatives(pre: dict) -> str:
     """When preemption's outcome could differ: the human output's line, and
     every outcome listed with its share of examination orders."""
-    from .layout import UNICODE, preemption_search_text, share_text
+    from .blocks import UNICODE
+    from .texts import preemption_search_text, share_text
 
     text = preemption_search_text(pre, 8, UNICODE)
     if not text:

@@ -12,7 +12,8 @@ import re
 import sys
 
 from ..result.sink import ResultSink
-from .layout import ASCII, HEADER, LATER, MUTED, PASS, STRONG, WARN, FAIL, Blank, Line, RenderedBody, Report, Table, symbols_for
+from .blocks import ASCII, Blank, FAIL, HEADER, LATER, Line, MUTED, PASS, STRONG, symbols_for, Table, WARN
+from .layout import RenderedBody, Report
 
 STYLES = {
     PASS: "green",

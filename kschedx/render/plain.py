@@ -3,7 +3,7 @@ the Rich renderer, without colour or terminal control codes."""
 
 from __future__ import annotations
 
-from .layout import Blank, Line, Table
+from .blocks import Blank, Line, Table
 
 
 def cell_text(cell) -> str:

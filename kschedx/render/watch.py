@@ -18,7 +18,7 @@ from datetime import datetime
 
 from ..result.document import API_VERSION
 from .human import HumanSink
-from .layout import MUTED, STRONG, Blank, Line, Span, plural
+from .blocks import Blank, Line, MUTED, plural, Span, STRONG
 from .machine import JsonlSink
 
 WATCH_EVENT_KIND = "WatchEvent"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from kschedx.plugins.dynamicresources.cel_env import CelDevice, CelRuntimeError, compile_selector
-from kschedx.plugins.dynamicresources.semver import Semver, SemverError
+from kschedx.plugins.dynamicresources.cel.compile import CelDevice, CelRuntimeError, compile_selector
+from kschedx.plugins.dynamicresources.cel.semver import Semver, SemverError
 
 DEVICE = CelDevice("gpu.example.com", {
     "name": "gpu-0",

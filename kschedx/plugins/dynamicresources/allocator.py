@@ -36,18 +36,18 @@ FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 EXACT_COUNT = "ExactCount"
 ALL = "All"
 
-_CEL_ENV = None
+_CEL = None
 
 
-def _cel_env():
-    """The cel_env module, imported on first use (celpy costs ~150 ms to
+def _cel():
+    """The CEL selectors (cel/compile.py), imported on first use (celpy costs ~150 ms to
     import) and then kept: selectors are evaluated per device on every node."""
-    global _CEL_ENV
-    if _CEL_ENV is None:
-        from . import cel_env
+    global _CEL
+    if _CEL is None:
+        from .cel import compile as cel
 
-        _CEL_ENV = cel_env
-    return _CEL_ENV
+        _CEL = cel
+    return _CEL
 
 
 def claim_key(claim: dict) -> str:
@@ -698,7 +698,7 @@ class _Run:
     def _selectors_match(self, key, dev: SliceDevice, cls, selectors) -> bool:
         if not selectors:
             return True
-        cel = _cel_env()
+        cel = _cel()
         consumable = self.f.consumable_capacity
 
         def where():
@@ -963,7 +963,7 @@ def _device_reason(run: "_Run", key, rd: RequestData, dev: SliceDevice, pool: Po
         return ("has binding conditions, which need DRADeviceBindingConditions and DRAResourceClaimDeviceStatus "
                 "(feature gates)")
     cls = rd.device_class
-    cel = _cel_env()
+    cel = _cel()
     selectable = run.matches.get((dev.id, key))
     for where, selectors in () if selectable else (("DeviceClass " + cls["metadata"]["name"], (cls.get("spec") or {}).get("selectors") or []),
                              ("request", request.selectors)):

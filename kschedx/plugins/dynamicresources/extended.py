@@ -216,7 +216,7 @@ def dra_resource_totals(snapshot, node_info, resource: str, consumable_capacity:
 
 
 def _dra_resource_totals(st, node_info, resource: str, consumable: bool) -> tuple[int, int]:
-    from . import cel_env
+    from .cel import compile as cel
 
     cls = st.extended_resource_class(resource)
     if cls is None:
@@ -248,18 +248,18 @@ def _dra_resource_totals(st, node_info, resource: str, consumable: bool) -> tupl
                 # The scorers' CEL input has no allowMultipleAllocations (false).
                 cdev = cel_devices.get(id(d))
                 if cdev is None:
-                    cdev = cel_devices[id(d)] = cel_env.CelDevice(
+                    cdev = cel_devices[id(d)] = cel.CelDevice(
                         driver, {k: v for k, v in d.items() if k != "allowMultipleAllocations"})
                 ok = True
                 for sel in selectors:
-                    compiled = cel_env.compile_selector(sel["cel"].get("expression", ""), consumable)
+                    compiled = cel.compile_selector(sel["cel"].get("expression", ""), consumable)
                     if compiled.error is not None:
                         return 0, 0
                     try:
                         if not compiled.matches(cdev):
                             ok = False
                             break
-                    except cel_env.CelRuntimeError:
+                    except cel.CelRuntimeError:
                         return 0, 0
                 if not ok:
                     continue

@@ -27,10 +27,10 @@ _CEL_DEVICE = None
 
 
 def _cel_device():
-    """cel_env.CelDevice, imported on first use (celpy is slow to import)."""
+    """cel/compile.py's CelDevice, imported on first use (celpy is slow to import)."""
     global _CEL_DEVICE
     if _CEL_DEVICE is None:
-        from .cel_env import CelDevice
+        from .cel.compile import CelDevice
 
         _CEL_DEVICE = CelDevice
     return _CEL_DEVICE

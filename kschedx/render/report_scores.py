@@ -1,0 +1,129 @@
+"""The report's Score section: the best nodes with each plugin's weighted
+score, and what separates the winner from the next."""
+
+from __future__ import annotations
+
+from .blocks import GROUP_NAMES, MUTED, PASS, STRONG, WARN, Blank, Table, cell_of, line_of, names_text, plural
+
+# Score rows shown without -o wide.
+SCORE_ROWS = 10
+
+
+class ScoreSections:
+    """Report's Score section (a mixin of render/layout.py's Report)."""
+
+    def scores(self, pod: dict) -> None:
+        sym = self.sym
+        nodes = pod.get("nodes") or []
+        scored = [n for n in nodes if n.get("scores") is not None]
+        if not scored:
+            for note in pod.get("notes") or ():
+                self.add(line_of(("note: " + note, MUTED), indent=2))
+            return
+        scored.sort(key=lambda n: (-(n.get("totalScore") or 0), n["name"]))
+        by_plugin: dict[str, list] = {}  # in order of first appearance
+        for n in scored:
+            for s in n["scores"]:
+                by_plugin.setdefault(s["plugin"], []).append(s)
+        plugins = list(by_plugin)
+        weights = {}
+        skipped_everywhere = []
+        zero_everywhere = []  # e.g. DynamicResources for a pod without claims: a column of 0s says nothing
+        for p in plugins:
+            entries = by_plugin[p]
+            weights[p] = entries[0].get("weight", 1)
+            if all(s.get("skipped") for s in entries):
+                skipped_everywhere.append(p)
+            elif all(not s.get("skipped") and not s.get("weighted") for s in entries):
+                zero_everywhere.append(p)
+        columns = plugins if self.wide else [p for p in plugins
+                                             if p not in skipped_everywhere and p not in zero_everywhere]
+        top = pod.get("topNodes") or []
+        selected = pod.get("selectedNode")
+        table = Table(["Score", "", "total"] + [f"{p} {sym.times}{weights[p]}" for p in columns],
+                      align=["left", "left", "right"] + ["right"] * len(columns))
+        shown = scored if self.wide else scored[:SCORE_ROWS]
+        for n in shown:
+            mark = ""
+            if n["name"] == selected:
+                mark = sym.star
+            elif len(top) > 1 and n["name"] in top:
+                mark = sym.tie
+            by_plugin = {s["plugin"]: s for s in n["scores"]}
+            row = [cell_of((n["name"], STRONG if n["name"] == selected else None)), cell_of((mark, PASS)),
+                   cell_of((str(n.get("totalScore")), STRONG if n["name"] == selected else None))]
+            for p in columns:
+                s = by_plugin.get(p)
+                if s is None or s.get("skipped"):
+                    row.append(cell_of(("skip" if s is not None else "", MUTED)))
+                elif self.wide:
+                    row.append(cell_of(f"{s['weighted']} ({s['raw']}{sym.arrow}{s['normalized']})"))
+                else:
+                    row.append(cell_of(str(s["weighted"])))
+            table.rows.append(row)
+        self.add(Blank())
+        self.add(table)
+        if len(shown) < len(scored):
+            self.add(line_of((f"{sym.ellipsis} {plural(len(scored) - len(shown), 'more scored node')} "
+                            "(-o wide shows all)", MUTED), indent=2))
+        legend = [f"{sym.star} selected"]
+        if len(top) > 1:
+            legend.append(f"{sym.tie} tied for the top score")
+        legend.append(f"cells: weighted score (normalized {sym.times} weight)")
+        if self.wide:
+            legend.append(f"(raw {sym.arrow} normalized)")
+        self.add(line_of((f" {sym.dot} ".join(legend), MUTED), indent=2))
+        if zero_everywhere and not self.wide:
+            self.add(line_of((f"0 on every node: {', '.join(zero_everywhere)}", MUTED), indent=2))
+        if skipped_everywhere and not self.wide:
+            self.add(line_of((f"not scoring this pod (PreScore returned Skip): {', '.join(skipped_everywhere)}", MUTED),
+                           indent=2))
+
+        # ties, coverage, and why the winner won
+        best = scored[0].get("totalScore")
+        limit = None if self.wide else GROUP_NAMES
+        if len(top) > 1:
+            tie_break = self.doc.get("tieBreak", "random")
+            self.add(line_of((f"tie: {plural(len(top), 'node')} share the top score {best} "
+                            f"({names_text(top, limit, sym)}); tie-break {tie_break} chose {selected}", WARN),
+                           ((" (at random, as kube-scheduler: --tie-break name or --seed N choose the same "
+                             "node every run)") if tie_break == "random" else "", MUTED), indent=2))
+            coverage = self.coverage(nodes, scored, pod)
+        else:
+            coverage = f"ties: none {sym.dot} " + self.coverage(nodes, scored, pod)
+        self.add(line_of(coverage, indent=2))
+        if len(top) == 1 and len(scored) > 1 and selected == scored[0]["name"]:
+            self.add(line_of(self.margin(scored[0], scored[1]), indent=2))
+        for note in pod.get("notes") or ():
+            self.add(line_of(("note: " + note, MUTED), indent=2))
+
+    def coverage(self, nodes: list[dict], scored: list[dict], pod: dict | None = None) -> str:
+        if pod is not None and self.shown_part(pod):
+            # The shown nodes are a choice (--nodes): counting them says nothing.
+            return f"scores shown for {plural(len(scored), 'node')} (--nodes {self.doc.get('nodeDetail') or ''})"
+        out = f"nodes scored: {len(scored)} of {len(nodes)}"
+        lost = [n for n in nodes if n.get("scores") is None]
+        if not lost:
+            return out
+        by_plugin: dict[str, list[str]] = {}
+        for n in lost:
+            reason = n.get("firstFailure") or ("feasible, not scored" if n.get("feasible") else "?")
+            by_plugin.setdefault(reason, []).append(n["name"])
+        parts = []
+        for plugin, names in sorted(by_plugin.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            if len(names) <= GROUP_NAMES or self.wide:
+                parts.append(f"{', '.join(names)} ({plugin})")
+            else:
+                parts.append(f"{len(names)} nodes ({plugin})")
+        return out + f" {self.sym.dot} filtered out: " + "; ".join(parts)
+
+    def margin(self, first: dict, second: dict) -> str:
+        """Why the winner won: its lead over the runner-up, plugin by plugin."""
+        sym = self.sym
+        a = {s["plugin"]: s["weighted"] for s in first["scores"]}
+        b = {s["plugin"]: s["weighted"] for s in second["scores"]}
+        diffs = [(p, a.get(p, 0) - b.get(p, 0)) for p in a]
+        diffs = sorted((d for d in diffs if d[1]), key=lambda d: -d[1])
+        lead = (first.get("totalScore") or 0) - (second.get("totalScore") or 0)
+        parts = ", ".join(f"{p} {'+' if d > 0 else sym.minus}{abs(d)}" for p, d in diffs)
+        return f"why {first['name']}: it leads {second['name']} by {lead}" + (f" ({parts})" if parts else "")
