@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import copy
 
+from types import SimpleNamespace
+
+from kschedx.features import default_features
 from kschedx.state.cluster import ClusterState, build_cluster
 from kschedx.framework.cycle_state import CycleState
 from kschedx.framework.interface import NodeScore
@@ -22,6 +25,7 @@ __all__ = [
     "filter_all",
     "framework",
     "framework_for",
+    "handle_at",
     "node_info",
     "pod_info",
     "rejection",
@@ -42,19 +46,31 @@ def cluster_of(nodes=(), pods=()) -> ClusterState:
     return ClusterState(nodes=list(nodes), pods=list(pods))
 
 
-def framework_for(nodes=(), pods=(), *, plugin_args=None, tie_break="name", features=None) -> Framework:
+def handle_at(version: str):
+    """What a plugin made without a framework reads (a plugin test's unit):
+    the version's default features; no snapshot, no cluster."""
+    return SimpleNamespace(features=default_features(version), snapshot=None, cluster=None)
+
+
+def _features(features, version):
+    return features if features is not None else default_features(version) if version is not None else None
+
+
+def framework_for(nodes=(), pods=(), *, plugin_args=None, tie_break="name", features=None, version=None) -> Framework:
     """A Framework with the default profile over these nodes and bound pods,
-    as built (no admission). `features`: the version and gates (the newest
-    version's defaults when None)."""
-    snap = build_snapshot(cluster_of(nodes, pods), features)
+    as built (no admission). `features`, or `version`'s defaults: the version
+    and gates (the newest version's defaults when neither: tests of plugins
+    name theirs)."""
+    snap = build_snapshot(cluster_of(nodes, pods), _features(features, version))
     return Framework(snap, tie_break=tie_break, plugin_args=plugin_args)
 
 
-def framework(*objects, tie_break="name", seed=None, plugin_args=None, features=None) -> Framework:
+def framework(*objects, tie_break="name", seed=None, plugin_args=None, features=None, version=None) -> Framework:
     """A Framework with the default profile over any objects, admitted as a
-    fixture file is (see `admitted`), for `features` (the newest version's
-    defaults when None)."""
-    return Framework(build_snapshot(admitted(*objects), features), tie_break=tie_break, seed=seed,
+    fixture file is (see `admitted`), for `features` or `version`'s defaults
+    (the newest version's defaults when neither: tests of plugins name
+    theirs)."""
+    return Framework(build_snapshot(admitted(*objects), _features(features, version)), tie_break=tie_break, seed=seed,
                      plugin_args=plugin_args)
 
 
@@ -81,11 +97,11 @@ class Env:
     """An incoming pod against a cluster of admitted objects (copies of those
     given), with a default-profile framework: one plugin at a time."""
 
-    def __init__(self, pod, pods=(), nodes=(), others=(), plugin_args=None, features=None):
+    def __init__(self, pod, pods=(), nodes=(), others=(), plugin_args=None, features=None, version=None):
         incoming = copy.deepcopy(pod)
         incoming["spec"].pop("nodeName", None)
         objects = [copy.deepcopy(o) for o in [*others, *nodes, *pods]]
-        self.fw = framework(*objects, incoming, plugin_args=plugin_args, features=features)
+        self.fw = framework(*objects, incoming, plugin_args=plugin_args, features=features, version=version)
         self.cluster = self.fw.cluster
         self.snapshot = self.fw.snapshot
         self.pod_info = PodInfo(incoming)

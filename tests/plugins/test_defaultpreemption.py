@@ -33,6 +33,10 @@ from builders import (
 from builders import preemption_node as node
 from builders import preemption_pod as pod
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 U = Code.UNSCHEDULABLE
 UU = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 
@@ -42,7 +46,7 @@ class Env:
     holds the pending pods' nominations; `plugin` is its DefaultPreemption."""
 
     def __init__(self, objects, tie_break="name", seed=None):
-        self.fw = framework(*objects, tie_break=tie_break, seed=seed)
+        self.fw = framework(*objects, tie_break=tie_break, seed=seed, version=VERSION)
         self.cluster = self.fw.cluster
         self.snapshot = self.fw.snapshot
         for p in self.cluster.pending_pods():

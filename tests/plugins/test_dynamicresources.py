@@ -15,6 +15,10 @@ from kschedx.framework.queue import queue_order
 from kschedx.framework.status import Code
 from kschedx.state.types import PodInfo
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 BASE = """
 apiVersion: v1
 kind: Node
@@ -91,7 +95,7 @@ V135, V136 = Features("1.35"), Features("1.36")
 
 
 def run(pod_obj, *objects, features=None):
-    fw = framework(*yaml.safe_load_all(BASE), pod_obj, *objects, features=features)
+    fw = framework(*yaml.safe_load_all(BASE), pod_obj, *objects, features=features, version=VERSION)
     pi = queue_order([PodInfo(p) for p in fw.cluster.pending_pods()])[0]
     return fw, pi, fw.schedule(pi)
 
@@ -111,7 +115,7 @@ def test_pod_without_claims_is_skipped_everywhere():
 
 
 def test_post_filter_without_claims():
-    pl = framework().profile.by_name["DynamicResources"]
+    pl = framework(version=VERSION).profile.by_name["DynamicResources"]
     state = CycleState()
     pi = PodInfo(yaml.safe_load(POD))
     assert pl.pre_filter(state, pi, [])[1].code == Code.SKIP
@@ -328,7 +332,7 @@ def test_nodes_without_pools_share_one_allocation_outcome(monkeypatch, requests)
     from kschedx.plugins.dynamicresources import plugin as dra_plugin
 
     def cycle():
-        fw = framework(*yaml.safe_load_all(BASE), pod(), claim(requests=requests), *_poolless_nodes(4))
+        fw = framework(*yaml.safe_load_all(BASE), pod(), claim(requests=requests), *_poolless_nodes(4), version=VERSION)
         pi = queue_order([PodInfo(p) for p in fw.cluster.pending_pods()])[0]
         return fw.schedule(pi)
 

@@ -16,6 +16,10 @@ from builders import affinity_term as term
 from builders import rejection as verdict
 from builders import topology_node as node
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 IPA = "InterPodAffinity"
 AFF = ("UnschedulableAndUnresolvable", ("node(s) didn't match pod affinity rules",))
 ANTI = ("Unschedulable", ("node(s) didn't match pod anti-affinity rules",))
@@ -156,7 +160,7 @@ SINGLE_NODE = [
 
 @pytest.mark.parametrize("name,pod,pods,want_pre,want", SINGLE_NODE, ids=[c[0] for c in SINGLE_NODE])
 def test_required_affinity_single_node(name, pod, pods, want_pre, want):
-    env = Env(pod, pods, [NODE1], NAMESPACES)
+    env = Env(pod, pods, [NODE1], NAMESPACES, version=VERSION)
     pre, statuses = env.filter_all(IPA)
     if want_pre == SKIP:
         assert pre is not None and pre.is_skip()
@@ -168,7 +172,7 @@ def test_required_affinity_single_node(name, pod, pods, want_pre, want):
 def test_invalid_label_value_fails_pre_filter():
     pod = P().labels(POD_LABEL).pod_affinity_in("service", "region", ["{{.bad-value.}}"]) \
         .pod_affinity_in("service", "node", ["antivirusscan", "value2"]).obj()
-    env = Env(pod, [], [NODE1])
+    env = Env(pod, [], [NODE1], version=VERSION)
     pre, _ = env.filter_all(IPA)
     assert pre.code.label == "UnschedulableAndUnresolvable"
     assert pre.reasons[0].startswith("parsing pod: requiredAffinityTerms: ")
@@ -276,7 +280,7 @@ MULTI_NODE = [
 
 @pytest.mark.parametrize("name,pod,pods,nodes,want_pre,want", MULTI_NODE, ids=[c[0] for c in MULTI_NODE])
 def test_required_affinity_multiple_nodes(name, pod, pods, nodes, want_pre, want):
-    env = Env(pod, pods, nodes, [namespace("NS1")])
+    env = Env(pod, pods, nodes, [namespace("NS1")], version=VERSION)
     pre, statuses = env.filter_all(IPA)
     if want_pre == SKIP:
         assert pre is not None and pre.is_skip()
@@ -286,7 +290,7 @@ def test_required_affinity_multiple_nodes(name, pod, pods, nodes, want_pre, want
 
 
 def test_filter_without_pre_filter_is_an_error():
-    env = Env(P().obj(), [], [NODE1])
+    env = Env(P().obj(), [], [NODE1], version=VERSION)
     from kschedx.framework.interface import PluginError
 
     with pytest.raises(PluginError, match='error reading "PreFilterInterPodAffinity"'):
@@ -305,7 +309,7 @@ COMPLEX = [term(in_("foo", "bar", "buzz"), "region"),
 
 def _add_remove(pending, existing_pods, added, want_anti, want_existing, want_aff):
     nodes = [node("nodeA", LABEL1), node("nodeB", LABEL2), node("nodeC", LABEL3)]
-    env = Env(pending, existing_pods, nodes)
+    env = Env(pending, existing_pods, nodes, version=VERSION)
     state, st = env.pre_filter(IPA)
     assert st is None
     before = state.read(filtering.PRE_FILTER_STATE_KEY)
@@ -369,7 +373,7 @@ def test_add_remove_pod_affinity_and_anti_affinity():
 def test_anti_affinity_details_name_the_pods():
     pod = P().pod_anti_affinity_in("app", "zone", ["web"]).obj()
     pods = [P("web-1").label("app", "web").node("nodeA").obj()]
-    env = Env(pod, pods, abc_nodes("z1", "z1", "z2"))
+    env = Env(pod, pods, abc_nodes("z1", "z1", "z2"), version=VERSION)
     _, statuses = env.filter_all(IPA)
     d = statuses["nodeB"].details
     t = d["requiredAntiAffinityTerms"][0]
@@ -381,7 +385,7 @@ def test_anti_affinity_details_name_the_pods():
 def test_existing_anti_affinity_details_name_the_pods():
     pod = P().label("app", "web").obj()
     pods = [P("db-0").node("nodeA").pod_anti_affinity_in("app", "hostname", ["web"]).obj()]
-    env = Env(pod, pods, abc_nodes("z1", "z1"))
+    env = Env(pod, pods, abc_nodes("z1", "z1"), version=VERSION)
     _, statuses = env.filter_all(IPA)
     d = statuses["nodeA"].details
     assert d["existingPods"] == [{"pod": "default/db-0", "node": "nodeA", "topologyValue": "nodeA",
@@ -391,7 +395,7 @@ def test_existing_anti_affinity_details_name_the_pods():
 
 def test_affinity_first_of_group_is_explained():
     pod = P().label("app", "web").pod_affinity_in("app", "zone", ["web"]).obj()
-    env = Env(pod, [], abc_nodes("z1"))
+    env = Env(pod, [], abc_nodes("z1"), version=VERSION)
     _, statuses = env.filter_all(IPA)
     st = statuses["nodeA"]
     assert st.is_success() and st.details["firstOfGroup"] is True
@@ -404,7 +408,7 @@ def test_match_label_keys_are_merged_at_admission():
         {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "hostname", "matchLabelKeys": ["rev"]}]}}
     pods = [P("old").labels({"app": "web", "rev": "1"}).node("nodeA").obj(),
             P("new").labels({"app": "web", "rev": "2"}).node("nodeB").obj()]
-    env = Env(pod, pods, abc_nodes("z1", "z1", "z1"))
+    env = Env(pod, pods, abc_nodes("z1", "z1", "z1"), version=VERSION)
     _, statuses = env.filter_all(IPA)
     assert [verdict(statuses[n]) for n in ("nodeA", "nodeB", "nodeC")] == [None, ANTI, None]
     exprs = env.pod_info.spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0][
@@ -417,7 +421,7 @@ def test_mismatch_label_keys_merge_is_idempotent():
     pod["spec"]["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchExpressions": [{"key": "tenant", "operator": "NotIn", "values": ["a"]}]},
          "topologyKey": "zone", "mismatchLabelKeys": ["tenant"]}]}}
-    env = Env(pod, [], abc_nodes("z1"))
+    env = Env(pod, [], abc_nodes("z1"), version=VERSION)
     exprs = env.pod_info.spec["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0][
         "labelSelector"]["matchExpressions"]
     assert exprs == [{"key": "tenant", "operator": "NotIn", "values": ["a"]}]
@@ -449,7 +453,7 @@ def test_table_explanations_are_worked_out_when_read():
     # filter's when read before the snapshot changes, an error after.
     pod = P().pod_anti_affinity_in("app", "zone", ["web"]).obj()
     pods = [P("web-1").label("app", "web").node("nodeA").obj()]
-    env = Env(pod, pods, abc_nodes("z1", "z1", "z2"))
+    env = Env(pod, pods, abc_nodes("z1", "z1", "z2"), version=VERSION)
     pl, nodes = env.plugin(IPA), env.snapshot.node_infos
     state = CycleState()
     pl.pre_filter(state, env.pod_info, nodes)

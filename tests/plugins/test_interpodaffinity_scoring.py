@@ -7,6 +7,10 @@ from __future__ import annotations
 from builders import PREFERRED, REQUIRED, Env, P, namespace
 from builders import topology_node as node
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 IPA = "InterPodAffinity"
 
 NODES = [
@@ -17,7 +21,7 @@ NODES = [
 
 
 def test_no_terms_anywhere_skips():
-    env = Env(P().label("security", "S1").obj(), [P().node("node1").label("security", "S1").obj()], NODES)
+    env = Env(P().label("security", "S1").obj(), [P().node("node1").label("security", "S1").obj()], NODES, version=VERSION)
     st, _ = env.scores(IPA)
     assert st.is_skip()
 
@@ -25,7 +29,7 @@ def test_no_terms_anywhere_skips():
 def test_preferred_affinity_favours_the_matching_domain():
     pod = P().pod_affinity_in("security", "region", ["S1"], kind=PREFERRED, weight=5).obj()
     pods = [P().node("node1").label("security", "S1").obj(), P().node("node2").label("security", "S2").obj()]
-    env = Env(pod, pods, NODES)
+    env = Env(pod, pods, NODES, version=VERSION)
     st, scores = env.scores(IPA)
     assert st is None
     assert scores == {"node1": 100, "node2": 0, "node3": 0}
@@ -37,7 +41,7 @@ def test_preferred_affinity_sums_weights_over_pods_and_terms():
     pods = [P().node("node1").label("security", "S1").obj(),
             P().node("node2").label("security", "S1").obj(), P().node("node2").label("security", "S1").obj(),
             P().node("node3").label("disk", "ssd").obj()]
-    env = Env(pod, pods, NODES)
+    env = Env(pod, pods, NODES, version=VERSION)
     st, scores = env.scores(IPA)
     # raw: node1 5, node2 10, node3 8 -> (s - 5) / 5 * 100
     assert scores == {"node1": 0, "node2": 100, "node3": 60}
@@ -46,7 +50,7 @@ def test_preferred_affinity_sums_weights_over_pods_and_terms():
 def test_preferred_anti_affinity_disfavours_the_matching_domain():
     pod = P().pod_anti_affinity_in("security", "region", ["S1"], kind=PREFERRED, weight=5).obj()
     pods = [P().node("node1").label("security", "S1").obj()]
-    env = Env(pod, pods, NODES)
+    env = Env(pod, pods, NODES, version=VERSION)
     _, scores = env.scores(IPA)
     assert scores == {"node1": 0, "node2": 100, "node3": 100}
 
@@ -54,10 +58,10 @@ def test_preferred_anti_affinity_disfavours_the_matching_domain():
 def test_existing_pods_required_affinity_uses_hard_pod_affinity_weight():
     pod = P().label("app", "db").obj()
     pods = [P().node("node1").label("app", "web").pod_affinity_in("app", "region", ["db"]).obj()]
-    env = Env(pod, pods, NODES)
+    env = Env(pod, pods, NODES, version=VERSION)
     st, scores = env.scores(IPA)
     assert st is None and scores == {"node1": 100, "node2": 0, "node3": 0}
-    env = Env(pod, pods, NODES, plugin_args={IPA: {"hardPodAffinityWeight": 0}})
+    env = Env(pod, pods, NODES, plugin_args={IPA: {"hardPodAffinityWeight": 0}}, version=VERSION)
     st, _ = env.scores(IPA)
     assert st.is_skip()
 
@@ -66,7 +70,7 @@ def test_existing_pods_preferred_terms_apply_symmetrically():
     pod = P().label("app", "db").obj()
     pods = [P().node("node1").pod_affinity_in("app", "region", ["db"], kind=PREFERRED, weight=10).obj(),
             P().node("node2").pod_anti_affinity_in("app", "region", ["db"], kind=PREFERRED, weight=10).obj()]
-    env = Env(pod, pods, NODES)
+    env = Env(pod, pods, NODES, version=VERSION)
     _, scores = env.scores(IPA)
     # raw: node1 +10, node2 -10, node3 0 -> (s + 10) / 20 * 100
     assert scores == {"node1": 100, "node2": 0, "node3": 50}
@@ -78,7 +82,7 @@ def test_terms_of_other_namespaces_and_namespace_selector():
                                             namespaceSelector={"matchLabels": {"team": "b"}}).obj()
     pods = [P().namespace("ns2").node("node1").label("app", "x").obj(),
             P().namespace("ns1").node("node2").label("app", "x").obj()]
-    env = Env(pod, pods, NODES, nss)
+    env = Env(pod, pods, NODES, nss, version=VERSION)
     _, scores = env.scores(IPA)
     # namespaceSelector replaces the pod's own namespace: only ns2 counts.
     assert scores == {"node1": 100, "node2": 0, "node3": 0}
@@ -87,7 +91,7 @@ def test_terms_of_other_namespaces_and_namespace_selector():
 def test_nodes_without_labels_contribute_nothing():
     pod = P().pod_affinity_in("app", "region", ["x"], kind=PREFERRED).obj()
     nodes = NODES + [node("bare", {})]
-    env = Env(pod, [P().node("bare").label("app", "x").obj()], nodes)
+    env = Env(pod, [P().node("bare").label("app", "x").obj()], nodes, version=VERSION)
     st, _ = env.scores(IPA)
     assert st.is_skip()
 
@@ -96,7 +100,7 @@ def test_normalize_uses_float_and_truncates():
     pod = P().pod_affinity_in("app", "region", ["x"], kind=PREFERRED, weight=1).obj()
     nodes = [node("a", {"region": "r1"}), node("b", {"region": "r2"}), node("c", {"region": "r3"})]
     pods = [P().node("a").label("app", "x").obj()] + [P().node("b").label("app", "x").obj() for _ in range(3)]
-    env = Env(pod, pods, nodes)
+    env = Env(pod, pods, nodes, version=VERSION)
     _, scores = env.scores(IPA)
     # raw 1, 3, 0: int(100 * (1/3)) = 33
     assert scores == {"a": 33, "b": 100, "c": 0}
@@ -104,7 +108,7 @@ def test_normalize_uses_float_and_truncates():
 
 def test_score_details_name_the_pods():
     pod = P().pod_affinity_in("app", "region", ["x"], kind=PREFERRED, weight=7).obj()
-    env = Env(pod, [P("x1").node("node1").label("app", "x").obj()], NODES)
+    env = Env(pod, [P("x1").node("node1").label("app", "x").obj()], NODES, version=VERSION)
     from kschedx.framework.cycle_state import CycleState
 
     pl = env.plugin(IPA)
@@ -118,7 +122,7 @@ def test_score_details_name_the_pods():
 
 def test_required_terms_do_not_score_for_the_incoming_pod():
     pod = P().pod_affinity_in("app", "region", ["x"], kind=REQUIRED).obj()
-    env = Env(pod, [P().node("node1").label("app", "x").obj()], NODES)
+    env = Env(pod, [P().node("node1").label("app", "x").obj()], NODES, version=VERSION)
     st, _ = env.scores(IPA)
     assert st.is_skip()
 
@@ -139,14 +143,14 @@ def test_do_not_ignore_preferred_terms_of_existing_pods():
     # The S2 pod satisfies node2's pod term (+6 for region India); node1's anti term
     # needs an az label node1 lacks. Normalized: node1 0, node2 100.
     pod, pods, nodes = _existing_with_preferences()
-    st, scores = Env(pod, pods, nodes, plugin_args={IPA: {"ignorePreferredTermsOfExistingPods": False}}).scores(IPA)
+    st, scores = Env(pod, pods, nodes, plugin_args={IPA: {"ignorePreferredTermsOfExistingPods": False}}, version=VERSION).scores(IPA)
     assert st is None and scores == {"node1": 0, "node2": 100}
 
 
 def test_ignore_preferred_terms_of_existing_pods():
     # The incoming pod has no affinity of its own: PreScore skips.
     pod, pods, nodes = _existing_with_preferences()
-    st, _ = Env(pod, pods, nodes, plugin_args={IPA: {"ignorePreferredTermsOfExistingPods": True}}).scores(IPA)
+    st, _ = Env(pod, pods, nodes, plugin_args={IPA: {"ignorePreferredTermsOfExistingPods": True}}, version=VERSION).scores(IPA)
     assert st.is_skip()
 
 
@@ -155,6 +159,6 @@ def test_ignore_preferred_terms_still_scores_pods_with_their_own_terms():
     # own S1-by-region (5) on node1 (China has the S1 pod) + node2's S2 term (+6 India).
     pod, pods, nodes = _existing_with_preferences()
     pod = P().label("security", "S2").pod_affinity_in("security", "region", ["S1"], kind=PREFERRED, weight=5).obj()
-    st, scores = Env(pod, pods, nodes, plugin_args={IPA: {"ignorePreferredTermsOfExistingPods": True}}).scores(IPA)
+    st, scores = Env(pod, pods, nodes, plugin_args={IPA: {"ignorePreferredTermsOfExistingPods": True}}, version=VERSION).scores(IPA)
     # raw node1 5, node2 6 -> (s - 5) * 100 / (6 - 5)
     assert st is None and scores == {"node1": 0, "node2": 100}

@@ -4,7 +4,7 @@ and the component-helpers nodeaffinity selector semantics it relies on
 argument."""
 
 import pytest
-from builders import make_node, make_pod, node_info, required_node_affinity, run_filter, run_score, verdict
+from builders import handle_at, make_node, make_pod, node_info, required_node_affinity, run_filter, run_score, verdict
 from builders import node_selector_term as term
 from builders import requirement as expr
 
@@ -12,6 +12,10 @@ from kschedx.framework.cycle_state import CycleState
 from kschedx.api.labels import NodeSelector, SelectorError, node_selector_requirements
 from kschedx.plugins.nodeaffinity import NodeAffinity, RequiredNodeAffinity
 from kschedx.state.types import PodInfo
+
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
 
 NO_MATCH = ("UnschedulableAndUnresolvable", ["node(s) didn't match Pod's node affinity/selector"])
 OK = ("Success", [])
@@ -94,7 +98,7 @@ FILTER_CASES = [
 @pytest.mark.parametrize("name, pod_kw, labels, node_name, want_pre, want", FILTER_CASES, ids=[c[0] for c in FILTER_CASES])
 def test_prefilter_and_filter(name, pod_kw, labels, node_name, want_pre, want):
     pod = make_pod(**pod_kw)
-    pl = NodeAffinity(None)
+    pl = NodeAffinity(handle_at(VERSION))
     state = CycleState()
     res, st = pl.pre_filter(state, PodInfo(pod), [])
     if want_pre == "Skip":
@@ -119,7 +123,7 @@ def test_prefilter_and_filter(name, pod_kw, labels, node_name, want_pre, want):
     ],
 )
 def test_filter_without_prefilter(pod_kw, labels, want):
-    _, st = run_filter(NodeAffinity(None), make_pod(**pod_kw), node_info(make_node("n", labels=labels)), pre_filter=False)
+    _, st = run_filter(NodeAffinity(handle_at(VERSION)), make_pod(**pod_kw), node_info(make_node("n", labels=labels)), pre_filter=False)
     assert verdict(st) == want
 
 
@@ -159,15 +163,15 @@ SCORE_CASES = [
 @pytest.mark.parametrize("with_prescore", [True, False], ids=["prescore", "no-prescore"])
 def test_score(name, affinity, nodes, expected, with_prescore):
     infos = [node_info(make_node(n, labels=lb)) for n, lb in nodes]
-    got = run_score(NodeAffinity(None), make_pod(affinity=affinity), infos, pre_score=with_prescore)
+    got = run_score(NodeAffinity(handle_at(VERSION)), make_pod(affinity=affinity), infos, pre_score=with_prescore)
     assert got == expected
 
 
 def test_score_prescore_skips_without_preferred_terms():
     infos = [node_info(make_node(n, labels=LABEL1)) for n in ("node1", "node2")]
-    assert run_score(NodeAffinity(None), make_pod(), infos) == "Skip"
+    assert run_score(NodeAffinity(handle_at(VERSION)), make_pod(), infos) == "Skip"
     # Score still works when PreScore did not run: every node scores 0.
-    assert run_score(NodeAffinity(None), make_pod(), infos, pre_score=False) == [("node1", 0), ("node2", 0)]
+    assert run_score(NodeAffinity(handle_at(VERSION)), make_pod(), infos, pre_score=False) == [("node1", 0), ("node2", 0)]
 
 
 # --- addedAffinity (NodeAffinityArgs) --------------------------------------------------
@@ -190,7 +194,7 @@ def added_required(*terms):
      added_required(term(expr("zone", "In", "bar"))), ENFORCED),
 ])
 def test_added_affinity_filter(name, pod_kw, args, want):
-    pl = NodeAffinity(None, args)
+    pl = NodeAffinity(handle_at(VERSION), args)
     ni = node_info(make_node("node2", labels={"zone": "foo"}))
     pre, st = run_filter(pl, make_pod(**pod_kw), ni)
     assert pre is None  # an added selector keeps PreFilter from skipping
@@ -210,19 +214,19 @@ def test_added_affinity_filter(name, pod_kw, args, want):
 def test_added_affinity_score(name, pod_affinity, args, nodes, expected, with_prescore):
     infos = [node_info(make_node(n, labels=lb)) for n, lb in nodes]
     pod = make_pod(affinity=pod_affinity) if pod_affinity else make_pod()
-    assert run_score(NodeAffinity(None, args), pod, infos, pre_score=with_prescore) == expected
+    assert run_score(NodeAffinity(handle_at(VERSION), args), pod, infos, pre_score=with_prescore) == expected
 
 
 def test_added_preferred_terms_of_weight_zero_still_run_prescore():
     # A non-empty added list makes PreScore run even when every term is dropped.
     args = {"addedAffinity": preferred((0, term(expr("foo", "In", "bar"))))["nodeAffinity"]}
     infos = [node_info(make_node("node1", labels=LABEL1))]
-    assert run_score(NodeAffinity(None, args), make_pod(), infos) == [("node1", 0)]
+    assert run_score(NodeAffinity(handle_at(VERSION), args), make_pod(), infos) == [("node1", 0)]
 
 
 def test_invalid_added_affinity_is_refused():
     with pytest.raises(ValueError, match="scheduler|initializing plugin"):
-        NodeAffinity(None, added_required(term(expr("invalid/label/key", "In", "x"))))
+        NodeAffinity(handle_at(VERSION), added_required(term(expr("invalid/label/key", "In", "x"))))
 
 
 # --- component-helpers nodeaffinity: selector semantics --------------------------
@@ -264,7 +268,7 @@ def test_preferred_terms_score_sums_matching_weights():
         (7, term(expr("unknown_label", "In", "unknown_label_val"))),
         (11, term(expr("label_1", "In", "label_1_val"))),
     ))
-    got = run_score(NodeAffinity(None), pod, [node_info(make_node("host_1", labels={"label_1": "label_1_val"}))],
+    got = run_score(NodeAffinity(handle_at(VERSION)), pod, [node_info(make_node("host_1", labels={"label_1": "label_1_val"}))],
                     normalize=False)
     assert got == [("host_1", 16)]
 
@@ -335,14 +339,14 @@ def test_invalid_preferred_term_fails_prescore():
 
     pod = make_pod(affinity=preferred((1, term(expr("invalid key", "In", "label_value"))),
                                       (1, term(expr("label_1", "In", "label_1_val")))))
-    st = NodeAffinity(None).pre_score(CycleState(), PodInfo(pod), [])
+    st = NodeAffinity(handle_at(VERSION)).pre_score(CycleState(), PodInfo(pod), [])
     assert st is not None and st.code.label == "Error"
 
 
 def test_invalid_preferred_term_with_zero_weight_is_ignored():
     pod = make_pod(affinity=preferred((0, term(fields=[name_in("host_1", "host_2")])),
                                       (3, term(expr("label_1", "In", "label_1_val")))))
-    got = run_score(NodeAffinity(None), pod, [node_info(make_node("host_1", labels={"label_1": "label_1_val"}))],
+    got = run_score(NodeAffinity(handle_at(VERSION)), pod, [node_info(make_node("host_1", labels={"label_1": "label_1_val"}))],
                     normalize=False)
     assert got == [("host_1", 3)]
 
@@ -356,7 +360,7 @@ def test_filter_all_agrees_with_filter_on_nodes_of_every_label_set(name, pod_kw,
     values it reads: it must equal filter on each node, for nodes sharing
     and not sharing those values (each label set twice, other names)."""
     pod = PodInfo(make_pod(**pod_kw))
-    pl = NodeAffinity(None)
+    pl = NodeAffinity(handle_at(VERSION))
     state = CycleState()
     pl.pre_filter(state, pod, [])
     nodes = [node_info(make_node(f"{node_name}-{i}" if i else node_name, labels=lbl))

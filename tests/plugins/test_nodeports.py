@@ -3,10 +3,14 @@ TestFits) and HostPortInfo (kube-scheduler framework types_test.go
 TestHostPortInfo_AddRemove / _Check)."""
 
 import pytest
-from builders import container, make_node, make_pod, node_info, run_filter, sidecar, verdict
+from builders import container, handle_at, make_node, make_pod, node_info, run_filter, sidecar, verdict
 
 from kschedx.plugins.nodeports import NodePorts
 from kschedx.state.types import HostPortInfo
+
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
 
 CONFLICT = ("Unschedulable", ["node(s) didn't have free ports for the requested pod ports"])
 OK = ("Success", [])
@@ -49,43 +53,43 @@ CASES = [
 
 @pytest.mark.parametrize("name, want, used, expected", CASES, ids=[c[0] for c in CASES])
 def test_node_ports(name, want, used, expected):
-    pre, st = run_filter(NodePorts(None), port_pod(*want), port_node(*used))
+    pre, st = run_filter(NodePorts(handle_at(VERSION)), port_pod(*want), port_node(*used))
     assert pre is None
     assert verdict(st) == expected
 
 
 def test_pod_without_ports_skips():
-    pre, st = run_filter(NodePorts(None), make_pod(), node_info(make_node("m1")))
+    pre, st = run_filter(NodePorts(handle_at(VERSION)), make_pod(), node_info(make_node("m1")))
     assert verdict(pre) == ("Skip", []) and st is None
 
 
 def test_container_port_without_host_port_is_not_a_host_port():
     pod = make_pod(containers=[container(ports=[{"containerPort": 80, "protocol": "TCP"}])])
-    pre, _ = run_filter(NodePorts(None), pod, port_node("TCP/0.0.0.0/80"))
+    pre, _ = run_filter(NodePorts(handle_at(VERSION)), pod, port_node("TCP/0.0.0.0/80"))
     assert verdict(pre) == ("Skip", [])
 
 
 def test_non_sidecar_init_container_host_port_is_ignored():
     pod = make_pod(init_containers=[container("init", ports=[{"containerPort": 8001, "hostPort": 8001, "protocol": "TCP"}])])
-    pre, st = run_filter(NodePorts(None), pod, port_node("TCP/0.0.0.0/8001"))
+    pre, st = run_filter(NodePorts(handle_at(VERSION)), pod, port_node("TCP/0.0.0.0/8001"))
     assert verdict(pre) == ("Skip", []) and st is None
 
 
 def test_sidecar_init_container_host_port_conflicts():
     pod = make_pod(init_containers=[sidecar(ports=[{"containerPort": 8001, "hostPort": 8001, "protocol": "TCP"}])])
-    _, st = run_filter(NodePorts(None), pod, port_node("TCP/0.0.0.0/8001"))
+    _, st = run_filter(NodePorts(handle_at(VERSION)), pod, port_node("TCP/0.0.0.0/8001"))
     assert verdict(st) == CONFLICT
 
 
 def test_bound_sidecar_host_port_is_used_on_the_node():
     bound = make_pod(init_containers=[sidecar(ports=[{"containerPort": 9000, "hostPort": 9000, "protocol": "TCP"}])])
     ni = node_info(make_node("m1"), bound)
-    _, st = run_filter(NodePorts(None), port_pod("TCP/0.0.0.0/9000"), ni)
+    _, st = run_filter(NodePorts(handle_at(VERSION)), port_pod("TCP/0.0.0.0/9000"), ni)
     assert verdict(st) == CONFLICT
 
 
 def test_conflict_details_list_the_conflicting_ports():
-    _, st = run_filter(NodePorts(None), port_pod("TCP/127.0.0.1/80", "UDP/0.0.0.0/53"),
+    _, st = run_filter(NodePorts(handle_at(VERSION)), port_pod("TCP/127.0.0.1/80", "UDP/0.0.0.0/53"),
                        port_node("TCP/0.0.0.0/80", "UDP/10.0.0.1/53"))
     assert st.details == {"conflictingPorts": ["TCP/80 on 127.0.0.1", "UDP/53"]}
 
@@ -103,7 +107,7 @@ FITS = [
 
 @pytest.mark.parametrize("name, want, used, fits", FITS, ids=[c[0] for c in FITS])
 def test_fits(name, want, used, fits):
-    _, st = run_filter(NodePorts(None), port_pod(*want), port_node(*used))
+    _, st = run_filter(NodePorts(handle_at(VERSION)), port_pod(*want), port_node(*used))
     assert (st is None) is fits
 
 

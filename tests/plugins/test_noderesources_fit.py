@@ -9,11 +9,15 @@ and the args-validation rows are not ported.
 """
 
 import pytest
-from builders import (
+from builders import (handle_at, 
     container, framework_for, make_node, make_pod, node_info, req_containers, run_filter, run_score, sidecar, verdict,
 )
 
 from kschedx.plugins.noderesources.fit import NodeResourcesFit
+
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
 
 EXT_A = "example.com/aaa"
 EXT_B = "example.com/bbb"
@@ -150,7 +154,7 @@ ENOUGH = [
 @pytest.mark.parametrize("name, pod, existing, args, expected, insufficient", ENOUGH, ids=[c[0] for c in ENOUGH])
 def test_enough_requests(name, pod, existing, args, expected, insufficient):
     ni = node_10_20(make_pod(containers=[container(requests=existing)]))
-    pre, st = run_filter(NodeResourcesFit(None, args), pod, ni)
+    pre, st = run_filter(NodeResourcesFit(handle_at(VERSION), args), pod, ni)
     assert pre is None
     assert verdict(st) == expected
     got = [(i["resource"], i["requested"], i["used"], i["allocatable"]) for i in (st.details["insufficient"] if st else [])]
@@ -174,7 +178,7 @@ def pod_level_node():
 def test_pod_level_hugepages(name, pod, expected):
     if not pod["spec"]["containers"]:
         pod["spec"]["containers"] = [container()]
-    _, st = run_filter(NodeResourcesFit(None), pod, pod_level_node())
+    _, st = run_filter(NodeResourcesFit(handle_at(VERSION)), pod, pod_level_node())
     assert verdict(st) == expected
 
 
@@ -194,7 +198,7 @@ def small_node(*existing):
     ],
 )
 def test_not_enough_pods(name, pod, existing):
-    _, st = run_filter(NodeResourcesFit(None), pod, small_node(make_pod(containers=[container(requests=existing)])))
+    _, st = run_filter(NodeResourcesFit(handle_at(VERSION)), pod, small_node(make_pod(containers=[container(requests=existing)])))
     assert verdict(st) == (U, ["Too many pods"])
     assert st.details["insufficient"] == [{"resource": "pods", "requested": 1, "used": 1, "allocatable": 1}]
 
@@ -212,7 +216,7 @@ def test_not_enough_pods(name, pod, existing):
     ],
 )
 def test_storage_requests(name, pod, existing, expected):
-    _, st = run_filter(NodeResourcesFit(None), pod, node_10_20(make_pod(containers=[container(requests=existing)])))
+    _, st = run_filter(NodeResourcesFit(handle_at(VERSION)), pod, node_10_20(make_pod(containers=[container(requests=existing)])))
     assert verdict(st) == expected
 
 
@@ -230,7 +234,7 @@ def test_restartable_init_containers(name, regular, sidecar_req, expected):
     pod = make_pod(containers=[container("regular", requests=regular)],
                    init_containers=[sidecar("restartable-init", requests=sidecar_req)])
     ni = node_info(make_node("n", cpu="2m", memory=0, pods=1))
-    pre, st = run_filter(NodeResourcesFit(None), pod, ni)
+    pre, st = run_filter(NodeResourcesFit(handle_at(VERSION)), pod, ni)
     assert pre is None
     assert verdict(st) == expected
 
@@ -238,17 +242,17 @@ def test_restartable_init_containers(name, regular, sidecar_req, expected):
 def test_unresolvable_only_when_request_exceeds_allocatable_outright():
     ni = node_info(make_node("n", cpu=2, memory="4Gi", pods=10),
                    make_pod(containers=[container(requests={"cpu": "1500m", "memory": "3Gi"})]))
-    _, st = run_filter(NodeResourcesFit(None), pod_of({"cpu": "1", "memory": "5Gi"}), ni)
+    _, st = run_filter(NodeResourcesFit(handle_at(VERSION)), pod_of({"cpu": "1", "memory": "5Gi"}), ni)
     assert verdict(st) == (UU, [ins("cpu"), ins("memory")])
     assert [i["resource"] for i in st.details["insufficient"]] == ["cpu", "memory"]
-    _, st = run_filter(NodeResourcesFit(None), pod_of({"cpu": "1", "memory": "1Gi"}), ni)
+    _, st = run_filter(NodeResourcesFit(handle_at(VERSION)), pod_of({"cpu": "1", "memory": "1Gi"}), ni)
     assert verdict(st) == (U, [ins("cpu")])
 
 
 def test_memory_counts_whole_bytes_rounded_up():
     # 1500m bytes is Value() 2: the pod asks 2 bytes, the node has 1 free.
     ni = node_info(make_node("n", cpu=1, memory=3, pods=10), make_pod(containers=[container(requests={"memory": "2"})]))
-    _, st = run_filter(NodeResourcesFit(None), pod_of({"memory": "1500m"}), ni)
+    _, st = run_filter(NodeResourcesFit(handle_at(VERSION)), pod_of({"memory": "1500m"}), ni)
     assert verdict(st) == (U, [ins("memory")])
     assert st.details["insufficient"][0]["requested"] == 2
 
@@ -328,7 +332,7 @@ LEAST = [
 @pytest.mark.parametrize("name, pod, nodes, pods, resources, expected", LEAST, ids=[c[0] for c in LEAST])
 @pytest.mark.parametrize("with_prescore", [True, False], ids=["prescore", "no-prescore"])
 def test_least_allocated(name, pod, nodes, pods, resources, expected, with_prescore):
-    fw = framework_for(nodes, pods)
+    fw = framework_for(nodes, pods, version=VERSION)
     infos = [fw.snapshot.get(n["metadata"]["name"]) for n in nodes]
     pl = NodeResourcesFit(fw, {"scoringStrategy": {"type": "LeastAllocated", "resources": resources}})
     assert run_score(pl, pod, infos, pre_score=with_prescore) == expected
@@ -337,7 +341,7 @@ def test_least_allocated(name, pod, nodes, pods, resources, expected, with_presc
 def test_least_allocated_uses_defaults_for_missing_requests():
     # 100m / 200Mi for a container without requests: node1 has one such pod.
     nodes = [cap_node("node1", "1", "1000Mi"), cap_node("node2", "1", "1000Mi")]
-    fw = framework_for(nodes, [reqs({}, node="node1")])
+    fw = framework_for(nodes, [reqs({}, node="node1")], version=VERSION)
     infos = [fw.snapshot.get("node1"), fw.snapshot.get("node2")]
     # node1: cpu (1000-200)*100/1000 = 80, memory (1000-400)*100/1000 = 60 -> 70
     # node2: cpu 90, memory 80 -> 85
@@ -348,5 +352,5 @@ def test_least_allocated_ignores_pod_level_requests():
     # Upstream builds the LeastAllocated scorer without the feature flags, so
     # pod-level requests are skipped (the containers' defaults apply).
     pod = make_pod(containers=[container()], pod_resources={"requests": {"cpu": "500m", "memory": "500Mi"}})
-    fw = framework_for([cap_node("node1", "1", "1000Mi")])
+    fw = framework_for([cap_node("node1", "1", "1000Mi")], version=VERSION)
     assert run_score(NodeResourcesFit(fw), pod, [fw.snapshot.get("node1")]) == [("node1", 85)]

@@ -1,9 +1,13 @@
 """NodeUnschedulable Filter (upstream node_unschedulable_test.go)."""
 
 import pytest
-from builders import make_node, make_pod, node_info, run_filter, verdict
+from builders import handle_at, make_node, make_pod, node_info, run_filter, verdict
 
 from kschedx.plugins.nodeunschedulable import NodeUnschedulable
+
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
 
 UNSCHEDULABLE = ("UnschedulableAndUnresolvable", ["node(s) were unschedulable"])
 OK = ("Success", [])
@@ -26,5 +30,5 @@ OK = ("Success", [])
 def test_node_unschedulable(tolerations, unschedulable, expected):
     pod = make_pod(tolerations=tolerations)
     ni = node_info(make_node("n", unschedulable=unschedulable))
-    _, st = run_filter(NodeUnschedulable(None), pod, ni)
+    _, st = run_filter(NodeUnschedulable(handle_at(VERSION)), pod, ni)
     assert verdict(st) == expected

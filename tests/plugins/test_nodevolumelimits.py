@@ -16,6 +16,10 @@ from builders import filter_all as run
 from builders import pod_info as pending
 from builders import volume_pod as pod
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 EBS = "ebs.csi.aws.com"
 GCE = "pd.csi.storage.gke.io"
 EBS_IN_TREE = "kubernetes.io/aws-ebs"
@@ -119,7 +123,7 @@ def limits_case(new, existing, max_vols, drivers, limit_source, va_count=0, extr
         count = max_vols if limit_source == "csinode" else None
         # upstream's table enables EBS migration on every CSINode it builds
         objects.append(csi_node(NODE, {d: count for d in drivers}, migrated=EBS_IN_TREE))
-    fw = framework(*objects)
+    fw = framework(*objects, version=VERSION)
     pre, filters, _ = run(fw, "NodeVolumeLimits", pending(fw, new_pod["metadata"]["name"],
                                                           new_pod["metadata"]["namespace"]))
     if pre is not None and pre.is_skip():
@@ -198,7 +202,7 @@ def test_csi_limits(name, new, existing, max_vols, drivers, source, va, extra, w
 
 def test_details_give_driver_counts_and_the_claim():
     fw = framework(node(NODE), make_pod(EBS_ONE, "new"), make_pod(RUNNING, "e0", NODE), make_pod(EBS_TWO, "e1", NODE),
-                   *storage_objects([EBS]), csi_node(NODE, {EBS: 2}))
+                   *storage_objects([EBS]), csi_node(NODE, {EBS: 2}), version=VERSION)
     _, filters, _ = run(fw, "NodeVolumeLimits", pending(fw, "new"))
     assert filters[NODE].details == {
         "driver": EBS, "limit": 2, "attached": 3, "new": 1,
@@ -211,7 +215,7 @@ def test_details_give_driver_counts_and_the_claim():
 def test_shared_volume_is_counted_once():
     """A pod whose claim is already used on the node adds nothing."""
     fw = framework(node(NODE), make_pod(EBS_TWO, "new"), make_pod(EBS_TWO, "e0", NODE),
-                   *storage_objects([EBS]), csi_node(NODE, {EBS: 2}))
+                   *storage_objects([EBS]), csi_node(NODE, {EBS: 2}), version=VERSION)
     _, filters, _ = run(fw, "NodeVolumeLimits", pending(fw, "new"))
     assert filters[NODE] is None
 
@@ -222,7 +226,7 @@ def test_gce_pd_inline_counts_only_on_nodes_with_a_csinode():
     fw = framework(node("with-csinode"), node("without"), pod("new", volumes=[inline]),
                    pod("e0", volumes=[existing], node_name="with-csinode"),
                    pod("e1", volumes=[existing], node_name="without"),
-                   csi_node("with-csinode", {GCE: 1}))
+                   csi_node("with-csinode", {GCE: 1}), version=VERSION)
     _, filters, _ = run(fw, "NodeVolumeLimits", pending(fw, "new"))
     assert verdict(filters["with-csinode"]) == EXCEEDED
     assert filters["without"] is None
@@ -279,7 +283,7 @@ def test_volume_limit_scaling_wants_the_driver_installed(version, driver, csinod
 
 def test_invalid_inline_ebs_id_is_an_error():
     fw = framework(node(NODE), pod("new", volumes=[{"name": "bad", "awsElasticBlockStore": {"volumeID": "aws://z/x"}}]),
-                   csi_node(NODE, {EBS: 1}))
+                   csi_node(NODE, {EBS: 1}), version=VERSION)
     _, filters, _ = run(fw, "NodeVolumeLimits", pending(fw, "new"))
     assert verdict(filters[NODE]) == (
         "Error", ["converting volume(bad) from inline to csi: failed to translate Kubernetes ID to EBS Volume ID "

@@ -14,6 +14,10 @@ from kschedx.state.types import PodInfo
 from builders import Env, P, exists
 from builders import topology_node as node
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 PTS = "PodTopologySpread"
 DNS = "DoNotSchedule"
 SA = "ScheduleAnyway"
@@ -101,14 +105,14 @@ SINGLE = [
 
 @pytest.mark.parametrize("name,pod,nodes,pods,want", SINGLE, ids=[c[0] for c in SINGLE])
 def test_filter(name, pod, nodes, pods, want):
-    env = Env(pod, pods, nodes)
+    env = Env(pod, pods, nodes, version=VERSION)
     pre, statuses = env.filter_all(PTS)
     assert pre is None
     assert {n: code(st) for n, st in statuses.items()} == want
 
 
 def test_pod_without_hard_constraints_skips_pre_filter():
-    env = Env(P("p").label("foo", "").spread(1, "zone", SA, exists("foo")).obj(), [], abxy())
+    env = Env(P("p").label("foo", "").spread(1, "zone", SA, exists("foo")).obj(), [], abxy(), version=VERSION)
     pre, _ = env.filter_all(PTS)
     assert pre.is_skip()
 
@@ -117,13 +121,13 @@ def test_min_domains_makes_the_global_minimum_zero():
     # Two zones with 1 and 2 matching pods; minDomains 3 > 2 domains, so the
     # global minimum is 0 and a zone with 1 pod gives skew 2 > maxSkew 1.
     pod = P("p").label("foo", "").spread(1, "zone", DNS, exists("foo"), min_domains=3).obj()
-    env = Env(pod, foo_on("node-a", "node-x", "node-y"), abxy())
+    env = Env(pod, foo_on("node-a", "node-x", "node-y"), abxy(), version=VERSION)
     _, statuses = env.filter_all(PTS)
     assert {n: code(st) for n, st in statuses.items()} == {"node-a": U, "node-b": U, "node-x": U, "node-y": U}
     d = statuses["node-a"].details["constraints"][0]
     assert d["globalMinimum"] == 0 and d["belowMinDomains"] is True and d["skew"] == 2
     pod = P("p").label("foo", "").spread(1, "zone", DNS, exists("foo"), min_domains=2).obj()
-    env = Env(pod, foo_on("node-a", "node-x", "node-y"), abxy())
+    env = Env(pod, foo_on("node-a", "node-x", "node-y"), abxy(), version=VERSION)
     _, statuses = env.filter_all(PTS)
     assert {n: code(st) for n, st in statuses.items()} == {"node-a": OK, "node-b": OK, "node-x": U, "node-y": U}
 
@@ -132,12 +136,12 @@ def test_node_taints_policy_honor_excludes_tainted_domains():
     taint = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
     nodes = [node("node-a", {"zone": "zone1"}), node("node-x", {"zone": "zone2"}, taints=[taint])]
     pods = foo_on("node-a")
-    ignore = Env(P("p").label("foo", "").spread(1, "zone", DNS, exists("foo")).obj(), pods, nodes)
+    ignore = Env(P("p").label("foo", "").spread(1, "zone", DNS, exists("foo")).obj(), pods, nodes, version=VERSION)
     _, st = ignore.filter_all(PTS)
     # zone2 counts (0 pods): zone1 would be skew 2.
     assert code(st["node-a"]) == U
     honor = Env(P("p").label("foo", "").spread(1, "zone", DNS, exists("foo"), node_taints_policy="Honor").obj(),
-                pods, nodes)
+                pods, nodes, version=VERSION)
     _, st = honor.filter_all(PTS)
     # zone2 is not a domain: only zone1 counts, minimum 1, skew 1.
     assert code(st["node-a"]) == OK
@@ -148,11 +152,11 @@ def test_node_taints_policy_honor_excludes_tainted_domains():
 def test_node_affinity_policy_ignore_counts_all_domains():
     pod = P("p").label("foo", "").node_affinity_in("zone", ["zone1"]).spread(
         1, "zone", DNS, exists("foo"), node_affinity_policy="Ignore").obj()
-    env = Env(pod, foo_on("node-a"), abxy())
+    env = Env(pod, foo_on("node-a"), abxy(), version=VERSION)
     _, st = env.filter_all(PTS)
     assert code(st["node-a"]) == U  # zone2 (0 pods) is a domain despite the node affinity
     pod = P("p").label("foo", "").node_affinity_in("zone", ["zone1"]).spread(1, "zone", DNS, exists("foo")).obj()
-    env = Env(pod, foo_on("node-a"), abxy())
+    env = Env(pod, foo_on("node-a"), abxy(), version=VERSION)
     _, st = env.filter_all(PTS)
     assert code(st["node-a"]) == OK
 
@@ -162,7 +166,7 @@ def test_match_label_keys_narrow_the_selector():
         1, "zone", DNS, {"matchLabels": {"app": "web"}}, match_label_keys=["rev"]).obj()
     pods = [P("old-1").labels({"app": "web", "rev": "1"}).node("node-x").obj(),
             P("old-2").labels({"app": "web", "rev": "1"}).node("node-y").obj()]
-    env = Env(pod, pods, abxy())
+    env = Env(pod, pods, abxy(), version=VERSION)
     _, st = env.filter_all(PTS)
     # Old-revision pods do not count: every zone has 0 matching pods.
     assert all(code(s) == OK for s in st.values())
@@ -172,7 +176,7 @@ def test_empty_selector_counts_nothing_but_matches_self():
     # An empty labelSelector selects everything, but upstream's counting
     # shortcut counts no pod for it, while the pod still matches itself.
     pod = P("p").label("foo", "").spread(1, "node", DNS, {}).obj()
-    env = Env(pod, foo_on("node-a", "node-a", "node-a"), abxy())
+    env = Env(pod, foo_on("node-a", "node-a", "node-a"), abxy(), version=VERSION)
     _, st = env.filter_all(PTS)
     assert all(code(s) == OK for s in st.values())
     assert st["node-a"].details["constraints"][0]["matchingPods"] == 0
@@ -180,7 +184,7 @@ def test_empty_selector_counts_nothing_but_matches_self():
 
 def test_add_remove_pod_updates_counts_and_critical_paths():
     pod = P("p").label("foo", "").spread(1, "node", DNS, exists("foo")).obj()
-    env = Env(pod, foo_on("node-a", "node-b"), abxy())
+    env = Env(pod, foo_on("node-a", "node-b"), abxy(), version=VERSION)
     state, st = env.pre_filter(PTS)
     s = state.read(filtering.PRE_FILTER_STATE_KEY)
     assert s.tp_value_to_match_num[0] == {"node-a": 1, "node-b": 1, "node-x": 0, "node-y": 0}
@@ -205,7 +209,7 @@ def test_add_remove_pod_updates_counts_and_critical_paths():
 def test_score_single_zone_constraint():
     # zone1 has 3 matching pods, zone2 has 1: raw = cnt*log(2+2) + (maxSkew-1).
     pod = P("p").label("foo", "").spread(1, "zone", SA, exists("foo")).obj()
-    env = Env(pod, foo_on("node-a", "node-a", "node-b", "node-x"), abxy())
+    env = Env(pod, foo_on("node-a", "node-a", "node-b", "node-x"), abxy(), version=VERSION)
     st, scores = env.scores(PTS)
     assert st is None
     w = math.log(4)
@@ -220,7 +224,7 @@ def test_score_hostname_constraint_counts_per_node():
     pod = P("p").label("foo", "").spread(2, "kubernetes.io/hostname", SA, exists("foo")).obj()
     nodes = [node(n, {"kubernetes.io/hostname": n}) for n in ("n1", "n2", "n3")]
     env = Env(pod, [P(f"q{i}").node("n1").label("foo", "").obj() for i in range(3)] +
-              [P("r").node("n2").label("foo", "").obj()], nodes)
+              [P("r").node("n2").label("foo", "").obj()], nodes, version=VERSION)
     st, scores = env.scores(PTS)
     w = math.log(3 + 2)
     raws = {"n1": int(math.floor(3 * w + 1 + 0.5)), "n2": int(math.floor(w + 1 + 0.5)), "n3": 1}
@@ -231,7 +235,7 @@ def test_score_hostname_constraint_counts_per_node():
 def test_score_nodes_missing_a_key_are_ignored_with_own_constraints():
     pod = P("p").label("foo", "").spread(1, "zone", SA, exists("foo")).obj()
     nodes = [node("node-a", {"zone": "zone1"}), node("node-b", {})]
-    env = Env(pod, foo_on("node-a"), nodes)
+    env = Env(pod, foo_on("node-a"), nodes, version=VERSION)
     _, scores = env.scores(PTS)
     assert scores == {"node-a": 100, "node-b": 0}
 
@@ -248,7 +252,7 @@ def test_system_default_constraints_use_owner_selectors():
              node("n3", {"kubernetes.io/hostname": "n3"})]
     pods = [P("w1").labels(labels).node("n1").obj(), P("w2").labels(labels).node("n1").obj(),
             P("other").labels({"app": "web"}).node("n2").obj()]
-    env = Env(pod, pods, nodes, others=[rs, svc])
+    env = Env(pod, pods, nodes, others=[rs, svc], version=VERSION)
     sel = default_selector(env.pod_info, env.cluster)
     assert sel.matches(labels) and not sel.matches({"app": "web"})
     pre, _ = env.filter_all(PTS)
@@ -263,7 +267,7 @@ def test_system_default_constraints_use_owner_selectors():
 
 
 def test_pod_without_selecting_objects_skips_scoring():
-    env = Env(P("p").label("app", "x").obj(), [], abxy())
+    env = Env(P("p").label("app", "x").obj(), [], abxy(), version=VERSION)
     st, _ = env.scores(PTS)
     assert st.is_skip()
 
@@ -294,7 +298,7 @@ def list_args(*constraints):
      {"foo": "bar"}, "Skip"),
 ])
 def test_pre_filter_state_with_default_constraints(name, pod, defaults, selector, want):
-    env = Env(pod, [], [], others=[service(selector)], plugin_args=list_args(*defaults))
+    env = Env(pod, [], [], others=[service(selector)], plugin_args=list_args(*defaults), version=VERSION)
     state, st = env.pre_filter(PTS)
     if want == "Skip":
         assert st.is_skip()
@@ -313,12 +317,12 @@ def test_list_defaults_filter_and_score_with_the_service_selector():
             P("w3").label("app", "web").node("node-b").obj()]
     pod = P("p").label("app", "web").obj()
     # zone maxSkew 1 DoNotSchedule: zone1 3 + 1 - 0 = 4 > 1 -> Unschedulable; zone2 1 - 0 = 1 -> fits.
-    env = Env(pod, pods, abxy(), others=[service({"app": "web"})], plugin_args=list_args((1, "zone", DNS)))
+    env = Env(pod, pods, abxy(), others=[service({"app": "web"})], plugin_args=list_args((1, "zone", DNS)), version=VERSION)
     _, statuses = env.filter_all(PTS)
     assert {n: code(st) for n, st in statuses.items()} == {"node-a": U, "node-b": U, "node-x": OK, "node-y": OK}
     # node maxSkew 1 ScheduleAnyway: 4 node domains, weight log(6); score = round(count * log 6):
     # node-a round(2 * 1.79) = 4, node-b round(1.79) = 2, node-x/y 0. Normalized 100 * (4 - s) / 4.
-    env = Env(pod, pods, abxy(), others=[service({"app": "web"})], plugin_args=list_args((1, "node", SA)))
+    env = Env(pod, pods, abxy(), others=[service({"app": "web"})], plugin_args=list_args((1, "node", SA)), version=VERSION)
     st, scores = env.scores(PTS)
     assert st is None
     assert scores == {"node-a": 0, "node-b": 50, "node-x": 100, "node-y": 100}

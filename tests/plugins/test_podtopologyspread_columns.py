@@ -15,6 +15,10 @@ from kschedx.state.pod_index import index_of
 from builders import Env, P, exists, taint
 from builders import topology_node as node
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 PTS = "PodTopologySpread"
 HOST = "kubernetes.io/hostname"
 KEYS = ("zone", "rack", HOST)
@@ -57,7 +61,7 @@ def _env(nodes, pods, constraints, node_selector, tolerates):
         incoming.node_selector({"zone": "z1"})
     if tolerates:
         incoming.toleration("t")
-    return Env(incoming.obj(), pod_objs, node_objs)
+    return Env(incoming.obj(), pod_objs, node_objs, version=VERSION)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,11 +3,15 @@ order kschedx derives from it (fixture-format.md: priority, then
 creationTimestamp, then fixture order)."""
 
 import pytest
-from builders import make_pod
+from builders import handle_at, make_pod
 
 from kschedx.framework.queue import queue_order
 from kschedx.plugins.queuesort import PrioritySort
 from kschedx.state.types import PodInfo
+
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
 
 T1 = "2025-01-01T00:00:00Z"
 T2 = "2025-01-01T00:00:01Z"
@@ -27,11 +31,11 @@ def pi(priority, created=None, name="p"):
     ],
 )
 def test_less(p1, p2, expected):
-    assert PrioritySort(None).less(p1, p2) is expected
+    assert PrioritySort(handle_at(VERSION)).less(p1, p2) is expected
 
 
 def test_pod_without_timestamp_counts_as_queued_now():
-    sort = PrioritySort(None)
+    sort = PrioritySort(handle_at(VERSION))
     assert sort.less(pi(5, T1), pi(5, None)) is True
     assert sort.less(pi(5, None), pi(5, T1)) is False
     assert sort.less(pi(5, None), pi(5, None)) is False
@@ -52,7 +56,7 @@ def test_queue_order_priority_then_time_then_input_order():
 def test_queue_order_agrees_with_less():
     pods = [pi(p, t, f"{p}-{t}") for p in (0, 1) for t in (None, T1, T2)]
     ordered = queue_order(pods)
-    sort = PrioritySort(None)
+    sort = PrioritySort(handle_at(VERSION))
     for i, a in enumerate(ordered):
         for b in ordered[i + 1:]:
             assert not sort.less(b, a)

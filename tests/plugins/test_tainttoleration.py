@@ -7,10 +7,14 @@ state exactly that).
 """
 
 import pytest
-from builders import make_node, make_pod, node_info, run_filter, run_score, taint, verdict
+from builders import handle_at, make_node, make_pod, node_info, run_filter, run_score, taint, verdict
 from builders import toleration as tol
 
 from kschedx.plugins.tainttoleration import TaintToleration
+
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
 
 UNTOLERATED = ("UnschedulableAndUnresolvable", ["node(s) had untolerated taint(s)"])
 OK = ("Success", [])
@@ -52,13 +56,13 @@ FILTER_CASES = [
 
 @pytest.mark.parametrize("name, tolerations, taints, expected", FILTER_CASES, ids=[c[0] for c in FILTER_CASES])
 def test_filter(name, tolerations, taints, expected):
-    _, st = run_filter(TaintToleration(None), make_pod(tolerations=tolerations), node_info(make_node("nodeA", taints=taints)))
+    _, st = run_filter(TaintToleration(handle_at(VERSION)), make_pod(tolerations=tolerations), node_info(make_node("nodeA", taints=taints)))
     assert verdict(st) == expected
 
 
 def test_filter_details_name_the_first_untolerated_taint():
     taints = [taint("a", "1", "PreferNoSchedule"), taint("b", "2", "NoSchedule"), taint("c", "3", "NoExecute")]
-    _, st = run_filter(TaintToleration(None), make_pod(), node_info(make_node("n", taints=taints)))
+    _, st = run_filter(TaintToleration(handle_at(VERSION)), make_pod(), node_info(make_node("n", taints=taints)))
     assert st.details == {"taint": {"key": "b", "value": "2", "effect": "NoSchedule"}}
 
 
@@ -97,4 +101,4 @@ SCORE_CASES = [
 @pytest.mark.parametrize("name, tolerations, nodes, expected", SCORE_CASES, ids=[c[0] for c in SCORE_CASES])
 def test_score(name, tolerations, nodes, expected):
     infos = [node_info(make_node(n, taints=t)) for n, t in nodes.items()]
-    assert run_score(TaintToleration(None), make_pod(tolerations=tolerations), infos) == expected
+    assert run_score(TaintToleration(handle_at(VERSION)), make_pod(tolerations=tolerations), infos) == expected

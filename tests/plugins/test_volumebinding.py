@@ -28,6 +28,10 @@ from builders import filter_all as run
 from builders import pod_info as pending
 from builders import volume_pod as pod
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 BIND = ERR_REASON_BIND_CONFLICT
 NODE_CONFLICT = ERR_REASON_NODE_CONFLICT
 
@@ -48,7 +52,7 @@ CLASSES = [storage_class("immediate-sc", mode="Immediate", provisioner=""),
 
 
 def plugin_case(claims, nodes, pvcs, pvs):
-    fw = framework(*nodes, *CLASSES, *pvcs, *pvs, pod("pod-a", claims=claims))
+    fw = framework(*nodes, *CLASSES, *pvcs, *pvs, pod("pod-a", claims=claims), version=VERSION)
     pl = fw.profile.by_name["VolumeBinding"]
     state = CycleState()
     pod_info = pending(fw, "pod-a")
@@ -145,7 +149,7 @@ def test_score_is_skipped_in_every_result():
     fw = framework(upstream_node("node-a"), upstream_node("node-b"), *CLASSES,
                    pvc("pvc-a", sc="wait-sc", request="1Gi", modes=()),
                    local_pv("pv-a", "wait-sc", "5Gi", "node-a"), local_pv("pv-b", "wait-sc", "5Gi", "node-b"),
-                   pod("pod-a", claims=["pvc-a"]))
+                   pod("pod-a", claims=["pvc-a"]), version=VERSION)
     result = fw.schedule(pending(fw, "pod-a"))
     assert result.status == "Scheduled"
     for nr in result.nodes:
@@ -156,7 +160,7 @@ def test_score_is_skipped_in_every_result():
 def test_missing_storage_class_is_an_unbound_immediate_claim():
     """A claim naming a StorageClass that does not exist counts as Immediate
     binding: a legal cluster state, reported as kube-scheduler reports it."""
-    fw = framework(upstream_node("node-a"), pvc("data", sc="gone"), pod("pod-a", claims=["data"]))
+    fw = framework(upstream_node("node-a"), pvc("data", sc="gone"), pod("pod-a", claims=["data"]), version=VERSION)
     result = fw.schedule(pending(fw, "pod-a"))
     assert result.status == "Unschedulable"
     assert result.message == "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found"
@@ -169,7 +173,7 @@ def test_missing_pv_of_a_bound_claim():
     """VolumeBinding reports the missing PV per node, but in the whole cycle
     VolumeZone's PreFilter looks the PV up first and rejects the pod."""
     fw = framework(upstream_node("node-a"), pvc("data", sc="wait-sc", volume_name="pv-x", bound=True), *CLASSES,
-                   pod("pod-a", claims=["data"]))
+                   pod("pod-a", claims=["data"]), version=VERSION)
     _, filters, _ = run(fw, "VolumeBinding", pending(fw, "pod-a"))
     assert verdict(filters["node-a"]) == unresolvable(ERR_REASON_PV_NOT_EXIST)
     assert filters["node-a"].details == {"claims": [{"claim": "default/data", "persistentVolume": "pv-x",
@@ -180,7 +184,7 @@ def test_missing_pv_of_a_bound_claim():
 
 
 def test_ephemeral_volume_waiting_for_its_claim():
-    fw = framework(upstream_node("node-a"), pod("web", volumes=[{"name": "scratch", "ephemeral": {}}]))
+    fw = framework(upstream_node("node-a"), pod("web", volumes=[{"name": "scratch", "ephemeral": {}}]), version=VERSION)
     pre, _, _ = run(fw, "VolumeBinding", pending(fw, "web"))
     assert verdict(pre) == unresolvable(
         'waiting for ephemeral volume controller to create the persistentvolumeclaim "web-scratch"')
@@ -188,7 +192,7 @@ def test_ephemeral_volume_waiting_for_its_claim():
 
 def test_ephemeral_volume_not_owned_by_the_pod():
     fw = framework(upstream_node("node-a"), pvc("web-scratch", sc="wait-sc"),
-                   pod("web", volumes=[{"name": "scratch", "ephemeral": {}}]))
+                   pod("web", volumes=[{"name": "scratch", "ephemeral": {}}]), version=VERSION)
     pre, _, _ = run(fw, "VolumeBinding", pending(fw, "web"))
     assert verdict(pre) == unresolvable("PVC default/web-scratch was not created for pod default/web (pod is not owner)")
 
@@ -196,7 +200,7 @@ def test_ephemeral_volume_not_owned_by_the_pod():
 def test_claim_being_deleted():
     claim = pvc("data", sc="wait-sc")
     claim["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
-    fw = framework(upstream_node("node-a"), claim, pod("pod-a", claims=["data"]))
+    fw = framework(upstream_node("node-a"), claim, pod("pod-a", claims=["data"]), version=VERSION)
     pre, _, _ = run(fw, "VolumeBinding", pending(fw, "pod-a"))
     assert verdict(pre) == unresolvable('persistentvolumeclaim "data" is being deleted')
 
@@ -277,7 +281,7 @@ def find_pod_volumes(claims, pvs, nodes, node_name="node1", extra=(), pod_volume
         {"name": f"vol{i}", "persistentVolumeClaim": {"claimName": c["metadata"]["name"]}} for i, c in enumerate(claims)]
     objects = [*nodes, *BINDER_CLASSES, *claims, *pvs, *extra,
                pod("test-pod", ns=NS, volumes=volumes, uid=POD_UID)]
-    fw = framework(*objects)
+    fw = framework(*objects, version=VERSION)
     binder = fw.profile.by_name["VolumeBinding"].binder
     pod_info = pending(fw, "test-pod", NS)
     try:
@@ -483,7 +487,7 @@ def test_invalid_claim_selector_is_an_error():
 def test_equal_sizes_pick_the_first_by_name():
     pvs = [upstream_pv(n, "wait", phase="Available", capacity_="5Gi") for n in ("pv-b", "pv-a", "pv-c")]
     fw = framework(upstream_node("node-a"), storage_class("wait"), *pvs, pvc("c", sc="wait", request="1Gi", modes=()),
-                   pod("p", claims=["c"]))
+                   pod("p", claims=["c"]), version=VERSION)
     binder = fw.profile.by_name["VolumeBinding"].binder
     claims = binder.get_pod_volume_claims(pending(fw, "p"))
     volumes, reasons = binder.find_pod_volumes(pending(fw, "p"), claims, fw.snapshot.get("node-a"))
@@ -494,7 +498,7 @@ def test_equal_sizes_pick_the_first_by_name():
                                      ("immediate-mode", False), ("wait-mode", True)])
 def test_delay_binding_mode(sc, want):
     fw = framework(storage_class("no-mode", mode=None), storage_class("immediate-mode", mode="Immediate"),
-                   storage_class("wait-mode"))
+                   storage_class("wait-mode"), version=VERSION)
     assert is_delay_binding_mode(fw.cluster, pvc("c", sc=sc)) is want
 
 
@@ -522,7 +526,7 @@ def local_pv_case():
 def test_reserve_assumes_the_chosen_pv_for_later_cycles():
     """Golden hand-local-pv (simulate): once p1 is placed on l1 and its PV
     assumed for c1, p2 finds no PV anywhere."""
-    fw = framework(*local_pv_case())
+    fw = framework(*local_pv_case(), version=VERSION)
     p1, p2 = pending(fw, "p1"), pending(fw, "p2")
     r1 = fw.schedule(p1)
     assert (r1.status, r1.selected_node) == ("Scheduled", "l1")
@@ -545,7 +549,7 @@ def test_reserve_assumes_the_selected_node_of_a_provisioned_claim():
     objects = [node("n1", {NODE_KEY: "node1"}), node("n2", {NODE_KEY: "node1"}),
                storage_class("dyn", provisioner=PROVISIONER), pvc("shared", sc="dyn", request="1Gi"),
                pod("a", claims=["shared"]), pod("b", claims=["shared"])]
-    fw = framework(*objects)
+    fw = framework(*objects, version=VERSION)
     a, b = pending(fw, "a"), pending(fw, "b")
     ra = fw.schedule(a)
     assert ra.selected_node == "n1"
@@ -561,7 +565,7 @@ def test_reserve_assumes_the_selected_node_of_a_provisioned_claim():
 
 def test_reserve_with_everything_bound_assumes_nothing():
     fw = framework(upstream_node("node-a"), *CLASSES, pvc("pvc-a", sc="wait-sc", volume_name="pv-a", bound=True),
-                   upstream_pv("pv-a", "wait-sc", phase="Bound", claim="default/pvc-a"), pod("pod-a", claims=["pvc-a"]))
+                   upstream_pv("pv-a", "wait-sc", phase="Bound", claim="default/pvc-a"), pod("pod-a", claims=["pvc-a"]), version=VERSION)
     pa = pending(fw, "pod-a")
     r = fw.schedule(pa)
     assert fw.run_reserve_plugins_reserve(r.cycle_state, pa, "node-a") is None
@@ -573,7 +577,7 @@ def test_filter_details_explain_each_claim():
     objects = [node("n1", {NODE_KEY: "node1", HOSTNAME: "n1"}), *BINDER_CLASSES,
                make_pvc("data", "1Gi", "waitClass"), make_pvc("scratch", "1Gi", "topoMismatchClass"),
                pod("app", ns=NS, claims=["data", "scratch"])]
-    fw = framework(*objects)
+    fw = framework(*objects, version=VERSION)
     _, filters, _ = run(fw, "VolumeBinding", pending(fw, "app", NS))
     assert verdict(filters["n1"]) == unresolvable(BIND)
     notes = filters["n1"].details["claims"]
@@ -587,7 +591,7 @@ def test_csi_migration_translation_error_is_an_error_status():
                   source={"gcePersistentDisk": {"pdName": "d"}})
     fw = framework(NODE1_ZONE1, BOUND_MIGRATION, pv_, *BINDER_CLASSES,
                    csi_node("node1", {}, migrated="kubernetes.io/gce-pd"),
-                   pod("p", ns=NS, claims=["pvc-migration-bound"]))
+                   pod("p", ns=NS, claims=["pvc-migration-bound"]), version=VERSION)
     _, filters, _ = run(fw, "VolumeBinding", pending(fw, "p", NS))
     assert verdict(filters["node1"])[0] == "Error"
     assert verdict(filters["node1"])[1][0].startswith("could not translate pv: failed to get region from zones")
@@ -603,6 +607,6 @@ def test_bound_claims_are_checked_in_order_and_stop_at_the_first_failure():
 
 
 def test_state_is_shared_by_clones():
-    fw = framework(upstream_node("node-a"), *CLASSES, pvc("pvc-a", sc="wait-sc"), pod("pod-a", claims=["pvc-a"]))
+    fw = framework(upstream_node("node-a"), *CLASSES, pvc("pvc-a", sc="wait-sc"), pod("pod-a", claims=["pvc-a"]), version=VERSION)
     _, _, state = run(fw, "VolumeBinding", pending(fw, "pod-a"))
     assert state.clone().read(STATE_KEY) is state.read(STATE_KEY)

@@ -21,6 +21,10 @@ from builders import volume_pod as pod
 
 from golden_compare import GOLDEN
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 GCE = {"gcePersistentDisk": {"pdName": "foo"}}
 GCE2 = {"gcePersistentDisk": {"pdName": "bar"}}
 AWS = {"awsElasticBlockStore": {"volumeID": "foo"}}
@@ -42,7 +46,7 @@ def disk_case(new_volumes, existing_volumes):
     objects = [node("n1"), pod("new", volumes=new_volumes)]
     if existing_volumes is not None:
         objects.append(pod("existing", volumes=existing_volumes, node_name="n1"))
-    fw = framework(*objects)
+    fw = framework(*objects, version=VERSION)
     pre, filters, _ = run(fw, "VolumeRestrictions", pending(fw, "new"))
     return verdict(pre), verdict(filters.get("n1"))
 
@@ -93,7 +97,7 @@ def test_rbd_needs_a_shared_monitor_pool_and_image():
 
 
 def test_disk_conflict_details_name_the_volume_and_pod():
-    fw = framework(node("n1"), pod("new", volumes=[vol(GCE)]), pod("existing", volumes=[vol(GCE)], node_name="n1"))
+    fw = framework(node("n1"), pod("new", volumes=[vol(GCE)]), pod("existing", volumes=[vol(GCE)], node_name="n1"), version=VERSION)
     _, filters, _ = run(fw, "VolumeRestrictions", pending(fw, "new"))
     assert filters["n1"].details == {"type": "gcePersistentDisk", "disk": "foo", "volume": "disk",
                                      "usedBy": "default/existing"}
@@ -110,7 +114,7 @@ def rwop_case(new_claims, existing, claims):
     objects = [node("node-1"), pod("new", claims=new_claims), *claims]
     for i, cs in enumerate(existing):
         objects.append(pod(f"existing-{i}", claims=cs, node_name="node-1"))
-    fw = framework(*objects)
+    fw = framework(*objects, version=VERSION)
     pre, filters, _ = run(fw, "VolumeRestrictions", pending(fw, "new"))
     return verdict(pre), verdict(filters.get("node-1")) if filters else None
 
@@ -142,7 +146,7 @@ def test_access_mode_two_conflicts_unschedulable():
 def test_access_mode_conflict_is_cluster_wide():
     """A claim in use anywhere blocks every node (preemption may free it)."""
     fw = framework(node("node-1"), node("node-2"), RWOP1, pod("new", claims=["claim-with-rwop-1"]),
-                   pod("owner", claims=["claim-with-rwop-1"], node_name="node-1"))
+                   pod("owner", claims=["claim-with-rwop-1"], node_name="node-1"), version=VERSION)
     _, filters, _ = run(fw, "VolumeRestrictions", pending(fw, "new"))
     assert {n: verdict(s) for n, s in filters.items()} == {
         "node-1": ("Unschedulable", [ERR_REASON_RWOP_CONFLICT]),
@@ -155,7 +159,7 @@ def test_access_mode_conflict_is_cluster_wide():
 def test_add_and_remove_pod_update_the_count_and_clone_is_independent():
     fw = framework(node("node-1"), RWOP1, pod("new", claims=["claim-with-rwop-1"]),
                    pod("owner", claims=["claim-with-rwop-1"], node_name="node-1"),
-                   pod("other", claims=["claim-with-rwop-1"], ns="default", priority=5))
+                   pod("other", claims=["claim-with-rwop-1"], ns="default", priority=5), version=VERSION)
     pl = fw.profile.by_name["VolumeRestrictions"]
     new = pending(fw, "new")
     state = CycleState()
@@ -182,7 +186,7 @@ def test_nominated_pods_count_only_when_prefilter_did_not_skip():
     nominated = pod("nominated", claims=["claim-with-rwop-1"], priority=10)
     claim = pvc("claim-with-rwop-1", modes=("ReadWriteOncePod",), volume_name="pv-1", bound=True)
     volume = pv("pv-1", claim="default/claim-with-rwop-1", modes=("ReadWriteOncePod",), phase="Bound")
-    fw = framework(node("node-1"), node("node-2"), claim, volume, pod("new", claims=["claim-with-rwop-1"]), nominated)
+    fw = framework(node("node-1"), node("node-2"), claim, volume, pod("new", claims=["claim-with-rwop-1"]), nominated, version=VERSION)
     fw.nominator.add(pending(fw, "nominated"), "node-1")
     result = fw.schedule(pending(fw, "new"))
     assert [(s.plugin, s.code.label) for s in result.pre_filter if s.plugin == "VolumeRestrictions"] == [
@@ -192,7 +196,7 @@ def test_nominated_pods_count_only_when_prefilter_did_not_skip():
     # With a disk to check, PreFilter does not skip and the nominated pod's
     # use of the claim counts on node-1 only through AddPod.
     fw = framework(node("node-1"), node("node-2"), claim, volume, nominated,
-                   pod("new", claims=["claim-with-rwop-1"], volumes=[vol(GCE)]))
+                   pod("new", claims=["claim-with-rwop-1"], volumes=[vol(GCE)]), version=VERSION)
     fw.nominator.add(pending(fw, "nominated"), "node-1")
     result = fw.schedule(pending(fw, "new"))
     by_node = {n.name: n for n in result.nodes}

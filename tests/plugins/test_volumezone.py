@@ -17,6 +17,10 @@ from builders import filter_all as run
 from builders import pod_info as pending
 from builders import volume_pod as pod
 
+# The version this module holds its plugins to: named, so that a newer
+# version (the default) does not change what these tables mean.
+VERSION = "1.35"
+
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 ZONE = "topology.kubernetes.io/zone"
@@ -46,7 +50,7 @@ OK = ("Success", [])
 
 def zone_case(objects, claim, node_labels):
     claims = [claim] if claim else []
-    fw = framework(node("host1", node_labels), pod("pod_1", claims=claims), *objects)
+    fw = framework(node("host1", node_labels), pod("pod_1", claims=claims), *objects, version=VERSION)
     pre, filters, _ = run(fw, "VolumeZone", pending(fw, "pod_1"))
     return verdict(pre), (verdict(filters["host1"]) if filters else None)
 
@@ -153,7 +157,7 @@ def test_class_without_binding_mode_is_immediate():
 
 def test_details_name_claim_volume_and_label():
     fw = framework(node("host1", {ZONE: "us-west1-b"}), pod("pod_1", claims=["PVC_Stable_1"]),
-                   *SINGLE_ZONE_PVS, *SINGLE_ZONE_PVCS)
+                   *SINGLE_ZONE_PVS, *SINGLE_ZONE_PVCS, version=VERSION)
     _, filters, _ = run(fw, "VolumeZone", pending(fw, "pod_1"))
     assert filters["host1"].details == {"claim": "default/PVC_Stable_1", "persistentVolume": "Vol_Stable_1",
                                         "label": ZONE, "volumeValues": ["us-west1-a"], "nodeValue": "us-west1-b"}
