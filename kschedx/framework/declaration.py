@@ -13,7 +13,7 @@ scheduler reads, and how renderers word a plugin's details.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .events import POD, ActionType, ClusterEvent
 
@@ -84,7 +84,6 @@ class Declaration:
     events: tuple = ()
     gates: frozenset = frozenset()
     details: str | None = None
-    _checked: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def __post_init__(self):
         for what in (*self.events, *self.reads):
@@ -134,8 +133,6 @@ class Declaration:
         if self.factory is None:
             return
         declared = self.points_for(features)
-        if self._checked.get(declared):
-            return
         implemented = {p for p, m in point_methods.items() if callable(getattr(self.factory, m, None))}
         missing = declared - implemented - NOT_RUN_OFFLINE - self.not_run
         extra = implemented - declared
@@ -146,7 +143,6 @@ class Declaration:
                 "declaration:" + (f" declares {sorted(missing)} but does not implement them;" if missing else "")
                 + (f" implements {sorted(extra)} but does not declare them;" if extra else "")
                 + (f" names {sorted(unknown)}, which are no extension points;" if unknown else ""))
-        self._checked[declared] = True
 
 
 def traits_of(pod: dict) -> frozenset:
