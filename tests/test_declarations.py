@@ -233,3 +233,17 @@ def test_the_unreadable_warning_names_the_readers():
         "in notEvaluated")
     assert unreadable_warning("PriorityClass", "forbidden") == (
         "PriorityClass objects could not be read (forbidden): results ignore them")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_default_profile_and_plugin_args_name_declared_plugins(version):
+    """config/ lists plugins by their names.X constants (upstream's
+    default_plugins.go, the args types): each is a plugin the version
+    registers."""
+    from kschedx.config.defaults import default_multi_point
+    from kschedx.config.schema import PLUGINS_WITH_ARGS
+
+    features = default_features(version)
+    registered = in_tree.declarations(features)
+    assert {n for n, _ in default_multi_point(features)} <= set(registered)
+    assert set(PLUGINS_WITH_ARGS) <= set(registered)

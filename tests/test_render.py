@@ -300,14 +300,12 @@ def test_ascii_fallback_for_outputs_that_cannot_carry_unicode():
 
 
 def test_long_details_go_below_the_table_and_plugins_may_word_their_own(monkeypatch):
-    from kschedx.render import layout
+    from kschedx.render import details
+    from kschedx.result import plugin_details
 
     many = {f"k{i}": i for i in range(6)}
     n = node("a", [ok("NodeName"), {**ok("DeviceThing"), "details": {"claims": ["c1"]}},
                    fail("LongFilter", "no", details=many)])
-    from kschedx.render import details
-    from kschedx.result import plugin_details
-
     plugin_details.details_form("NodeName")  # the forms read
     monkeypatch.setitem(plugin_details._FORMS, "DeviceThing", "thing")
     monkeypatch.setitem(details.DESCRIBERS, "thing", lambda d: [f"claim {c}: fine" for c in d["claims"]])

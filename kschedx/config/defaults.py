@@ -8,11 +8,11 @@ weight None when unset, a plugin set {"enabled": [...], "disabled": [...]}.
 
 from __future__ import annotations
 
-from . import names
 import copy
 
 from ..features import Features, default_features
-from .schema import extension_points
+from . import names
+from .schema import PLUGINS_WITH_ARGS, extension_points
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # config.DefaultPercentageOfNodesToScore: adaptive
@@ -122,11 +122,6 @@ def _plugin_args_functions():
     from . import pluginargs
 
     return pluginargs.default_plugin_args, pluginargs.validate_plugin_args
-
-
-# The in-tree plugins that have a v1 args type (scheme.New(<Name>Args) succeeds).
-PLUGINS_WITH_ARGS = (names.DefaultPreemption, names.DynamicResources, names.InterPodAffinity, names.NodeAffinity,
-                     names.NodeResourcesBalancedAllocation, names.NodeResourcesFit, names.PodTopologySpread, names.VolumeBinding)
 
 
 def default_profile(profile: dict, features: Features | None = None) -> dict:

@@ -5,12 +5,12 @@ framework/configured.py then plans the profiles kschedx runs."""
 
 from __future__ import annotations
 
-from . import names
 import sys
 
 import yaml
 
 from ..util.errors import InputError
+from . import names
 from .defaults import default_configuration
 from .fielderr import aggregate
 from ..features import Features, default_features

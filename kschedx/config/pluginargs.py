@@ -20,12 +20,13 @@ when None):
 
 from __future__ import annotations
 
-from . import names
 import copy
 import json
 import re
 
 from ..features import Features, default_features
+from . import names
+from .schema import PLUGINS_WITH_ARGS
 
 __all__ = [
     "MAX_CUSTOM_PRIORITY_SCORE",
@@ -40,16 +41,6 @@ __all__ = [
 # config.MaxCustomPriorityScore: the top of a `shape` score (scaled x10 to MaxNodeScore).
 MAX_CUSTOM_PRIORITY_SCORE = 10
 
-PLUGINS_WITH_ARGS = (
-    names.DefaultPreemption,
-    names.DynamicResources,
-    names.InterPodAffinity,
-    names.NodeAffinity,
-    names.NodeResourcesBalancedAllocation,
-    names.NodeResourcesFit,
-    names.PodTopologySpread,
-    names.VolumeBinding,
-)
 
 _DEFAULT_RESOURCES = ({"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1})
 _DRA_FILTER_TIMEOUT_DEFAULT = "10s"

@@ -4,8 +4,8 @@ value of the wrong JSON type is an error, with sigs.k8s.io/json's texts."""
 
 from __future__ import annotations
 
-from . import names
 from dataclasses import dataclass
+from . import names
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
@@ -174,6 +174,8 @@ PLUGIN_ARGS = {
     names.DynamicResources: Obj("DynamicResourcesArgs", {
         **_TYPE_META, "filterTimeout": DURATION, "bindingTimeout": DURATION}),
 }
+# The in-tree plugins that have a v1 args type (scheme.New(<Name>Args) succeeds).
+PLUGINS_WITH_ARGS = tuple(PLUGIN_ARGS)
 
 _INT_RANGES = {INT32: (-(2 ** 31), 2 ** 31 - 1), INT64: (-(2 ** 63), 2 ** 63 - 1)}
 

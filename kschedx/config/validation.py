@@ -3,12 +3,12 @@ on a defaulted v1 configuration: one string per field error, upstream's text."""
 
 from __future__ import annotations
 
-from . import names
 import re
 
+from . import names
 from .defaults import _plugin_args_functions
 from .fielderr import duplicate, invalid, required
-from .schema import API_VERSION
+from .schema import API_VERSION, PLUGINS_WITH_ARGS
 
 # invalidPluginsByVersion for v1: removed in-tree volume limit plugins.
 INVALID_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
@@ -19,8 +19,7 @@ _STAGES = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preS
 # The plugins whose args validatePluginConfig checks. "NodeResourcesFitArgs"
 # is upstream's key, so NodeResourcesFit's args are not checked here: they
 # are checked when the plugin is made (NewFit), as kschedx does too.
-_VALIDATED_ARGS = (names.DefaultPreemption, names.InterPodAffinity, names.NodeAffinity, names.NodeResourcesBalancedAllocation,
-                   names.PodTopologySpread, names.VolumeBinding, names.DynamicResources)
+_VALIDATED_ARGS = tuple(n for n in PLUGINS_WITH_ARGS if n != names.NodeResourcesFit)
 
 _DURATION_RE = re.compile(r"^([+-]?)((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..config import names
-from ..config.defaults import PLUGINS_WITH_ARGS, _plugin_args_functions
+from ..config.defaults import _plugin_args_functions
+from ..config.schema import PLUGINS_WITH_ARGS
 from ..config.fielderr import aggregate
 from ..config.load import decode_config, read_config_text
 from ..features import Features, default_features
