@@ -31,7 +31,11 @@ VOLUMES = Declaration(name="Volumes", factory=None, points=frozenset({"filter"})
                       reads=(reads("PersistentVolumeClaim", pods=("volumes",), same_namespace=True),
                              reads("PodDisruptionBudget", pods=("preempting",))),
                       events=(Register("PersistentVolumeClaim", A.Add),))
-DECLS = {d.name: d for d in (FILTER, VOLUMES)}
+TOLERATING = Declaration(name="Tolerating", factory=None, points=frozenset({"filter"}),
+                         events=(Register(POD, A.UpdatePodToleration),))
+LABELS = Declaration(name="Labels", factory=None, points=frozenset({"filter"}),
+                     events=(Register(POD, A.UpdatePodLabel),))
+DECLS = {d.name: d for d in (FILTER, VOLUMES, TOLERATING, LABELS)}
 F = default_features("1.36")
 
 
@@ -47,6 +51,10 @@ def view(status="Unschedulable", plugins=("Filtering",), *, node=None, top=(), p
     (Event(NODE, A.UpdateNodeLabel | A.UpdateNodeTaint, "n1"), view(), True),
     (Event(POD, A.Delete, "n1"), view(), True),
     (Event(POD, A.Add, "n1"), view(), False),
+    # ... of another pod's updates, those plugins register for other pods (labels, a scale-down).
+    (Event(POD, A.Update, "n1"), view(plugins=("Tolerating",)), False),
+    (Event(POD, A.UpdatePodLabel, "n1"), view(plugins=("Labels",)), True),
+    (Event(POD, A.Update, "n1"), view(plugins=("Labels",)), True),
     (Event("PersistentVolumeClaim", A.Add, namespace="x"), view(plugins=("Volumes",)), True),
     (Event("PersistentVolumeClaim", A.Update, namespace="x"), view(plugins=("Volumes",)), False),
     # ... a plugin declaring nothing (another distribution's), or none named: every event.
@@ -296,4 +304,4 @@ def test_triggers_compile_each_kind_of_event_once():
     triggers = Triggers(DECLS, F)
     for _ in range(3):
         triggers.wants(Event(NODE, A.UpdateNodeLabel, "n1"), view())
-    assert len(triggers._compiled) == 1
+    assert len(triggers._by_kind) == 1

@@ -6,8 +6,10 @@ plugin by name.
 A pod is explained again when, after its last explanation:
 
 - it was rejected, and a plugin that rejected it registers the event (the
-  scheduling queue's rule); a rejection no in-tree plugin declares for (a
-  plugin of another distribution, or none named) takes every event;
+  scheduling queue's rule; of another pod's updates, its labels and a
+  scale-down: the other Pod updates registered are the rejected pod's own);
+  a rejection no in-tree plugin declares for (a plugin of another
+  distribution, or none named) takes every event;
 - it was predicted Scheduled (or failed), and the event can change the pick:
   any node event, a pod leaving or shrinking anywhere, a pod arriving or
   changing on the chosen node or one tied with it;
@@ -29,6 +31,12 @@ from ..framework.events import NODE, POD, ActionType, ClusterEvent, node_actions
 SELF_ONLY = frozenset({"Gated", "NoProfile"})
 _ADD_OR_UPDATE = ActionType.Add | ActionType.Update
 _FREES_ROOM = ActionType.Delete | ActionType.UpdatePodScaleDown
+# What another pod's change can be to a plugin that rejected a pod: added,
+# deleted, relabelled, scaled down. The other Pod updates plugins register
+# (a toleration added, gates removed, claims generated, any update) are the
+# rejected pod's own (their QueueingHints check it is the same pod): the
+# watch explains a pending pod again whatever of it changed.
+_OTHER_POD = ActionType.Add | ActionType.Delete | ActionType.UpdatePodLabel | ActionType.UpdatePodScaleDown
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,54 +126,77 @@ def _requests_changed(old: dict, new: dict) -> bool:
     return requests(old) != requests(new)
 
 
+class Trigger:
+    """One event, compiled against the declarations: `wants(pod)` decides
+    for each pending pod (the watch asks it of hundreds of pods per event,
+    so all that depends on the event alone is worked out here once)."""
+
+    __slots__ = ("registered", "known", "reads", "node", "namespace", "priority", "node_event", "pod_event",
+                 "frees_room", "add_or_update")
+
+    def __init__(self, event: Event, registered: frozenset, known, reads: tuple):
+        self.registered = registered
+        self.known = known
+        self.reads = reads
+        self.node = event.node
+        self.namespace = event.namespace
+        self.priority = event.priority
+        action = int(event.action)
+        self.node_event = event.resource == NODE
+        self.pod_event = event.resource == POD
+        self.frees_room = self.pod_event and bool(action & _FREES_ROOM)
+        self.add_or_update = self.pod_event and bool(action & _ADD_OR_UPDATE)
+
+    def wants(self, pod: PodView) -> bool:
+        """Whether the event explains the pod again (see the module's rules)."""
+        status = pod.status
+        if status is None or status in SELF_ONLY:
+            return False
+        if self.priority is not None and pod.priority > self.priority:
+            return False
+        if status == "Unschedulable":
+            plugins = pod.plugins
+            if plugins & self.registered or not plugins or not plugins <= self.known:
+                return True
+        elif self.node_event or self.frees_room or (
+                self.add_or_update and (self.node == pod.node or self.node in pod.top)):
+            return True
+        if pod.preempting and self.pod_event:
+            return True
+        if self.reads:
+            traits = pod.traits | {"preempting"} if pod.preempting else pod.traits
+            for pods, same_namespace in self.reads:
+                if traits & pods and (not same_namespace or pod.namespace == self.namespace):
+                    return True
+        return False
+
+
 class Triggers:
     """The declarations of a run's plugins (name -> Declaration, at its
-    features), compiled per kind of event."""
+    features): each event compiled into a Trigger, what depends on its
+    resource and action alone worked out once per run."""
 
     def __init__(self, declarations: dict, features):
         self.declarations = declarations
         self.features = features
-        self._compiled: dict[tuple[str, int], tuple[frozenset, tuple]] = {}
+        self._by_kind: dict[tuple[str, int], tuple[frozenset, tuple]] = {}
 
-    def _compile(self, event: Event) -> tuple[frozenset, tuple]:
+    def trigger(self, event: Event) -> Trigger:
         key = (event.resource, int(event.action))
-        found = self._compiled.get(key)
+        found = self._by_kind.get(key)
         if found is None:
-            cluster_event = ClusterEvent(event.resource, event.action)
+            action = event.action & _OTHER_POD if event.resource == POD else event.action
+            cluster_event = ClusterEvent(event.resource, action)
             registered = frozenset(name for name, d in self.declarations.items()
                                    if d.registers(cluster_event, self.features))
             reads = tuple((r.pods, r.same_namespace) for d in self.declarations.values()
                           for r in d.reads_for(self.features)
                           if event.resource in r.kinds and r.actions & event.action)
-            found = self._compiled[key] = (registered, reads)
-        return found
+            found = self._by_kind[key] = (registered, reads)
+        return Trigger(event, found[0], self.declarations.keys(), found[1])
 
     def wants(self, event: Event, pod: PodView) -> bool:
-        """Whether the event explains the pod again (see the module's rules)."""
-        if pod.status is None or pod.status in SELF_ONLY:
-            return False
-        if event.priority is not None and pod.priority > event.priority:
-            return False
-        registered, reads = self._compile(event)
-        if pod.status == "Unschedulable":
-            if pod.plugins & registered:
-                return True
-            if not pod.plugins or not pod.plugins <= self.declarations.keys():
-                return True
-        else:
-            if event.resource == NODE:
-                return True
-            if event.resource == POD and (event.action & _FREES_ROOM or (
-                    event.action & _ADD_OR_UPDATE and (event.node == pod.node or event.node in pod.top))):
-                return True
-        if pod.preempting and event.resource == POD:
-            return True
-        if reads:
-            traits = pod.traits | {"preempting"} if pod.preempting else pod.traits
-            for pods, same_namespace in reads:
-                if traits & pods and (not same_namespace or pod.namespace == event.namespace):
-                    return True
-        return False
+        return self.trigger(event).wants(pod)
 
 
 def explains_again(event: Event, pod: PodView, declarations: dict, features) -> bool:

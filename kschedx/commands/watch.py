@@ -394,13 +394,19 @@ class WatchRun:
 
     def _each(self, now: float, reason: str, events) -> None:
         """Each tracked pod one of the events explains again is due (commands/triggers.py)."""
-        wants = self.triggers.wants
+        triggers = [self.triggers.trigger(e).wants for e in events]
+        if not triggers:
+            return
         for t in self.tracked.values():
             if t.due is not None and t.last is None:
                 continue  # not explained yet: it will be
-            view = t.view_of()
-            if any(wants(e, view) for e in events):
-                self._due(t, now, reason)
+            view = t.view
+            if view is None:
+                view = t.view_of()
+            for wants in triggers:
+                if wants(view):
+                    self._due(t, now, reason)
+                    break
 
     def _pending_changed(self, key: str, c: Change, now: float) -> None:
         t = self.tracked.get(key)
