@@ -1,6 +1,6 @@
-"""The plugin registry: kschedx's in-tree plugins (upstream's NewInTreeRegistry
-for the plugins of the default profile) and plugins of other packages,
-registered through the `kschedx.plugins` entry-point group.
+"""The plugin registry: kschedx's in-tree plugins (upstream's NewInTreeRegistry,
+made from the plugins' declarations, plugins/registry.py) and plugins of
+other packages, registered through the `kschedx.plugins` entry-point group.
 
 A registry entry knows which upstream extension points a plugin implements,
 so that a configuration is checked as NewFramework checks it (a plugin named
