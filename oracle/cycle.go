@@ -117,7 +117,7 @@ func (c *cycle) run() {
 		return
 	}
 	c.allNodes = all
-	if e.snapshot.NumNodes() == 0 {
+	if len(all) == 0 {
 		c.res.status = "Unschedulable"
 		c.res.message = strPtr(noNodesMessage)
 		return
@@ -480,7 +480,7 @@ func pluginScore(ns fwk.NodePluginScores, plugin string) int64 {
 // fitError is the cycle of a pod that fits no node: PostFilter (preemption)
 // runs, and the FailedScheduling message is the FitError's.
 func (c *cycle) fitError(diagnosis *framework.Diagnosis) {
-	fitErr := &framework.FitError{Pod: c.pod, NumAllNodes: c.e.snapshot.NumNodes(), Diagnosis: *diagnosis}
+	fitErr := &framework.FitError{Pod: c.pod, NumAllNodes: len(c.allNodes), Diagnosis: *diagnosis}
 	c.res.status = "Unschedulable"
 	if !c.p.hasPostFilter {
 		c.res.message = strPtr(fitErr.Error())
