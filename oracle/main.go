@@ -34,13 +34,24 @@ func main() {
 	tieBreak := flag.String("tie-break", "name", "how one node is chosen among equal top scores: only name")
 	debugLog := flag.Bool("debug", false, "kube-scheduler's own log on stderr")
 	showVersion := flag.Bool("version", false, "print the k8s.io/kubernetes release and exit")
-	flag.Parse()
+	// Flags may come after the fixture paths, as kschedx's options do.
+	var paths []string
+	for args := os.Args[1:]; ; {
+		if err := flag.CommandLine.Parse(args); err != nil {
+			os.Exit(2)
+		}
+		args = flag.CommandLine.Args()
+		if len(args) == 0 {
+			break
+		}
+		paths, args = append(paths, args[0]), args[1:]
+	}
 
 	if *showVersion {
 		fmt.Println(kubernetesRelease())
 		return
 	}
-	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || flag.NArg() == 0 {
+	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || len(paths) == 0 {
 		fmt.Fprintln(os.Stderr, "usage: oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,...] FIXTURE...")
 		os.Exit(2)
 	}
@@ -55,7 +66,7 @@ func main() {
 	}
 	// The scheduler's metrics exist before any of its parts runs (scheduler.New).
 	metrics.Register()
-	doc, err := run(*mode, *configPath, flag.Args())
+	doc, err := run(*mode, *configPath, paths)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "oracle: %v\n", err)
 		os.Exit(3)
