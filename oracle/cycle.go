@@ -12,6 +12,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -65,7 +66,7 @@ type cycle struct {
 	pod   *v1.Pod
 	state *framework.CycleState
 	res   *podResult
-	// verdicts of each node, by name, and the nodes in snapshot order
+	// the snapshot's nodes, in its order (the node tree's)
 	allNodes []fwk.NodeInfo
 }
 
@@ -75,8 +76,14 @@ func (e *env) schedule(pod *v1.Pod) *podResult {
 	res := &podResult{pod: pod, top: []string{}, preFilter: []map[string]any{}, nodes: []map[string]any{}}
 	p := e.profileFor(pod)
 	if p == nil {
+		// kube-scheduler leaves the pod to another scheduler; kschedx says so.
+		served := make([]string, 0, len(e.profiles))
+		for _, other := range e.profiles {
+			served = append(served, other.name)
+		}
 		res.status = "NoProfile"
-		res.message = strPtr(fmt.Sprintf("no profile serves schedulerName %q", pod.Spec.SchedulerName))
+		res.message = strPtr(fmt.Sprintf("no profile serves schedulerName %q (this configuration's profiles: %s): "+
+			"kube-scheduler leaves the pod to another scheduler", pod.Spec.SchedulerName, strings.Join(served, ", ")))
 		return res
 	}
 	// PreEnqueue: the queue keeps a gated pod out of every cycle.
@@ -309,15 +316,13 @@ func sortedNames(nodes []fwk.NodeInfo) []string {
 	return names
 }
 
+// joinNames is the plugins a PreFilterResult left a node out for, as
+// kschedx's firstFailure names them; nil for none.
 func joinNames(names []string) any {
 	if len(names) == 0 {
 		return nil
 	}
-	out := names[0]
-	for _, n := range names[1:] {
-		out += ", " + n
-	}
-	return out
+	return strings.Join(names, ", ")
 }
 
 // recordPreFilter records each PreFilter plugin's status other than
