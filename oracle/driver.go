@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"reflect"
 	"sort"
 	"time"
 
@@ -55,7 +54,7 @@ type env struct {
 	ctx       context.Context
 	logger    klog.Logger
 	client    *fake.Clientset
-	factory   informers.SharedInformerFactory
+	factory   *trackingFactory
 	cache     internalcache.Cache
 	snapshot  *internalcache.Snapshot
 	nominator *nominator
@@ -114,7 +113,7 @@ func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configu
 			return nil, fmt.Errorf("adding %T: %v", obj, err)
 		}
 	}
-	e.factory = informers.NewSharedInformerFactory(e.client, 0)
+	e.factory = newTrackingFactory(informers.NewSharedInformerFactory(e.client, 0))
 	e.cache = newSchedulerCache(ctx)
 	e.snapshot = internalcache.NewEmptySnapshot()
 
@@ -207,8 +206,8 @@ func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configu
 			return nil, fmt.Errorf("the resource slice tracker did not sync")
 		}
 	}
-	if err := e.waitForHandlers(); err != nil {
-		return nil, err
+	if !e.factory.handlersSynced(time.Minute) {
+		return nil, fmt.Errorf("informer event handlers did not sync")
 	}
 
 	// The cluster as the scheduler's informers deliver it: nodes in
@@ -237,49 +236,6 @@ func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configu
 		}
 	}
 	return e, nil
-}
-
-// waitForHandlers waits until the event handlers that plugins and caches
-// registered on the started informers have seen every object. Informers
-// hand their initial list to each handler asynchronously, and nothing
-// exports whether another component's handler is done: a handler of our
-// own, registered last, is served in the same way, so once it has seen
-// everything the others have had the same chance; a short pause covers a
-// slow goroutine. Assume caches the oracle can read (ResourceClaims) are
-// checked directly.
-func (e *env) waitForHandlers() error {
-	var regs []toolscache.ResourceEventHandlerRegistration
-	for _, inf := range e.startedInformers() {
-		reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{})
-		if err != nil {
-			return err
-		}
-		regs = append(regs, reg)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for _, reg := range regs {
-		for !reg.HasSynced() {
-			if time.Now().After(deadline) {
-				return fmt.Errorf("informer handlers did not sync")
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	time.Sleep(50 * time.Millisecond)
-	return nil
-}
-
-// startedInformers are the informers the plugins asked the factory for.
-func (e *env) startedInformers() []toolscache.SharedIndexInformer {
-	var out []toolscache.SharedIndexInformer
-	for typ := range e.factory.WaitForCacheSync(e.ctx.Done()) {
-		obj, ok := typeToObject(typ)
-		if !ok {
-			continue
-		}
-		out = append(out, e.factory.InformerFor(obj, nil))
-	}
-	return out
 }
 
 func (e *env) profileFor(pod *v1.Pod) *profile {
@@ -316,13 +272,3 @@ func podPriority(pod *v1.Pod) int32 {
 }
 
 func podKey(pod *v1.Pod) string { return pod.Namespace + "/" + pod.Name }
-
-// typeToObject is a new object of an informer's type (the factory keys
-// its informers by the type of their objects).
-func typeToObject(t reflect.Type) (runtime.Object, bool) {
-	if t.Kind() != reflect.Ptr {
-		return nil, false
-	}
-	obj, ok := reflect.New(t.Elem()).Interface().(runtime.Object)
-	return obj, ok
-}
