@@ -18,6 +18,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
@@ -112,6 +113,16 @@ func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configu
 		if err := e.client.Tracker().Add(obj); err != nil {
 			return nil, fmt.Errorf("adding %T: %v", obj, err)
 		}
+	}
+	// The API holds the fixture as it was stored. What the scheduler would
+	// write there (preemption's status patches) is dropped: the driver
+	// applies each outcome to the scheduler cache and the nominator itself,
+	// and no informer event follows the start, so one pod's cycle never
+	// changes what another's reads through a lister.
+	for _, verb := range []string{"create", "update", "patch", "delete"} {
+		e.client.PrependReactor(verb, "*", func(clienttesting.Action) (bool, runtime.Object, error) {
+			return true, nil, nil
+		})
 	}
 	e.factory = newTrackingFactory(informers.NewSharedInformerFactory(e.client, 0))
 	e.cache = newSchedulerCache(ctx)
