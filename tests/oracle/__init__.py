@@ -1,0 +1,136 @@
+"""The oracle (`oracle/` at the repository's root): the real kube-scheduler
+framework, built per Kubernetes minor against that release's
+k8s.io/kubernetes module, run over a kschedx fixture. It writes kschedx's
+result document (the fields of tests/golden/expected), so tests and
+scripts compare kschedx with the real scheduler field by field.
+
+    build(version) -> Path of the binary (built once, then cached)
+    run(version, fixture, mode, config=None, feature_gates=None) -> dict
+
+Go missing: build() raises OracleUnavailable. Tests call binary_or_skip(),
+which skips them then, unless KSCHEDX_REQUIRE_ORACLE=1 (CI sets it: there a
+missing oracle is a failure, not a skip).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+ORACLE = REPO / "oracle"
+GOLDEN = REPO / "tests" / "golden"
+REQUIRE_ENV = "KSCHEDX_REQUIRE_ORACLE"
+
+
+class OracleUnavailable(RuntimeError):
+    """The oracle cannot be built here (no Go toolchain)."""
+
+
+class OracleError(RuntimeError):
+    """The oracle failed to build, or refused its input."""
+
+
+def versions() -> tuple[str, ...]:
+    """The Kubernetes minors the oracle builds for (one oracle/mod/k8s-MINOR.mod each)."""
+    found = (p.name[len("k8s-"):-len(".mod")] for p in (ORACLE / "mod").glob("k8s-*.mod"))
+    return tuple(sorted(found, key=lambda v: tuple(int(x) for x in v.split("."))))
+
+
+_built: dict[str, Path] = {}
+
+
+def build(version: str) -> Path:
+    """The oracle binary for `version` ("1.35"), built if its sources changed
+    since the last build (oracle/build keeps it in the user's cache)."""
+    if version in _built:
+        return _built[version]
+    if shutil.which("go") is None:
+        raise OracleUnavailable("Go is not installed: the oracle (the real kube-scheduler) cannot be built")
+    proc = subprocess.run([str(ORACLE / "build"), version], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise OracleError(f"oracle/build {version} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    path = Path(proc.stdout.strip().splitlines()[-1])
+    _built[version] = path
+    return path
+
+
+def _gates_arg(feature_gates) -> str:
+    if isinstance(feature_gates, str):
+        return feature_gates
+    return ",".join(f"{name}={'true' if on else 'false'}" for name, on in feature_gates.items())
+
+
+def run(version: str, fixture, mode: str = "explain", config=None, feature_gates=None) -> dict:
+    """The oracle's result document for `fixture` (a path, or a list of
+    paths) at `version`: `mode` "explain" or "simulate"; `config` a
+    KubeSchedulerConfiguration file; `feature_gates` "A=true,B=false" or
+    {"A": True}."""
+    args = [str(build(version)), "--mode", mode]
+    if config is not None:
+        args += ["--config", str(config)]
+    if feature_gates:
+        args += ["--feature-gates", _gates_arg(feature_gates)]
+    paths = [fixture] if isinstance(fixture, (str, os.PathLike)) else list(fixture)
+    args += [str(p) for p in paths]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise OracleError(f"oracle {version} failed (exit {proc.returncode}) on {', '.join(map(str, paths))}:\n"
+                          f"{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout)
+
+
+def binary_or_skip(version: str) -> Path:
+    """build(version) for a test: skipped when Go is missing, failed instead
+    when KSCHEDX_REQUIRE_ORACLE=1."""
+    import pytest
+
+    try:
+        return build(version)
+    except OracleUnavailable as exc:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{exc} ({REQUIRE_ENV}=1: the oracle is required here)")
+        pytest.skip(str(exc))
+
+
+# -- the golden corpus's file format ---------------------------------------------
+
+
+def golden_text(doc: dict) -> str:
+    """A document as tests/golden/expected holds it: compact JSON, keys sorted."""
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"))
+
+
+def keep_reason_order(new, old):
+    """`new`, with each `reasons` list that holds the same reasons as the
+    matching list of `old` in `old`'s order. Some plugins' reasons come in
+    Go map order (NodeResourcesFit's extended resources and hugepages), a
+    new order at every run: regenerating a file keeps its committed order,
+    so that only a real change shows."""
+    if isinstance(new, dict) and isinstance(old, dict):
+        out = {}
+        for key, value in new.items():
+            if key == "reasons" and isinstance(value, list) and isinstance(old.get(key), list) \
+                    and sorted(value) == sorted(old[key]):
+                out[key] = list(old[key])
+            elif key in old:
+                out[key] = keep_reason_order(value, old[key])
+            else:
+                out[key] = value
+        return out
+    if isinstance(new, list) and isinstance(old, list) and len(new) == len(old):
+        return [keep_reason_order(n, o) for n, o in zip(new, old)]
+    return new
+
+
+def without_reason_order(doc):
+    """`doc` with every `reasons` list sorted: what comparisons look at."""
+    if isinstance(doc, dict):
+        return {k: sorted(v) if k == "reasons" and isinstance(v, list) else without_reason_order(v)
+                for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [without_reason_order(x) for x in doc]
+    return doc
