@@ -51,10 +51,12 @@ def noting_loader(base):
         def __init__(self, stream):
             super().__init__(stream)
             self.duplicates: dict = {}
+            self._by_constructor: set = set()
 
         def construct_noted_map(self, node):
             repeated = _repeated(node)  # before merge keys are flattened into the node
             data = {}
+            self._by_constructor.add(id(data))
             yield data
             data.update(self.construct_mapping(node))
             if repeated:
@@ -65,7 +67,7 @@ def noting_loader(base):
         def _build(self, node):
             built = base._build(self, node)
             if (node.__class__ is MappingNode and built.__class__ is dict and len(built) < len(node.value)
-                    and id(built) not in self.duplicates):
+                    and id(built) not in self._by_constructor):
                 repeated = _repeated(node)
                 if repeated:
                     self.duplicates[id(built)] = repeated

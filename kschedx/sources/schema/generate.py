@@ -39,7 +39,11 @@ from pathlib import Path
 from .gotypes import BASIC, GoPackage, GoSourceError, parse_package
 from .model import RELEASES, data_file
 
-FORMAT = 1
+FORMAT = 2
+# A struct's fields are one string, "name:type[:inline struct]" joined by
+# commas: decoding the document is then mostly long strings (fast), and a
+# struct's fields are split only when a validation first meets the struct.
+_FIELD_TEXT = re.compile(r"[^:,\s]+")
 
 # Go modules whose API packages the OpenAPI definitions name:
 # definition "io.k8s.<module>.<package path>.<Type>"
@@ -367,8 +371,11 @@ class _Builder:
         fields = []
         for name in sorted(props):
             embed, go_t = go_fields[name]
-            fields.append([name, self.field_expr(props[name], go_t, f"{definition}.{name}"), ".".join(embed)])
-        return [go_type[2], fields, definition]
+            if not _FIELD_TEXT.fullmatch(name):
+                raise GenerationError(f"{definition}: a field name the data cannot hold: {name!r}")
+            index = self.field_expr(props[name], go_t, f"{definition}.{name}")
+            fields.append(f"{name}:{index}:{'.'.join(embed)}" if embed else f"{name}:{index}")
+        return [go_type[2], definition, ",".join(fields)]
 
     def field_expr(self, schema: dict, go_t, where: str) -> int:
         """The expression of a value: [kind, go type string, ...]."""

@@ -8,7 +8,7 @@ for word, so that a problem reads as the API server's answer would.
 
 from __future__ import annotations
 
-import re
+import re  # noqa: F401 - used by parse_duration_error (compiled there, on first use)
 
 RFC3339 = "2006-01-02T15:04:05Z07:00"
 RFC3339_MICRO = "2006-01-02T15:04:05.000000Z07:00"
@@ -66,13 +66,27 @@ def _skip(value: str, prefix: str):
     return value, True
 
 
+def _atoi(s: str):
+    """time's atoi: an optional sign, then nothing but ASCII digits (none is 0); None if not."""
+    negative = False
+    if s and s[0] in "+-":
+        negative = s[0] == "-"
+        s = s[1:]
+    if s and not (s.isascii() and s.isdigit()):
+        return None
+    value = int(s) if s else 0
+    return -value if negative else value
+
+
 def _nanos(value: str, nbytes: int):
     """parseNanoseconds: (ok, range error)."""
     if value[0] not in ".,":
         return False, ""
-    digits = value[1:min(nbytes, 10)]
-    if not digits.isdigit() or not digits.isascii():
+    ns = _atoi(value[1:min(nbytes, 10)])
+    if ns is None:
         return False, ""
+    if ns < 0:
+        return True, "fractional second"
     return True, ""
 
 
@@ -154,15 +168,12 @@ def parse_time_error(value: str, layout: str = RFC3339) -> str | None:
                 sign, hh, mm, value = value[0], value[1:3], value[4:6], value[6:]
                 hr, _ = _getnum(hh, True)
                 mn, _ = _getnum(mm, True) if hr is not None else (None, "")
-                if hr is None or mn is None:
-                    failed = True
-                else:
-                    if hr > 24:
-                        range_error = "time zone offset hour"
-                    if mn > 60:
-                        range_error = "time zone offset minute"
-                    if sign not in "+-":
-                        failed = True
+                failed = hr is None or mn is None or sign not in "+-"
+                # the ranges are checked whatever failed, a failed number counting 0
+                if (hr or 0) > 24:
+                    range_error = "time zone offset hour"
+                if (mn or 0) > 60:
+                    range_error = "time zone offset minute"
         if range_error:
             return out_of_range(range_error)
         if failed:
@@ -176,13 +187,13 @@ def parse_time_error(value: str, layout: str = RFC3339) -> str | None:
     return None
 
 
-_DURATION = re.compile(r"[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+|[-+]?0")
+_DURATION = r"[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+|[-+]?0"
 
 
 def parse_duration_error(value: str) -> str | None:
     """time.ParseDuration's error for the common case (the unit-less and
     overflow texts are not reproduced: "invalid duration" says it)."""
-    if _DURATION.fullmatch(value):
+    if re.fullmatch(_DURATION, value):
         return None
     return f"time: invalid duration {go_quote(value)}"
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 
-from . import suggest
 from .model import Kind, Schema, version_priority
 from .problem import BAD_API_VERSION, MISSING_KIND, NO_KIND_MATCH, WRONG_TYPE, Problem
 
@@ -79,6 +78,7 @@ def is_custom_group(group: str, kind: str, schema: Schema) -> bool:
     """Whether group/kind may name a custom resource (see the module's rule)."""
     if group in schema.groups or "." not in group:
         return False
+    from . import suggest
     kinds = schema.by_kind
     if group.endswith(_RESERVED) and (kind in kinds or suggest.near(kind, kinds)):
         return False
@@ -86,6 +86,8 @@ def is_custom_group(group: str, kind: str, schema: Schema) -> bool:
 
 
 def _no_match(message: str, group: str, kind: str, schema: Schema) -> Problem:
+    from . import suggest
+
     served = schema.by_kind.get(kind)
     if served:
         return Problem("apiVersion", message, NO_KIND_MATCH, hint=serves(schema, kind))
@@ -100,6 +102,8 @@ def _no_match(message: str, group: str, kind: str, schema: Schema) -> Problem:
 def serves(schema: Schema, kind: str) -> str:
     """`Kubernetes 1.36 serves Deployment as apps/v1`; versions a cluster
     serves only when enabled (alpha, beta) are said to be so."""
+    from . import suggest
+
     kinds = sorted(schema.by_kind[kind], key=lambda k: (version_priority(k.version), k.group))
     names = [k.api_version if version_priority(k.version)[0] == 0 else f"{k.api_version} (when enabled)"
              for k in kinds]

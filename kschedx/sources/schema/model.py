@@ -8,9 +8,6 @@ struct its objects decode into, and each struct's fields by json name.
 
 from __future__ import annotations
 
-import gzip
-import json
-import threading
 from pathlib import Path
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -45,15 +42,44 @@ class Type:
 class Struct:
     """A Go struct: its name (the decoder's "Go struct field PodSpec.…"),
     its fields by json name, and the inline structs a field is reached
-    through (`VolumeSource` for a volume's hostPath)."""
+    through (`VolumeSource` for a volume's hostPath). The fields are read
+    from the data when first asked for."""
 
-    __slots__ = ("name", "fields", "embeds", "definition")
+    __slots__ = ("name", "definition", "_fields", "_embeds", "_schema", "_text")
 
-    def __init__(self, name: str, definition: str):
+    def __init__(self, name: str, definition: str, schema: "Schema", text: str):
         self.name = name
         self.definition = definition  # the OpenAPI definition, the same in every version
-        self.fields: dict[str, Type] = {}
-        self.embeds: dict[str, str] = {}
+        self._schema = schema
+        self._text = text
+        self._fields: dict | None = None
+        self._embeds: dict | None = None
+
+    @property
+    def fields(self) -> dict[str, "Type"]:
+        fields = self._fields
+        if fields is None:
+            fields = self._read()
+        return fields
+
+    @property
+    def embeds(self) -> dict[str, str]:
+        if self._embeds is None:
+            self._read()
+        return self._embeds
+
+    def _read(self) -> dict:
+        fields: dict = {}
+        embeds: dict = {}
+        type_of = self._schema.type
+        for entry in self._text.split(",") if self._text else ():
+            name, index, *embed = entry.split(":")
+            fields[name] = type_of(int(index))
+            if embed:
+                embeds[name] = embed[0]
+        self._embeds = embeds
+        self._fields = fields
+        return fields
 
 
 class Kind:
@@ -74,27 +100,14 @@ class Kind:
 
 class Schema:
     def __init__(self, minor: str, data: dict):
+        if data.get("format") != 2:
+            raise ValueError(f"schema data of Kubernetes {minor}: format {data.get('format')}, not 2")
         self.minor = minor
         self.release = data["release"]
-        structs = [Struct(row[0], row[2]) for row in data["structs"]]
-        types: list[Type] = []
-        for entry in data["exprs"]:
-            t = Type(_CODES[entry[0]], entry[1])
-            if t.code == STRUCT:
-                t.sub = structs[entry[2]]
-            elif t.code in (ARRAY, MAP):
-                t.sub = entry[2]  # an index, resolved below (elements come later or earlier)
-            elif t.code == INT:
-                t.low, t.high = entry[2], entry[3]
-            types.append(t)
-        for t in types:
-            if t.code in (ARRAY, MAP):
-                t.sub = types[t.sub]
-        for struct, row in zip(structs, data["structs"]):
-            for name, index, embed in row[1]:
-                struct.fields[name] = types[index]
-                if embed:
-                    struct.embeds[name] = embed
+        self._exprs = data["exprs"]
+        self._types: list = [None] * len(self._exprs)
+        structs = [Struct(name, definition, self, text) for name, definition, text in data["structs"]]
+        self._structs = structs
         self.kinds: dict[tuple[str, str, str], Kind] = {}
         self.by_kind: dict[str, list[Kind]] = {}
         self.groups: dict[str, list[str]] = {}
@@ -108,6 +121,21 @@ class Schema:
         for kinds in self.by_kind.values():
             kinds.sort(key=lambda k: (version_priority(k.version), k.group))
         self.structs_by_definition = {s.definition: s for s in structs}
+
+    def type(self, index: int) -> "Type":
+        """The type of an expression of the data, made when first asked for."""
+        t = self._types[index]
+        if t is None:
+            entry = self._exprs[index]
+            t = Type(_CODES[entry[0]], entry[1])
+            if t.code == STRUCT:
+                t.sub = self._structs[entry[2]]
+            elif t.code in (ARRAY, MAP):
+                t.sub = self.type(entry[2])
+            elif t.code == INT:
+                t.low, t.high = entry[2], entry[3]
+            self._types[index] = t
+        return t
 
     def kind(self, group: str, version: str, kind: str) -> Kind | None:
         return self.kinds.get((group, version, kind))
@@ -124,7 +152,6 @@ def version_priority(version: str):
     return (stage, -int(m.group(1)), -int(m.group(3) or 0), version)
 
 
-_lock = threading.Lock()
 _loaded: dict[str, Schema] = {}
 
 
@@ -139,9 +166,8 @@ def schema(minor: str) -> Schema:
         return found
     if minor not in RELEASES:
         raise ValueError(f"no schema for Kubernetes {minor}: kschedx has {', '.join(sorted(RELEASES))}")
-    with _lock:
-        found = _loaded.get(minor)
-        if found is None:
-            data = json.loads(gzip.decompress(data_file(minor).read_bytes()))
-            found = _loaded[minor] = Schema(minor, data)
+    import json
+    import zlib  # gzip's own module costs an import; the data is one gzip member
+
+    found = _loaded[minor] = Schema(minor, json.loads(zlib.decompress(data_file(minor).read_bytes(), wbits=31)))
     return found

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field as _field
 
 # Problem.reason
 UNKNOWN_FIELD = "unknown-field"      # strict decoding: a field the type does not have
@@ -19,20 +18,24 @@ BAD_API_VERSION = "bad-api-version"  # an apiVersion that is not "group/version"
 STRICT_REASONS = frozenset({UNKNOWN_FIELD, DUPLICATE_FIELD})
 
 
-@dataclass(frozen=True, slots=True)
 class Problem:
     """`field`: the path as the API server names it (`spec.containers[0].image`;
     `apiVersion` or `kind` for the object's type). `message`: the API server's
-    (or kubectl's) own text, unchanged. `hint`: what kschedx adds, after it."""
+    (or kubectl's) own text, unchanged. `hint`: what kschedx adds, after it.
+    `reason`: UNKNOWN_FIELD, DUPLICATE_FIELD, WRONG_TYPE, NO_KIND_MATCH...
 
-    field: str
-    message: str
-    reason: str
-    hint: str = ""
-    # A type that decodes itself (quantity, int-or-string, time) failed: the
-    # API server's decoder stops there and reports this error, even over a
-    # wrong type it met before (which it only noted).
-    aborts: bool = _field(default=False, repr=False, compare=False)
+    `aborts`: a type that decodes itself (quantity, int-or-string, time)
+    failed: the API server's decoder stops there and reports this error,
+    even over a wrong type it met before (which it only noted)."""
+
+    __slots__ = ("field", "message", "reason", "hint", "aborts")
+
+    def __init__(self, field: str, message: str, reason: str, hint: str = "", aborts: bool = False):
+        self.field = field
+        self.message = message
+        self.reason = reason
+        self.hint = hint
+        self.aborts = aborts
 
     @property
     def strict(self) -> bool:
@@ -41,6 +44,18 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.message} ({self.hint})" if self.hint else self.message
+
+    def __repr__(self) -> str:
+        return f"Problem({self.field!r}, {self.message!r}, {self.reason!r}, hint={self.hint!r})"
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Problem):
+            return NotImplemented
+        return (self.field, self.message, self.reason, self.hint) == (other.field, other.message, other.reason,
+                                                                       other.hint)
+
+    def __hash__(self) -> int:
+        return hash((self.field, self.message, self.reason, self.hint))
 
 
 def server_message(obj: dict, problems: list[Problem]) -> str:

@@ -27,9 +27,7 @@ so a timestamp YAML reads as a date is a string, and 2.0 is the integer 2.
 from __future__ import annotations
 
 from datetime import date, datetime
-from decimal import Decimal
 
-from . import suggest
 from .kinds import describe, resolve
 from .model import (ANY, ARRAY, BOOL, BYTES, DURATION, FLOAT, INT, INTORSTRING, MAP, MICROTIME, QUANTITY,
                     RELEASES, SCHEMAORBOOL, STRING, STRUCT, TIME, Kind, Schema, Struct, Type, schema)
@@ -109,6 +107,8 @@ class _Walk:
         self.problems.append(Problem(where, f'unknown field "{where}"', UNKNOWN_FIELD, hint=self.field_hint(st, key)))
 
     def field_hint(self, st: Struct, key: str) -> str:
+        from . import suggest
+
         elsewhere = [minor for minor in sorted(RELEASES) if minor != self.schema.minor
                      and key in _fields_in(minor, st.definition)]
         if elsewhere:
@@ -309,6 +309,8 @@ def go_float(value: float) -> str:
         return "+Inf" if value > 0 else "-Inf"
     if value == 0:
         return "-0" if str(value).startswith("-") else "0"
+    from decimal import Decimal
+
     magnitude = abs(value)
     d = Decimal(repr(value))
     if magnitude < 1e-6 or magnitude >= 1e21:
