@@ -154,7 +154,7 @@ def test_a_made_up_release_validates_as_the_decoder_would():
 
     s = Schema("1.99", generate.build(_inputs()))
     kind = s.kind("ex.k8s.io", "v1", "Widget")
-    walk = _Walk(s, kind, None)
+    walk = _Walk(s, None)
     walk.struct({"apiVersion": "ex.k8s.io/v1", "kind": "Widget", "spec": {"mode": 1, "tag": [], "size": "2x"}},
                 kind.struct, "", "")
     assert [(p.field, p.message) for p in walk.problems] == [

@@ -407,6 +407,9 @@ def test_custom_resources_are_not_validated(version):
         {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup"},
         {"apiVersion": "topology.node.k8s.io/v1alpha1", "kind": "NodeResourceTopology"},
         {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"},
+        # scheduler-plugins' coscheduling, before it moved to scheduling.x-k8s.io: PodGroup is built in from 1.36
+        {"apiVersion": "scheduling.sigs.k8s.io/v1alpha1", "kind": "PodGroup"},
+        {"apiVersion": "management.cattle.io/v3", "kind": "Node"},
     ):
         assert validate(obj, version) == [], obj
         assert is_custom_resource(obj, version)
@@ -419,9 +422,12 @@ def test_what_cannot_be_a_custom_resource_is_an_error(version):
         # a group without a dot is never a CRD's
         ("app/v1", "Deployment"): ("apiVersion", f"Kubernetes {version} serves Deployment as apps/v1"),
         ("example/v1", "Widget"): ("kind", "ensure CRDs are installed first"),
-        # Kubernetes' own domain, with a built-in kind
+        # a built-in group's name under Kubernetes' own domain, with a kind it serves
         ("policy.k8s.io/v1", "PodDisruptionBudget"): ("apiVersion",
                                                      f"Kubernetes {version} serves PodDisruptionBudget as policy/v1"),
+        ("apps.k8s.io/v1", "Deployment"): ("apiVersion", f"Kubernetes {version} serves Deployment as apps/v1"),
+        ("rbac.kubernetes.io/v1", "Role"): ("apiVersion",
+                                            f"Kubernetes {version} serves Role as rbac.authorization.k8s.io/v1"),
         # a slip of a built-in kind's name, in any group
         ("example.com/v1", "deployment"): ("kind", "did you mean Deployment (apps/v1)?"),
         ("example.com/v1", "Pdo"): ("kind", "did you mean Pod (v1)?"),

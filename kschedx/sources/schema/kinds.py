@@ -14,10 +14,13 @@ The rule (the same for every version):
 - any other group may be a custom resource's (a `kubectl get -o yaml` dump
   holds them): it is not validated, and scheduling ignores it, unless
   its kind is a slip of a built-in kind's name (only the letter case
-  differs, or two adjacent letters are swapped: `deployment`, `Pdo`), or its
-  group is one of Kubernetes' own (`*.k8s.io`, `*.kubernetes.io`) and its
-  kind is a built-in one or a near miss of one (`policy.k8s.io/v1`
-  PodDisruptionBudget): those are errors.
+  differs, or two adjacent letters are swapped: `deployment`, `Pdo`), or
+  its group is a built-in group's name under Kubernetes' own domain and
+  its kind one that group serves (`apps.k8s.io/v1` Deployment,
+  `policy.k8s.io/v1` PodDisruptionBudget, `rbac.k8s.io/v1` Role): those
+  are errors. Real projects under that domain keep their own names
+  (`scheduling.sigs.k8s.io` PodGroup, `gateway.networking.k8s.io`,
+  `topology.node.k8s.io`) and stay custom resources.
 """
 
 from __future__ import annotations
@@ -78,11 +81,12 @@ def is_custom_group(group: str, kind: str, schema: Schema) -> bool:
     """Whether group/kind may name a custom resource (see the module's rule)."""
     if group in schema.groups or "." not in group:
         return False
+    label, _, domain = group.partition(".")
+    if "." + domain in _RESERVED and any(k.group.partition(".")[0] == label for k in schema.by_kind.get(kind, ())):
+        return False  # apps.k8s.io/v1 Deployment: Kubernetes' own group, misnamed
     from . import suggest
-    kinds = schema.by_kind
-    if group.endswith(_RESERVED) and (kind in kinds or suggest.near(kind, kinds)):
-        return False
-    return not any(suggest.is_typo_of(kind, k) for k in kinds)
+
+    return not any(suggest.is_typo_of(kind, k) for k in schema.by_kind)
 
 
 def _no_match(message: str, group: str, kind: str, schema: Schema) -> Problem:

@@ -30,7 +30,7 @@ from datetime import date, datetime
 
 from .kinds import describe, resolve
 from .model import (ANY, ARRAY, BOOL, BYTES, DURATION, FLOAT, INT, INTORSTRING, MAP, MICROTIME, QUANTITY,
-                    RELEASES, SCHEMAORBOOL, STRING, STRUCT, TIME, Kind, Schema, Struct, Type, schema)
+                    RELEASES, SCHEMAORBOOL, STRING, STRUCT, TIME, Schema, Struct, Type, schema)
 from .problem import DUPLICATE_FIELD, UNKNOWN_FIELD, WRONG_TYPE, Problem
 from . import goparse
 
@@ -48,7 +48,7 @@ def validate(obj: dict, version: str, *, duplicates: dict | None = None) -> list
         return [problem]
     if kind is None:
         return []
-    walk = _Walk(s, kind, duplicates)
+    walk = _Walk(s, duplicates)
     walk.struct(obj, kind.struct, "", "")
     return walk.problems
 
@@ -61,18 +61,20 @@ def is_custom_resource(obj: dict, version: str) -> bool:
 
 
 class _Walk:
-    __slots__ = ("schema", "kind", "dups", "problems")
+    __slots__ = ("schema", "dups", "problems")
 
-    def __init__(self, s: Schema, kind: Kind, duplicates):
+    def __init__(self, s: Schema, duplicates):
         self.schema = s
-        self.kind = kind
         self.dups = duplicates or None
         self.problems: list[Problem] = []
 
     # -- structs ---------------------------------------------------------------------------
 
     def struct(self, obj: dict, st: Struct, path: str, gopath: str) -> None:
-        fields = st.fields
+        fields = st._fields
+        if fields is None:
+            fields = st.fields
+        embeds = st._embeds
         dups = self.dups.get(id(obj)) if self.dups is not None else None
         for key, value in obj.items():
             t = fields.get(key)
@@ -84,8 +86,8 @@ class _Walk:
                     self.unknown(st, path, key)
                     continue
             if dups is not None and key in dups:
-                self.problems.append(Problem(_join(path, key), f'duplicate field "{_join(path, key)}"',
-                                             DUPLICATE_FIELD))
+                where = f"{path}.{key}" if path else key
+                self.problems.append(Problem(where, f'duplicate field "{where}"', DUPLICATE_FIELD))
             if value is None:
                 continue
             code = t.code
@@ -93,14 +95,16 @@ class _Walk:
             if code == STRING:
                 if cls is str:
                     continue
-            elif code == STRUCT:
-                if cls is dict:
-                    embed = st.embeds.get(key)
-                    self.struct(value, t.sub, _join(path, key),
-                                _join(gopath, f"{embed}.{key}" if embed else key))
-                    continue
-            embed = st.embeds.get(key)
-            self.value(value, t, _join(path, key), _join(gopath, f"{embed}.{key}" if embed else key), st.name)
+            elif code == TIME and cls is str and _canonical_time(value):
+                continue
+            # the decoder's field path: json names and inline structs, no indices
+            embed = embeds.get(key) if embeds else None
+            name = f"{embed}.{key}" if embed else key
+            if code == STRUCT and cls is dict:
+                self.struct(value, t.sub, f"{path}.{key}" if path else key, f"{gopath}.{name}" if gopath else name)
+            else:
+                self.value(value, t, f"{path}.{key}" if path else key, f"{gopath}.{name}" if gopath else name,
+                           st.name)
 
     def unknown(self, st: Struct, path: str, key: str) -> None:
         where = _join(path, key)
@@ -254,6 +258,8 @@ class _Walk:
     def time(self, value, path: str, gopath: str, owner: str, layout: str) -> None:
         cls = value.__class__
         if cls is str:
+            if layout is goparse.RFC3339 and _canonical_time(value):
+                return
             err = goparse.parse_time_error(value, layout)
         elif cls is datetime:
             # YAML read it as a timestamp: valid when it has a zone (RFC 3339
@@ -266,6 +272,31 @@ class _Walk:
             return self.wrong(describe(value), _STRING, path, gopath, owner, aborts=True)
         if err:
             self.problems.append(Problem(path, err, WRONG_TYPE, aborts=True))
+
+
+_TIME_SHAPE = None
+_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _canonical_time(value: str) -> bool:
+    """The common RFC 3339 form, every field in range (Go's parser agrees;
+    anything else is left to it, for its message)."""
+    global _TIME_SHAPE
+    if _TIME_SHAPE is None:
+        import re
+
+        _TIME_SHAPE = re.compile(r"(\d{4})-(\d\d)-(\d\d)T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?"
+                                 r"(?:Z|[+-](?:[01]\d|2[0-4]):(?:[0-5]\d|60))", re.ASCII).fullmatch
+    m = _TIME_SHAPE(value)
+    if m is None:
+        return False
+    month, day = int(m.group(2)), int(m.group(3))
+    if not 1 <= month <= 12 or not 1 <= day <= _DAYS[month]:
+        return False
+    if month == 2 and day == 29:
+        year = int(m.group(1))
+        return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return True
 
 
 _UINT8 = Type(INT, "uint8")
