@@ -9,6 +9,7 @@ processes, start to finish, one at a time, with wall time and peak RSS.
         --big-snapshot benchmarks/out/mixed-150k.json --cluster-snapshot benchmarks/out/cluster-150k.json
 
     python benchmarks/bench_scale.py --only "explain -o json, 200" --discard --repeat 3   # output to /dev/null
+    python benchmarks/bench_scale.py --only "explain -o json, 200" --discard --extra=--no-reuse  # a cycle per pod
 
 CPU time (user + system) is printed next to wall time: on a shared machine
 wall time grows with the load of the others, CPU time much less. Each run is capped with `prlimit --as` (the machine is shared); output goes
