@@ -17,6 +17,12 @@ peak RSS:
     python benchmarks/bench_preemption.py                  # 5,000 nodes, 20 pending pods
     python benchmarks/bench_preemption.py --nodes 500 --pending 10
     python benchmarks/bench_preemption.py --config args.yaml   # e.g. other minCandidateNodes* args
+    python benchmarks/bench_preemption.py --snapshot benchmarks/out/preempt-5k.json --repeat 3
+
+--snapshot runs the same two commands on another cluster (such as
+gen_preemption_workload.py's, the cluster of issue 31); --repeat N runs
+each N times, interleaved, and prints each run, then the least and the
+spread (least-most) of each figure, with the load average before and after.
 """
 
 from __future__ import annotations
@@ -59,18 +65,20 @@ def generate(num_nodes: int, num_pending: int, seed: int) -> list[dict]:
             cpu = min(rng.choice((2, 2, 4)), 8 - used)
             app = rng.choice(("web", "web", "batch", "db"))
             prio = 100 if app == "db" or rng.random() < 0.3 else 0
-            objs.append(_pod(f"run-{i:05d}-{j}", app, cpu, prio, node=name,
-                             start=f"2024-01-01T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z"))
+            objs.append(pod_object(f"run-{i:05d}-{j}", app, cpu, prio, node=name,
+                                   start=f"2024-01-01T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z"))
             used += cpu
             j += 1
     for k in range(num_pending):
-        objs.append(_pod(f"urgent-{k:04d}", "urgent", rng.choice((2, 3, 4)), 1000))
+        objs.append(pod_object(f"urgent-{k:04d}", "urgent", rng.choice((2, 3, 4)), 1000))
     return objs
 
 
-def _pod(name, app, cpu, priority, node=None, start=None) -> dict:
+def pod_object(name, app, cpu, priority, node=None, start=None, memory="1Gi") -> dict:
+    """A pod of the given requests and priority (gen_preemption_workload.py
+    builds its pods with this too); bound and Running when `node` is given."""
     spec = {"containers": [{"name": "c", "image": f"registry.example/{app}:1",
-                            "resources": {"requests": {"cpu": str(cpu), "memory": "1Gi"}}}],
+                            "resources": {"requests": {"cpu": str(cpu), "memory": memory}}}],
             "priority": priority}
     if node:
         spec["nodeName"] = node
@@ -81,7 +89,7 @@ def _pod(name, app, cpu, priority, node=None, start=None) -> dict:
     return pod
 
 
-def run(label: str, argv: list[str]) -> None:
+def run(label: str, argv: list[str]) -> dict:
     with tempfile.NamedTemporaryFile("w+", suffix=".time") as tf:
         with open(os.devnull, "wb") as devnull:
             proc = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", tf.name, *argv],
@@ -90,8 +98,13 @@ def run(label: str, argv: list[str]) -> None:
             sys.stderr.write(proc.stderr.decode(errors="replace"))
             raise SystemExit(f"{label}: exit code {proc.returncode}")
         wall, user, system, rss = tf.read().split()[-4:]
-    print(f"{label}: {float(wall):.2f} s wall, {float(user) + float(system):.2f} s CPU, "
-          f"{int(rss) // 1024} MiB peak RSS")
+    fig = {"wall": float(wall), "cpu": float(user) + float(system), "rss": int(rss) // 1024}
+    print(f"{label}: {fig['wall']:.2f} s wall, {fig['cpu']:.2f} s CPU, {fig['rss']} MiB peak RSS", flush=True)
+    return fig
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main(argv=None) -> int:
@@ -100,21 +113,43 @@ def main(argv=None) -> int:
     ap.add_argument("--pending", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--config", help="a KubeSchedulerConfiguration for every run")
+    ap.add_argument("--snapshot", help="run on this cluster instead of generating one")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each command, interleaved")
     args = ap.parse_args(argv)
 
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"preempt-{args.nodes}-{args.pending}.json"
-    if not path.exists():
-        objs = generate(args.nodes, args.pending, args.seed)
-        path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    if args.snapshot:
+        path = Path(args.snapshot)
+        print(f"{path}: every pending pod")
+    else:
+        path = OUT / f"preempt-{args.nodes}-{args.pending}.json"
+        if not path.exists():
+            objs = generate(args.nodes, args.pending, args.seed)
+            path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+        print(f"{args.nodes} nodes, every one full; {args.pending} pending pods that fit only by preempting")
     kschedx = [sys.executable, "-m", "kschedx"]
     extra = ["--config", args.config] if args.config else []
-    print(f"{args.nodes} nodes, every one full; {args.pending} pending pods that fit only by preempting")
-    run("explain -o json --nodes failing",
-        kschedx + ["explain", "--snapshot", str(path), "-o", "json", "--nodes", "failing", "--tie-break", "name"] + extra)
-    run("simulate --detail placements -o json",
-        kschedx + ["simulate", "--snapshot", str(path), "-o", "json", "--detail", "placements",
-                   "--tie-break", "name"] + extra)
+    runs = {
+        "explain -o json --nodes failing":
+            kschedx + ["explain", "--snapshot", str(path), "-o", "json", "--nodes", "failing",
+                       "--tie-break", "name"] + extra,
+        "simulate --detail placements -o json":
+            kschedx + ["simulate", "--snapshot", str(path), "-o", "json", "--detail", "placements",
+                       "--tie-break", "name"] + extra,
+    }
+    figures: dict[str, list[dict]] = {label: [] for label in runs}
+    print(f"load average {load_average()}", flush=True)
+    for _ in range(args.repeat):
+        for label, argv in runs.items():
+            figures[label].append(run(label, argv))
+    print(f"load average {load_average()}", flush=True)
+    if args.repeat > 1:
+        for label, figs in figures.items():
+            def span(key, fmt):
+                values = sorted(f[key] for f in figs)
+                return f"{fmt(values[0])} (+{fmt(values[-1] - values[0])})"
+            print(f"{label}, least (+spread) of {args.repeat}: {span('wall', lambda v: f'{v:.2f} s')} wall, "
+                  f"{span('cpu', lambda v: f'{v:.2f} s')} CPU, {span('rss', lambda v: f'{v} MiB')} peak RSS")
     return 0
 
 

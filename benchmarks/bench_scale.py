@@ -8,6 +8,9 @@ processes, start to finish, one at a time, with wall time and peak RSS.
     python benchmarks/bench_scale.py --snapshot benchmarks/out/mixed-5k.json \\
         --big-snapshot benchmarks/out/mixed-150k.json --cluster-snapshot benchmarks/out/cluster-150k.json
 
+    python benchmarks/bench_scale.py --only "explain -o json, 200" --discard --repeat 3   # output to /dev/null
+    python benchmarks/bench_scale.py --only "explain -o json, 200" --discard --extra=--no-reuse  # a cycle per pod
+
 CPU time (user + system) is printed next to wall time: on a shared machine
 wall time grows with the load of the others, CPU time much less. Each run is capped with `prlimit --as` (the machine is shared); output goes
 to a file under benchmarks/out/ and is checked to be valid JSON where it is
@@ -145,8 +148,9 @@ def _loads(data: bytes) -> bool:
         return False
 
 
-def run(label: str, argv: list[str], limit: int, out_name: str, check_json: bool) -> dict:
-    out_path = OUT / out_name
+def run(label: str, argv: list[str], limit: int, out_name: str, check_json: bool, discard: bool = False) -> dict:
+    out_path = Path(os.devnull) if discard else OUT / out_name
+    check_json = check_json and not discard
     cmd = ["prlimit", f"--as={limit}", "--", sys.executable, "-m", "kschedx", *argv]
     t0 = time.perf_counter()
     with open(out_path, "wb") as out, open(OUT / (out_name + ".err"), "wb") as err:
@@ -197,6 +201,10 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=8_000_000_000, help="address-space cap per run (bytes)")
     ap.add_argument("--only", action="append", help="run only benchmarks whose label contains this")
     ap.add_argument("--extra", default="", help="extra options for every kschedx run (e.g. '--jobs 1')")
+    ap.add_argument("--discard", action="store_true",
+                    help="write each output to /dev/null (not checked), as the real scheduler writes none")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run each benchmark N times, interleaved, then print the least and the spread")
     ap.add_argument("--check-json", metavar="FILE", help=argparse.SUPPRESS)
     ap.add_argument("--make-pod-file", metavar="SNAPSHOT", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -240,12 +248,21 @@ def main(argv=None) -> int:
              ["explain", one_pod_file(big if Path(big).exists() else live), "--snapshot", live, "-o", "json",
               "--tie-break", "name"], "explain-one-cluster-150k.json", True),
         ]
-    for label, cmd, out_name, check in runs:
-        if args.only and not any(o in label for o in args.only):
-            continue
-        if cmd[0] == "explain":
-            cmd = cmd + extra
-        run(label, cmd, args.limit, out_name, check)
+    results: dict[str, list[dict]] = {}
+    print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}", flush=True)
+    for _ in range(args.repeat):
+        for label, cmd, out_name, check in runs:
+            if args.only and not any(o in label for o in args.only):
+                continue
+            if cmd[0] == "explain":
+                cmd = cmd + extra
+            results.setdefault(label, []).append(run(label, cmd, args.limit, out_name, check, args.discard))
+    print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}", flush=True)
+    if args.repeat > 1:
+        for label, figs in results.items():
+            walls, cpus, rss = (sorted(f[k] for f in figs) for k in ("wall", "cpu", "rss_mib"))
+            print(f"{label}, least (+spread) of {len(figs)}: {walls[0]:.2f} s (+{walls[-1] - walls[0]:.2f}) wall, "
+                  f"{cpus[0]:.2f} s (+{cpus[-1] - cpus[0]:.2f}) CPU, {rss[0]:.0f} MiB (+{rss[-1] - rss[0]:.0f})")
     return 0
 
 

@@ -50,17 +50,19 @@ def say(obj: dict) -> None:
 # ---- server ------------------------------------------------------------------------------
 
 
-def serve(args) -> None:
+def start_server(workdir: Path, nodes: int, pods: int):
+    """The test API server (started, its kubeconfig in workdir) holding the
+    mixed workload of gen_mixed_workload.py as read from a cluster: `nodes`
+    nodes, `pods` bound pods, 200 pending (benchmarks/bench_watch_load.py
+    serves the same)."""
     from gen_mixed_workload import generate
     from kubeapi import KubeAPIServer
-    from kubeapi_churn import Churn
     from kubeapi_store import BY_KIND, _index_fields, dumps
     from kubeapi_tls import make_server_material
 
-    workdir = Path(args.serve)
     server = KubeAPIServer(make_server_material(workdir / "tls"), watch_history=50_000,
                            bookmark_interval=1.0).start()
-    objects = generate(args.nodes, args.pods, 3, 200, 20, 5, 1, from_cluster=True)
+    objects = generate(nodes, pods, 3, 200, 20, 5, 1, from_cluster=True)
     by_kind: dict[str, list] = {}
     for obj in objects:
         by_kind.setdefault(obj["kind"], []).append(obj)
@@ -80,22 +82,34 @@ def serve(args) -> None:
         server.add(*objs)
     server.add(*[{"kind": "Namespace", "metadata": {"name": n}} for n in ("ns-0", "ns-1", "ns-2", "ns-3", "churn")])
     server.write_kubeconfig(workdir / "kubeconfig")
+    return server
+
+
+def paced(n: int, rate: float, step) -> float:
+    """step() n times at `rate` a second (checked every 50 steps); the seconds it took."""
+    start = time.monotonic()
+    for i in range(n):
+        step()
+        if i % 50 == 49:
+            ahead = (i + 1) / rate - (time.monotonic() - start)
+            if ahead > 0:
+                time.sleep(ahead)
+    return time.monotonic() - start
+
+
+def serve(args) -> None:
+    from kubeapi_churn import Churn
+
+    server = start_server(Path(args.serve), args.nodes, args.pods)
     nodes = [f"node-{i:05d}" for i in range(args.nodes)]
     churn = Churn(server.store, random.Random(7), nodes)
     say({"ready": True, "rv": server.store.resource_version})
     for line in sys.stdin:
         cmd = line.split()
         if cmd and cmd[0] == "churn":
-            n, rate = int(cmd[1]), float(cmd[2])
-            start = time.monotonic()
-            for i in range(n):
-                churn.step()
-                if i % 50 == 49:
-                    ahead = (i + 1) / rate - (time.monotonic() - start)
-                    if ahead > 0:
-                        time.sleep(ahead)
+            seconds = paced(int(cmd[1]), float(cmd[2]), churn.step)
             say({"done": True, "rv": server.store.resource_version, "counts": churn.counts,
-                 "seconds": round(time.monotonic() - start, 1)})
+                 "seconds": round(seconds, 1)})
         elif cmd and cmd[0] == "expire":
             server.watch_error(410, "Pod")
             say({"done": True})

@@ -148,6 +148,18 @@ def generate(nodes: int, pods: int, zones: int, pending: int, groups: int, repli
     return objects
 
 
+def write_list(out: Path, objects: list[dict]) -> None:
+    """The objects as one `kind: List` document, compact JSON, gzipped when
+    the name ends in .gz (the other generators write through this too)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, separators=(",", ":")).encode()
+    if out.suffix == ".gz":
+        with gzip.open(out, "wb", compresslevel=5) as f:
+            f.write(data)
+    else:
+        out.write_bytes(data)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-o", "--output", default="benchmarks/out/mixed-5k.json")
@@ -164,13 +176,7 @@ def main(argv=None) -> int:
     objects = generate(args.nodes, args.pods, args.zones, args.pending, args.groups, args.replicas, args.seed,
                        args.from_cluster)
     out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, separators=(",", ":")).encode()
-    if out.suffix == ".gz":
-        with gzip.open(out, "wb", compresslevel=5) as f:
-            f.write(data)
-    else:
-        out.write_bytes(data)
+    write_list(out, objects)
     print(f"wrote {out}: {args.nodes} nodes, {args.pods} bound pods, {args.pending} pending pods")
     return 0
 
