@@ -39,7 +39,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
@@ -54,6 +56,7 @@ type timingRecord struct {
 	nominations map[string]string
 	victims     []map[string]string
 	attempts    int
+	errors      []string
 	firstPop    time.Time
 	lastBound   time.Time
 	lastAttempt time.Time
@@ -69,6 +72,15 @@ func (r *timingRecord) attempt(start, end time.Time) {
 	r.attempts++
 	r.lastAttempt = end
 	r.cycles += end.Sub(start)
+}
+
+// error keeps the first few errors of cycles, for the line.
+func (r *timingRecord) error(pod string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.errors) < 5 {
+		r.errors = append(r.errors, pod+": "+err.Error())
+	}
 }
 
 var podsResource = v1.SchemeGroupVersion.WithResource("pods")
@@ -89,13 +101,21 @@ func timingClient(st *clusterState, rec *timingRecord, dropWrites bool) (*fake.C
 	if dropWrites {
 		for _, verb := range []string{"create", "update", "patch", "delete"} {
 			client.PrependReactor(verb, "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
-				if c, ok := a.(clienttesting.CreateAction); ok && a.GetSubresource() == "binding" {
-					if b, ok := c.GetObject().(*v1.Binding); ok {
+				switch act := a.(type) {
+				case clienttesting.CreateAction:
+					if b, ok := act.GetObject().(*v1.Binding); ok && a.GetSubresource() == "binding" {
 						rec.mu.Lock()
 						rec.placements[a.GetNamespace()+"/"+b.Name] = b.Target.Name
 						rec.lastBound = time.Now()
 						rec.mu.Unlock()
 					}
+					return true, act.GetObject(), nil
+				case clienttesting.UpdateAction:
+					return true, act.GetObject(), nil
+				case clienttesting.PatchAction:
+					// Answered with the object as it is: the patch is dropped.
+					obj, err := tracker.Get(a.GetResource(), a.GetNamespace(), act.GetName())
+					return true, obj, err
 				}
 				return true, nil, nil
 			})
@@ -245,6 +265,7 @@ func runTiming(mode, configPath string, paths []string) error {
 		"placements":               rec.placements,
 		"nominations":              rec.nominations,
 		"victims":                  victimsOrEmpty(rec.victims),
+		"errors":                   append([]string{}, rec.errors...),
 		"percentageOfNodesToScore": *cfg.PercentageOfNodesToScore,
 	}
 	enc := json.NewEncoder(os.Stdout)
@@ -263,6 +284,16 @@ func victimsOrEmpty(v []map[string]string) []map[string]string {
 // unchanged cluster: the scheduler's SchedulePod, and its PostFilter
 // (preemption) for a pod that fits nowhere, as schedulingCycle runs them.
 func explainEach(ctx context.Context, sched *scheduler.Scheduler, st *clusterState, rec *timingRecord) error {
+	// The snapshot every pod is evaluated against, taken once (from v1.36
+	// on, schedulingCycle takes it, not SchedulePod).
+	for _, fw := range sched.Profiles {
+		if snap, ok := fw.SnapshotSharedLister().(*internalcache.Snapshot); ok {
+			if err := sched.Cache.UpdateSnapshot(klog.FromContext(ctx), snap); err != nil {
+				return err
+			}
+			break
+		}
+	}
 	for _, pod := range queueOrder(st.pending) {
 		fw, ok := sched.Profiles[pod.Spec.SchedulerName]
 		if !ok {
@@ -283,13 +314,20 @@ func explainEach(ctx context.Context, sched *scheduler.Scheduler, st *clusterSta
 			rec.mu.Lock()
 			rec.placements[podKey(pod)] = result.SuggestedHost
 			rec.mu.Unlock()
-		case errors.As(err, &fitErr) && fw.HasPostFilterPlugins():
-			pf, _ := fw.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
+		case errors.As(err, &fitErr):
+			if !fw.HasPostFilterPlugins() {
+				break
+			}
+			pf, st := fw.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
 			if pf != nil && pf.NominatingInfo != nil && pf.NominatedNodeName != "" {
 				rec.mu.Lock()
 				rec.nominations[podKey(pod)] = pf.NominatedNodeName
 				rec.mu.Unlock()
+			} else if !st.IsSuccess() && !st.IsRejected() {
+				rec.error(podKey(pod), st.AsError())
 			}
+		default:
+			rec.error(podKey(pod), err)
 		}
 		rec.attempt(start, time.Now())
 	}
@@ -297,10 +335,12 @@ func explainEach(ctx context.Context, sched *scheduler.Scheduler, st *clusterSta
 }
 
 // waitUntilDone returns once every pending pod is bound, or once the queue
-// has had nothing to pop for a while with no attempt or binding since (the
-// rest wait for an event that will not come).
+// has had nothing to pop for two seconds with no attempt, binding or
+// eviction since (the rest wait for an event that will not come; a
+// preemption's evictions, asynchronous, count as progress). The line's
+// schedulingSeconds ends at the last attempt or binding, not after this wait.
 func waitUntilDone(sched *scheduler.Scheduler, rec *timingRecord, pending int) {
-	const quiet = 500 * time.Millisecond
+	const quiet = 2 * time.Second
 	lastChange := time.Now()
 	lastSeen := -1
 	for {
