@@ -73,11 +73,14 @@ class Declaration:
     its EventsToRegister. gates: every feature gate it reads, its events'
     and reads' gates included. details: the form of the explanations it
     attaches to its verdicts (render/details.py words each form).
-    node_local: its PreFilter state is a function of the pod alone and its
-    Filter verdict on a node a function of that state and the node's own
-    NodeInfo (and of the kinds in `reads`, for the pods those concern): a
-    preemption dry run that only such plugins filter can be kept from one
-    cycle to the next while the node is unchanged (preemption_memo.py)."""
+    node_local: its PreFilter and PreScore state are functions of the pod
+    alone, and its Filter verdict and raw Score on a node functions of that
+    state and the node's own NodeInfo (and of the kinds in `reads`, for the
+    pods those concern; a normalized score also of the other nodes' raw
+    scores): a preemption dry run that only such plugins filter can be kept
+    from one cycle to the next while the node is unchanged
+    (preemption_memo.py), and `explain --watch` asks only the node an event
+    is on (commands/reach.py)."""
 
     name: str
     factory: type | None

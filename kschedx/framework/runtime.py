@@ -345,6 +345,13 @@ class Framework:
     def run_score_plugins(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> list[int]:
         """RunPreScorePlugins + RunScorePlugins; records scores, returns each
         feasible node's total."""
+        table, totals = self.score_nodes(state, pod, feasible)
+        result.node_records.scored(table, totals)
+        return totals
+
+    def score_nodes(self, state: CycleState, pod: PodInfo, feasible: list[NodeInfo]) -> tuple[ScoreTable, list[int]]:
+        """RunPreScorePlugins + RunScorePlugins over the feasible nodes: the
+        ScoreTable and each node's total (run_score_plugins records them)."""
         for pl in self.profile.pre_score:
             try:
                 st = pl.pre_score(state, pod, feasible)
@@ -382,9 +389,7 @@ class Framework:
                 )
             table.add(pl, weight, raw, normalized)
 
-        totals = table.totals()
-        result.node_records.scored(table, totals)
-        return totals
+        return table, table.totals()
 
     def run_post_filter_plugins(self, state: CycleState, pod: PodInfo, node_status: dict,
                                 absent_status: Status | None):
