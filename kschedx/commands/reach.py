@@ -170,13 +170,14 @@ class Reach:
     def _local(self, node: str, checker) -> bool:
         """An event on `node` moved nothing the non-local plugins read: is
         the verdict changed through that node alone?"""
-        if node in self.top:
-            return True
         ni = checker.node(node)
         fits = ni is not None and (self.candidates is None or node in self.candidates) \
             and checker.fits(self.pod, self.state, ni)
         if self.status != "Scheduled":
             return fits  # a node that fits now: the pod is no longer rejected everywhere
+        top = node in self.top
+        if top and not fits:
+            return True  # a top node gone or rejecting the pod
         pos = self._position()
         i = pos.get(node)
         if (i is not None) != fits or node in self.rescore_nodes:
@@ -193,6 +194,8 @@ class Reach:
                 return True  # it failed: a new cycle says how
             if new != raw[i]:
                 if normalizes:
+                    if top:
+                        return True
                     self.rescore_nodes.add(node)
                     checker.flag(self)
                     return False
@@ -201,8 +204,8 @@ class Reach:
         if not news:
             return False
         total = self.totals[i] + delta
-        if total >= self.best:
-            return True
+        if total > self.best or (total == self.best) != top:
+            return True  # it joins the best, or a best node no longer is
         self.totals[i] = total
         for k, new in news:
             self.local[k][2][i] = new
@@ -282,7 +285,10 @@ class Checker:
     def fits(self, pi, state, ni) -> bool:
         fw = self.scheds.framework_for(pi)
         try:
-            st = fw.run_filter_plugins_with_nominated_pods(state.clone(), pi, ni)
+            # The Filter plugins a Reach asks write nothing into the state
+            # (those that do, VolumeBinding and DynamicResources, make a pod's
+            # Reach None when they run): no copy of it.
+            st = fw.run_filter_plugins_with_nominated_pods(state, pi, ni)
         except Exception:  # a plugin's error there: let a new cycle say it
             return True
         return st is None or st.is_success()
