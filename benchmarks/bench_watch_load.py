@@ -237,14 +237,19 @@ class TimedQueue(queue.Queue):
         self.taken: list[tuple[str, float]] = []  # (rv, when taken), every 20th event with an rv
         self.most = 0
         self._n = 0
+        # Times apart from the items: the watch peeks at the head's
+        # `received` for its own lag metric.
+        self._times: deque = deque()
 
     def _put(self, item):
-        self.queue.append((time.monotonic(), item))
+        self.queue.append(item)
+        self._times.append(time.monotonic())
         if len(self.queue) > self.most:
             self.most = len(self.queue)
 
     def _get(self):
-        _, item = self.queue.popleft()
+        item = self.queue.popleft()
+        self._times.popleft()
         if item.rv:
             self.taken_rv = item.rv
             self._n += 1
@@ -254,7 +259,7 @@ class TimedQueue(queue.Queue):
 
     def oldest_age(self, now: float) -> float:
         with self.mutex:
-            return now - self.queue[0][0] if self.queue else 0.0
+            return now - self._times[0] if self._times else 0.0
 
 
 def trigger_kind(reason: str) -> str:
