@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from builders import api_node, api_pod
+from builders import api_node, api_pod, image
 from kschedx.commands.load import Workload
 from kschedx.commands.watch import WatchRun
 from kschedx.state.types import PodInfo
@@ -96,3 +96,49 @@ def test_a_reach_whose_pods_are_gone_is_not_scored():
     now[0] += 5.0
     run._flush(now[0])
     assert (run.summary.rescored, run.summary.rescore_skipped) == (0, 1)
+
+
+# -- a node added or removed where ImageLocality counts the nodes (EventReach.node_count) ------------
+IMAGE = "registry.example/app:1"
+
+
+def image_run():
+    """A pod whose image n1 alone holds: ImageLocality's score on n1 scales
+    with 1 / the number of nodes, so each node added lowers it."""
+    model = Model(random.Random(1))
+    n1 = api_node("n1", cpu="4")
+    n1["status"]["images"] = [image(600_000_000, IMAGE)]
+    model.put(n1)
+    model.put(api_node("n2", cpu="8"))
+    pod = api_pod("app", cpu="1", labels={"app": "app"})
+    pod["spec"]["containers"][0]["image"] = IMAGE
+    model.put(pod)
+    live = start(model)
+    now = [100.0]
+    sink = Recorder()
+    run = WatchRun(sink, FakeWatcher(), live, Workload(live.cluster, [PodInfo(p) for p in live.pending.values()]),
+                   selected=lambda pod: True, named=None, tie_break="name", seed=None, settle=2.0,
+                   clock=lambda: now[0], wall=lambda: 1_700_000_000.0)
+    for pi in run.workload.pods:
+        run._due(run._track(pi.pod, now[0]), now[0], "pending", settle=0.0)
+    run._flush(now[0], run._schedulers())
+    return model, run, now, sink
+
+
+def test_nodes_added_and_removed_score_an_image_pod_again_and_it_is_explained_when_its_top_moves():
+    model, run, now, sink = image_run()
+    t = run.tracked["default/app"]
+    assert t.reach is not None and t.last.top == ("n1",)
+    tops = [t.last.top]
+    events = [model.put(api_node(f"x{i}", cpu="2")) for i in range(6)]
+    events += [model.delete("Node", f"x{i}") for i in range(6)]
+    for ev in events:
+        run._event(ev)
+        assert t.due is None or t.reach is None, "narrowed to a scoring at the batch, not a new cycle at once"
+        assert t.due is not None or t.reach in run._flagged
+        now[0] += 5.0
+        run._flush(now[0])
+        explained_like_one_shot(run, sink)
+        tops.append(t.last.top)
+    assert ("n1",) in tops[1:] and ("n2",) in tops  # the top moved with the number of nodes, and back
+    assert run.summary.rescored_moved >= 2 and run.summary.rescored > run.summary.rescored_moved
