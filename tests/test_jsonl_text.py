@@ -88,3 +88,37 @@ def test_a_shared_nodes_list_is_encoded_once_and_written_as_json_dumps_writes_it
 ])
 def test_what_is_not_a_pod_line_is_json_dumps(obj):
     assert compact_line(obj, lambda ns: "BAD") == dumps(obj)
+
+
+def test_the_kept_text_is_let_go_when_told_and_at_the_end():
+    out = io.StringIO()
+    sink = JsonlSink(out)
+    sink.begin({"kind": "SchedulingResult"})
+    nodes = [{"name": "n1"}]
+    sink.pod(_pod("a", nodes))
+    assert len(sink.texts) == 1
+    sink.forget_texts()  # explain --watch: a batch ended
+    assert not sink.texts
+    sink.pod(_pod("b", nodes))
+    sink.end({})
+    assert not sink.texts
+    assert out.getvalue().splitlines()[:2] == [dumps(dict(sink.head, pods=[_pod(n, nodes)])) for n in "ab"]
+
+
+def test_a_batch_of_the_watch_lets_the_kept_text_go():
+    from test_watch_rescore import watch as rescore_watch
+
+    _, run, _, _ = rescore_watch(pending=3)
+    texts = []
+
+    class Sink(JsonlSink):
+        def forget_texts(self):
+            texts.append(dict(self.texts))
+            super().forget_texts()
+
+    sink = Sink(io.StringIO())
+    run.sink = sink
+    run.sink.begin({"kind": "SchedulingResult"})
+    run.explain_all_now()
+    run._flush(run.clock() + 10.0)
+    assert len(texts) == 1 and len(texts[0]) == 1 and not sink.texts  # three replicas, one nodes list

@@ -577,6 +577,9 @@ class WatchRun:
             cost = (self.clock() - started) / explained
             self._explain_cost = 0.5 * self._explain_cost + 0.5 * cost
         self._reaches = {}
+        forget = getattr(self.sink, "forget_texts", None)
+        if forget is not None:  # a batch's pods share no nodes list with the next's
+            forget()
         # The next events' Reaches ask these frameworks (the state is the live one).
         self.checker = Checker(scheds, self._flagged)
         self._pending_gauges()

@@ -203,8 +203,14 @@ class JsonlSink(ResultSink):
         self._line(dict(self.head, pods=[pod]))
 
     def end(self, tail: dict) -> None:
+        self.forget_texts()
         stream = {"pods": self.tally.pods, "statuses": dict(self.tally.statuses), "exitCode": self.tally.exit_code}
         self._line(dict(self.head, pods=[], **tail, stream=stream))
+
+    def forget_texts(self) -> None:
+        """No later pod shares the last one's nodes (explain --watch: a batch
+        ended): the list and its text are let go (a pod's every record)."""
+        self.texts.clear()
 
     def _line(self, obj: dict) -> None:
         self.out.write(compact_line(obj, self._nodes_text) + "\n")
