@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
@@ -207,18 +206,17 @@ func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configu
 	}
 
 	e.factory.Start(ctx.Done())
+	var trackerSynced []func() bool
+	if sliceTracker != nil {
+		trackerSynced = append(trackerSynced, sliceTracker.HasSynced)
+	}
+	if !e.factory.synced(time.Minute, trackerSynced...) {
+		return nil, fmt.Errorf("informers, their event handlers or the resource slice tracker did not sync")
+	}
 	for typ, ok := range e.factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return nil, fmt.Errorf("informer for %v did not sync", typ)
 		}
-	}
-	if sliceTracker != nil {
-		if !toolscache.WaitForCacheSync(ctx.Done(), sliceTracker.HasSynced) {
-			return nil, fmt.Errorf("the resource slice tracker did not sync")
-		}
-	}
-	if !e.factory.handlersSynced(time.Minute) {
-		return nil, fmt.Errorf("informer event handlers did not sync")
 	}
 
 	// The cluster as the scheduler's informers deliver it: nodes in

@@ -4,6 +4,7 @@
 // reference the project's golden files and differential tests are held to.
 //
 //	oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,B=false] FIXTURE...
+//	oracle --serve [--feature-gates A=true,B=false]    (requests on stdin, one per line: serve.go)
 //
 // explain evaluates every pending pod of the fixture on its own against the
 // fixture's cluster; simulate schedules them one after another in queue
@@ -34,6 +35,7 @@ func main() {
 	tieBreak := flag.String("tie-break", "name", "how one node is chosen among equal top scores: only name")
 	debugLog := flag.Bool("debug", false, "kube-scheduler's own log on stderr")
 	showVersion := flag.Bool("version", false, "print the k8s.io/kubernetes release and exit")
+	serveMode := flag.Bool("serve", false, "run the requests read from stdin, one JSON object per line (serve.go)")
 	// Flags may come after the fixture paths, as kschedx's options do.
 	var paths []string
 	for args := os.Args[1:]; ; {
@@ -51,8 +53,9 @@ func main() {
 		fmt.Println(kubernetesRelease())
 		return
 	}
-	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || len(paths) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,...] FIXTURE...")
+	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || (len(paths) == 0) != *serveMode {
+		fmt.Fprintln(os.Stderr, "usage: oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,...] FIXTURE...\n"+
+			"       oracle --serve [--feature-gates A=true,...]")
 		os.Exit(2)
 	}
 	if !*debugLog {
@@ -66,6 +69,9 @@ func main() {
 	}
 	// The scheduler's metrics exist before any of its parts runs (scheduler.New).
 	metrics.Register()
+	if *serveMode {
+		os.Exit(serveStdio())
+	}
 	doc, err := run(*mode, *configPath, paths)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "oracle: %v\n", err)
