@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -148,7 +149,17 @@ func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configu
 		if err != nil {
 			return nil, fmt.Errorf("starting the resource slice tracker: %v", err)
 		}
-		draManager = dynamicresources.NewDRAManager(ctx, claimCache, sliceTracker, e.factory)
+		manager := dynamicresources.NewDRAManager(ctx, claimCache, sliceTracker, e.factory)
+		draManager = manager
+		if utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResource) {
+			// The device classes' extended resource names: a cache that
+			// kube-scheduler's addAllEventHandlers feeds from the DeviceClass
+			// informer (NodeResourcesFit and DynamicResources read it).
+			erCache := manager.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache)
+			if _, err := e.factory.Resource().V1().DeviceClasses().Informer().AddEventHandler(erCache); err != nil {
+				return nil, fmt.Errorf("the extended resource cache: %v", err)
+			}
+		}
 	}
 	csiManager := nodevolumelimits.NewCSIManager(e.factory.Storage().V1().CSINodes().Lister())
 

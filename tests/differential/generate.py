@@ -46,8 +46,10 @@ IMAGES = {
     "postgres:16": (["docker.io/library/postgres:16"], 450_000_000),
 }
 
-CPU = ["100m", "250m", "500m", "750m", "1", "1500m", "2", "3", "4"]
-MEMORY = ["64Mi", "128Mi", "256Mi", "512Mi", "1Gi", "2Gi", "3Gi", "4Gi", "6Gi"]
+CPU = ["100m", "200m", "250m", "500m", "500m", "750m", "1", "1", "1500m", "2", "3", "4"]
+SMALL_CPU = CPU[:8]
+MEMORY = ["64Mi", "128Mi", "256Mi", "512Mi", "1Gi", "1Gi", "2Gi", "3Gi", "4Gi", "6Gi"]
+SMALL_MEMORY = MEMORY[:7]
 NODE_CPU = ["1", "2", "2", "4", "4", "8"]
 NODE_MEMORY = ["2Gi", "4Gi", "4Gi", "8Gi", "16Gi"]
 
@@ -162,7 +164,7 @@ class _Generator:
         for name, value in (("low", 100), ("mid", 1000), ("high", 10000)):
             pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                   "metadata": {"name": name}, "value": value}
-            if name == "high" and self.chance(0.3):
+            if name == "high" and self.chance(0.15):
                 pc["preemptionPolicy"] = "Never"
             if name == "low" and self.chance(0.2):
                 pc["globalDefault"] = True
@@ -254,9 +256,9 @@ class _Generator:
     def requests(self, big: bool = False) -> dict:
         req = {}
         if self.chance(0.85):
-            req["cpu"] = self.pick(CPU if not big else CPU[4:])
+            req["cpu"] = self.pick(["1", "1", "1500m", "2"] if big else CPU if self.chance(0.3) else SMALL_CPU)
         if self.chance(0.75):
-            req["memory"] = self.pick(MEMORY)
+            req["memory"] = self.pick(["1Gi", "2Gi", "3Gi"] if big else MEMORY if self.chance(0.3) else SMALL_MEMORY)
         if self.on("extended"):
             if self.chance(0.35):
                 req[GPU] = str(self.pick([1, 1, 2, 3]))
@@ -266,9 +268,9 @@ class _Generator:
                 req["ephemeral-storage"] = self.pick(["1Gi", "20Gi"])
         return req
 
-    def container(self, name: str) -> dict:
+    def container(self, name: str, big: bool = False) -> dict:
         c = {"name": name, "image": self.pick(list(IMAGES) if self.on("images") else ["busybox", "nginx:1.25"])}
-        req = self.requests()
+        req = self.requests(big)
         if req:
             style = self.r.random()
             needs_both = any(k.startswith("hugepages-") or k == GPU for k in req)
@@ -302,7 +304,10 @@ class _Generator:
         meta = {"name": name, "namespace": ns, "labels": self.labels()}
         if self.chance(0.9):
             meta["creationTimestamp"] = self.next_time()
-        spec: dict = {"containers": [self.container("c")]}
+        # With preemption in the case, pending pods ask for more: some fit
+        # only once lower-priority pods go.
+        big = self.on("preemption") and node is None and self.chance(0.5)
+        spec: dict = {"containers": [self.container("c", big)]}
         if self.chance(0.2):
             spec["containers"].append(self.container("side"))
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": {}}
@@ -311,8 +316,26 @@ class _Generator:
             pod["status"] = {"phase": "Running"}
             if self.chance(0.7):
                 pod["status"]["startTime"] = self.next_time()
+            if self.chance(0.06):
+                # being deleted: still on its node, no longer counted by spreading or affinity
+                meta["deletionTimestamp"] = "2024-05-01T11:00:00Z"
+            elif self.chance(0.04):
+                pod["status"]["phase"] = self.pick(["Succeeded", "Failed"])  # gone for the scheduler
         else:
             pod["status"] = {"phase": "Pending"}
+        if self.on("ports") and self.chance(0.15):
+            # containerPorts of a host-network pod are host ports (defaulting)
+            spec["hostNetwork"] = True
+            spec["containers"][0].setdefault("ports", [{"containerPort": self.pick([8080, 9100])}])
+            for port in spec["containers"][0]["ports"]:
+                port.pop("hostPort", None)
+                port.pop("hostIP", None)
+        if self.chance(0.05):
+            # pod-level resources: the pod's requests, whatever its containers ask
+            spec["resources"] = {"requests": {"cpu": self.pick(["1", "2", "3"]), "memory": self.pick(["1Gi", "4Gi"])}}
+            for c in spec["containers"]:
+                if c.get("resources", {}).get("requests", {}).get("cpu") or c.get("resources", {}).get("limits"):
+                    c.pop("resources", None)
         if self.on("sidecars") and self.chance(0.6):
             spec["initContainers"] = self.init_containers()
         if self.on("taints") and self.chance(0.6):
@@ -324,7 +347,7 @@ class _Generator:
         if self.on("spread") and self.chance(0.6):
             self.spread(spec, meta["labels"])
         if self.on("preemption"):
-            self.priority(spec)
+            self.priority(spec, bound=node is not None)
         if self.on("runtimeclass") and self.chance(0.5):
             spec["runtimeClassName"] = self.pick(["kata", "kata", "runc"])
         if node is None:
@@ -353,6 +376,8 @@ class _Generator:
                 c["resources"] = {"requests": req}
             if self.chance(0.6):
                 c["restartPolicy"] = "Always"  # a sidecar
+            elif self.chance(0.3) and "resources" in c:
+                c["resources"]["requests"]["cpu"] = self.pick(["3", "6"])  # bigger than the containers
             out.append(c)
         return out
 
@@ -475,7 +500,7 @@ class _Generator:
         for key in self.some([ZONE, HOST, "pool"], 1, 2):
             c = {"maxSkew": self.pick([1, 1, 2, 3]), "topologyKey": key,
                  "whenUnsatisfiable": self.pick(["DoNotSchedule", "DoNotSchedule", "ScheduleAnyway"]),
-                 "labelSelector": self.label_selector(own) if self.chance(0.8) else {"matchLabels": {"app": own["app"]}}}
+                 "labelSelector": self.label_selector(own) if self.chance(0.4) else {"matchLabels": {"app": own["app"]}}}
             if c["whenUnsatisfiable"] == "DoNotSchedule" and self.chance(0.3):
                 c["minDomains"] = self.pick([2, 3, 5])
             if self.chance(0.3):
@@ -520,13 +545,13 @@ class _Generator:
 
     # -- priority, preemption ----------------------------------------------------------
 
-    def priority(self, spec: dict) -> None:
+    def priority(self, spec: dict, bound: bool) -> None:
         x = self.r.random()
-        if x < 0.45:
-            spec["priorityClassName"] = self.pick(["low", "mid", "high"])
-        elif x < 0.6:
-            spec["priority"] = self.pick([0, 50, 500, 5000])
-        if self.chance(0.15):
+        if x < 0.6:
+            spec["priorityClassName"] = self.pick(["low", "low", "mid"] if bound else ["low", "mid", "high", "high"])
+        elif x < 0.75:
+            spec["priority"] = self.pick([0, 50, 500] if bound else [50, 500, 5000])
+        if self.chance(0.08):
             spec["preemptionPolicy"] = self.pick(["Never", "PreemptLowerPriority"])
 
     def pdbs(self) -> None:
@@ -556,6 +581,9 @@ class _Generator:
         self.add(wffc)
         self.add({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "csi-now"},
                   "provisioner": CSI, "volumeBindingMode": "Immediate"})
+        if self.nodes and self.chance(0.3):
+            wffc.setdefault("allowedTopologies", []).append({"matchLabelExpressions": [
+                {"key": HOST, "values": [self.pick(self.nodes)["metadata"]["name"]]}]})
         capacity_tracked = self.chance(0.4)
         driver = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": CSI},
                   "spec": {"attachRequired": True, "storageCapacity": capacity_tracked}}
@@ -582,6 +610,24 @@ class _Generator:
         for zone in self.some(["z1", "z2", "z3"], 0, 2):  # zonal CSI PVs, with the labels VolumeZone reads
             self.pv(f"zonal-{zone}", "csi-wffc", {"csi": {"driver": CSI, "volumeHandle": f"vol-{zone}"}},
                     [{"key": ZONE, "operator": "In", "values": [zone]}], labels={ZONE: zone})
+        if self.chance(0.3):  # an in-tree EBS volume (counted as the CSI driver it migrates to)
+            self.pv("ebs-1", "csi-wffc", {"awsElasticBlockStore": {"volumeID": "vol-ebs-1"}},
+                    [{"key": ZONE, "operator": "In", "values": ["z1"]}], labels={ZONE: "z1"})
+            for node in self.nodes:
+                for csinode in (o for o in self.objects if o["kind"] == "CSINode"
+                                and o["metadata"]["name"] == node["metadata"]["name"]):
+                    if self.chance(0.5):
+                        csinode["spec"]["drivers"].append({"name": "ebs.csi.aws.com", "nodeID": "i-1",
+                                                           "allocatable": {"count": self.pick([1, 2])}})
+        if self.chance(0.25) and self.nodes:
+            node = self.pick(self.nodes)["metadata"]["name"]
+            zonal = [o for o in self.objects if o["kind"] == "PersistentVolume" and "csi" in o["spec"]]
+            if zonal:
+                self.add({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
+                          "metadata": {"name": f"attach-{node}"},
+                          "spec": {"attacher": CSI, "nodeName": node,
+                                   "source": {"persistentVolumeName": self.pick(zonal)["metadata"]["name"]}},
+                          "status": {"attached": True}})
         self.claims: list[str] = []
 
     def pv(self, name, sc, source, match, labels=None):
@@ -599,7 +645,28 @@ class _Generator:
         ns = pod["metadata"]["namespace"]
         volumes = []
         for i in range(self.pick([1, 1, 2])):
-            kind = self.pick(["new-wffc", "new-local", "new-now", "bound", "bound", "missing", "shared"])
+            kind = self.pick(["new-wffc", "new-local", "new-now", "bound", "bound", "missing", "shared",
+                              "ephemeral", "in-tree"])
+            if kind == "in-tree":
+                volumes.append({"name": f"v{i}", **self.pick([
+                    {"gcePersistentDisk": {"pdName": self.pick(["disk-1", "disk-2"])}},
+                    {"awsElasticBlockStore": {"volumeID": self.pick(["vol-a", "vol-ebs-1"])}},
+                    {"awsElasticBlockStore": {"volumeID": "vol-a", "readOnly": True}},
+                ])})
+                continue
+            if kind == "ephemeral":
+                name = f"{pod['metadata']['name']}-v{i}"
+                spec = {"accessModes": ["ReadWriteOnce"], "storageClassName": self.pick(["csi-wffc", "local"]),
+                        "resources": {"requests": {"storage": "1Gi"}}}
+                volumes.append({"name": f"v{i}", "ephemeral": {"volumeClaimTemplate": {"spec": spec}}})
+                if self.chance(0.85):  # the ephemeral volume controller made its claim
+                    pvc = self.pvc(ns, name, spec["storageClassName"], spec["accessModes"])
+                    pvc["spec"]["resources"] = spec["resources"]
+                    if self.chance(0.9):
+                        pvc["metadata"]["ownerReferences"] = [{
+                            "apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"],
+                            "uid": _uid("Pod", ns, pod["metadata"]["name"]), "controller": True}]
+                continue
             claim = None
             if kind == "shared":
                 same_ns = [c for c in self.objects if c["kind"] == "PersistentVolumeClaim"
@@ -646,8 +713,12 @@ class _Generator:
     def dra_cluster(self) -> None:
         if not self.on("dra"):
             return
-        self.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
-                  "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+        gpu_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                     "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
+        if self.on("extended") and self.chance(0.5):
+            # DRAExtendedResource: example.com/gpu requests served by this class's devices
+            gpu_class["spec"]["extendedResourceName"] = GPU
+        self.add(gpu_class)
         self.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "big-gpu"},
                   "spec": {"selectors": [{"cel": {"expression":
                       f'device.driver == "{DRIVER}" && '
@@ -662,18 +733,29 @@ class _Generator:
                        "attributes": {"model": {"string": self.pick(["a100", "a100", "l4"])}, "index": {"int": i}},
                        "capacity": {"memory": {"value": self.pick(["24Gi", "40Gi", "80Gi"])}}}
                 devices.append(dev)
+            for dev in devices:
+                if self.chance(0.12):
+                    dev["taints"] = [{"key": "gpu.example.com/unhealthy", "value": "true",
+                                      "effect": self.pick(["NoSchedule", "NoExecute"])}]
+            count = 1 if self.chance(0.9) else 2  # a pool whose second slice has not been published yet
             self.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
                       "metadata": {"name": f"{name}-gpus"},
                       "spec": {"driver": DRIVER, "nodeName": name,
-                               "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                               "pool": {"name": name, "generation": 1, "resourceSliceCount": count},
                                "devices": devices}})
+            if self.chance(0.15):  # another driver's devices on the node
+                self.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                          "metadata": {"name": f"{name}-nics"},
+                          "spec": {"driver": "nic.example.com", "nodeName": name,
+                                   "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                                   "devices": [{"name": "nic-0", "attributes": {"model": {"string": "cx6"}}}]}})
         if self.chance(0.5):
             self.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
                       "metadata": {"name": "one-gpu", "namespace": "default"},
                       "spec": {"spec": {"devices": {"requests": [self.device_request()]}}}})
 
     def device_request(self) -> dict:
-        exactly = {"deviceClassName": self.pick(["gpu", "gpu", "big-gpu"])}
+        exactly = {"deviceClassName": self.pick(["gpu", "gpu", "gpu", "big-gpu", "big-gpu", "ghost"])}
         if self.chance(0.3):
             exactly["allocationMode"] = "All"
         elif self.chance(0.4):
@@ -684,6 +766,9 @@ class _Generator:
                 f'device.attributes["{DRIVER}"].index >= 1',
                 f'device.capacity["{DRIVER}"].memory.compareTo(quantity("30Gi")) > 0',
             ])}}]
+        if self.chance(0.15):
+            exactly["tolerations"] = [{"key": "gpu.example.com/unhealthy", "operator": "Exists",
+                                       **({"effect": "NoSchedule"} if self.chance(0.5) else {})}]
         if self.chance(0.15):
             return {"name": "gpu", "firstAvailable": [
                 {"name": "big", "deviceClassName": "big-gpu"},
@@ -700,6 +785,21 @@ class _Generator:
         claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                  "metadata": {"name": claim_name, "namespace": ns},
                  "spec": {"devices": {"requests": [self.device_request()]}}}
+        if self.chance(0.2):
+            second = self.device_request()
+            second["name"] = "gpu2"
+            claim["spec"]["devices"]["requests"].append(second)
+            if self.chance(0.5):
+                claim["spec"]["devices"]["constraints"] = [{"matchAttribute": f"{DRIVER}/model"}]
+        if bound_node is None and not self.chance(0.85):
+            # a claim a running pod holds: shared with it
+            held = [o for o in self.objects if o["kind"] == "ResourceClaim" and o["metadata"]["namespace"] == ns
+                    and o.get("status", {}).get("allocation")]
+            if held:
+                pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": held[0]["metadata"]["name"]}]
+                for c in pod["spec"]["containers"][:1]:
+                    c.setdefault("resources", {})["claims"] = [{"name": "gpu"}]
+                return
         if templated:
             pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
             tmpl = next(o for o in self.objects if o["kind"] == "ResourceClaimTemplate")
@@ -740,7 +840,7 @@ class _Generator:
                 return False
             request = req["name"]
             if "firstAvailable" in req:
-                request = f"{req['name']}/any"
+                request = f"{req['name']}/{req['firstAvailable'][-1]['name']}"
             results.append({"request": request, "driver": DRIVER, "pool": node, "device": free.pop(0)})
         claim["status"] = {
             "allocation": {"devices": {"results": results},
@@ -797,6 +897,12 @@ class _Generator:
             args.append({"name": "NodeAffinity", "args": {"addedAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
                     {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["z1", "z2"]}]}]}}}})
+        if self.chance(0.1):
+            args.append({"name": "DefaultPreemption", "args": {"minCandidateNodesPercentage": self.pick([0, 10, 50]),
+                                                               "minCandidateNodesAbsolute": self.pick([0, 1, 100])}})
+        if self.chance(0.1) and not any(a["name"] == "NodeResourcesFit" for a in args):
+            args.append({"name": "NodeResourcesFit", "args": self.pick([
+                {"ignoredResources": [GPU]}, {"ignoredResourceGroups": ["example.com"]}])})
         if self.chance(0.2):
             args.append({"name": "NodeResourcesBalancedAllocation",
                          "args": {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
