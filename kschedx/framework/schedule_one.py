@@ -131,7 +131,14 @@ def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodRes
     nominated = snapshot.get(nominated_name) if nominated_name else None
     explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
     if nominated is not None:
-        explicit[nominated.name] = fwk.record_node(state, pod, nominated)
+        try:
+            explicit[nominated.name] = fwk.record_node(state, pod, nominated)
+        except PluginError:
+            # kube-scheduler logs an Error on the nominated node and filters
+            # every node, this one included, in node order: the Error it
+            # reports is the first one met there.
+            nominated = None
+    if nominated is not None:
         if explicit[nominated.name].feasible and fwk.extenders is not None \
                 and not fwk.extenders.filter_nominated(result, pod, nominated, node_status):
             # Rejected by an extender: upstream then filters every node,
