@@ -88,7 +88,11 @@ def kschedx_args(version: str, fixture, mode: str, config=None) -> list[str]:
     return args
 
 
+_runs = [0]
+
+
 def run_kschedx(version: str, fixture, mode: str, config=None) -> Side:
+    import gc
     import json
 
     from click.testing import CliRunner
@@ -97,6 +101,14 @@ def run_kschedx(version: str, fixture, mode: str, config=None) -> Side:
 
     result = CliRunner().invoke(main, kschedx_args(version, fixture, mode, config) + ["--debug"],
                                 catch_exceptions=True)
+    _runs[0] += 1
+    if _runs[0] % 25 == 0:
+        # A run freezes what exists when it has read its input (kschedx's
+        # gc_policy: a one-shot process keeps it to the end), the earlier
+        # runs' reference cycles included: thousands of runs in one process
+        # would keep them all. Unfrozen and collected now and then.
+        gc.unfreeze()
+        gc.collect()
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         return Side(crash="".join(traceback.format_exception(*result.exc_info)))
     if result.exit_code not in (0, 1):
