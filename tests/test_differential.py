@@ -24,7 +24,8 @@ import os
 import pytest
 
 from tests.differential import (EXACT, MODES, VERSIONS, check, expected_path, generate, kschedx_version,
-                                output_dir, regression_cases, regression_paths, run_kschedx, run_oracle,
+                                output_dir, regression_cases, regression_gates, regression_paths, run_kschedx,
+                                run_oracle,
                                 without_reason_order, write)
 from tests.differential.compare import differences
 from tests.differential.shrink import shrink
@@ -78,7 +79,7 @@ def test_regression_case(name, version, mode):
     """A difference found and fixed: kschedx gives the oracle's document."""
     fixture, config = regression_paths(name)
     expected = json.loads(expected_path(name, version, mode).read_text())
-    side = run_kschedx(version, fixture, mode, config)
+    side = run_kschedx(version, fixture, mode, config, regression_gates(name, version))
     assert side.doc is not None, side.crash or side.refused
     diffs = differences(expected, side.doc, simulate=mode == "simulate")
     assert not diffs, "\n".join(diffs[:40])
@@ -93,6 +94,6 @@ def test_regression_case_expected_files_are_the_oracles(name, version):
     fixture, config = regression_paths(name)
     for mode in MODES:
         expected = json.loads(expected_path(name, version, mode).read_text())
-        side = run_oracle(version, fixture, mode, config)
+        side = run_oracle(version, fixture, mode, config, regression_gates(name, version))
         assert side.doc is not None, side.crash or side.refused
         assert without_reason_order(side.doc) == without_reason_order(expected), f"{mode}: regenerate"

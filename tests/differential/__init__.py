@@ -57,13 +57,29 @@ def kschedx_version(version: str) -> str:
 
 # -- one side each -----------------------------------------------------------------
 
-_servers: dict[str, Server] = {}
+_servers: dict = {}
 
 
-def oracle(version: str) -> Server:
-    if version not in _servers:
-        _servers[version] = Server(version)
-    return _servers[version]
+def oracle(version: str, feature_gates: dict | None = None) -> Server:
+    key = (version, tuple(sorted((feature_gates or {}).items())))
+    if key not in _servers:
+        _servers[key] = Server(version, feature_gates or None)
+    return _servers[key]
+
+
+def gates_for(case: Case, version: str) -> dict[str, bool]:
+    """The case's feature gates that `version` has and lets be set (the
+    table of kschedx's version for it)."""
+    if not case.feature_gates:
+        return {}
+    from kschedx.features.versions import version_module
+
+    table = version_module(kschedx_version(version)).GATES
+    return {g: on for g, on in case.feature_gates.items() if g in table and not table[g][2]}
+
+
+def gates_arg(gates: dict[str, bool]) -> str:
+    return ",".join(f"{g}={'true' if on else 'false'}" for g, on in sorted(gates.items()))
 
 
 def close_servers() -> None:
@@ -80,18 +96,20 @@ class Side:
     crash: str | None = None     # a traceback, an oracle that died
 
 
-def kschedx_args(version: str, fixture, mode: str, config=None) -> list[str]:
+def kschedx_args(version: str, fixture, mode: str, config=None, gates=None) -> list[str]:
     args = [mode, "--snapshot", str(fixture), "--kube-version", kschedx_version(version),
             "--tie-break", "name", "-o", "json"]
     if config is not None:
         args += ["--config", str(config)]
+    if gates:
+        args += ["--feature-gates", gates_arg(gates)]
     return args
 
 
 _runs = [0]
 
 
-def run_kschedx(version: str, fixture, mode: str, config=None) -> Side:
+def run_kschedx(version: str, fixture, mode: str, config=None, gates=None) -> Side:
     import gc
     import json
 
@@ -99,7 +117,7 @@ def run_kschedx(version: str, fixture, mode: str, config=None) -> Side:
 
     from kschedx.cli.main import main
 
-    result = CliRunner().invoke(main, kschedx_args(version, fixture, mode, config) + ["--debug"],
+    result = CliRunner().invoke(main, kschedx_args(version, fixture, mode, config, gates) + ["--debug"],
                                 catch_exceptions=True)
     _runs[0] += 1
     if _runs[0] % 25 == 0:
@@ -119,9 +137,9 @@ def run_kschedx(version: str, fixture, mode: str, config=None) -> Side:
         return Side(crash=f"output is not JSON ({exc}): {result.stdout[:2000]}")
 
 
-def run_oracle(version: str, fixture, mode: str, config=None) -> Side:
+def run_oracle(version: str, fixture, mode: str, config=None, gates=None) -> Side:
     try:
-        return Side(doc=oracle(version).run(fixture, mode, config))
+        return Side(doc=oracle(version, gates).run(fixture, mode, config))
     except OracleError as exc:
         text = str(exc)
         if "refused" in text and "panic:" not in text:
@@ -204,16 +222,17 @@ def check(case: Case, version: str, modes=MODES, work: Path | None = None) -> Ou
     with tempfile.TemporaryDirectory(prefix="kschedx-diff-") as tmp:
         fixture, config = write_case(case, Path(work or tmp))
         outcome = Outcome(case, version)
+        gates = gates_for(case, version)
         for mode in modes:
-            o = run_oracle(version, fixture, mode, config)
-            k = run_kschedx(version, fixture, mode, config)
+            o = run_oracle(version, fixture, mode, config, gates)
+            k = run_kschedx(version, fixture, mode, config, gates)
             diffs = compare_sides(o, k, mode)
             if o.refused and k.refused:
                 outcome.both_refused = True
             if diffs:
                 outcome.mode, outcome.diffs, outcome.oracle, outcome.kschedx = mode, diffs, o, k
                 if o.doc is not None:
-                    again = run_oracle(version, fixture, mode, config)
+                    again = run_oracle(version, fixture, mode, config, gates)
                     outcome.unstable = _normal(again.doc) != _normal(o.doc)
                 return outcome
     return outcome
@@ -243,6 +262,8 @@ def write(outcome: Outcome, directory: Path) -> str:
     (directory / "diff.txt").write_text(text + "\n")
     rel = _relative(fixture)
     conf = f" --config {_relative(config)}" if config else ""
+    gates = gates_for(outcome.case, outcome.version)
+    conf += f" --feature-gates {gates_arg(gates)}" if gates else ""
     kx = " ".join(kschedx_args(outcome.version, rel, outcome.mode or "explain"))
     lines = [
         f"kube-scheduler v{outcome.version} and kschedx differ ({outcome.mode}) on the case in {directory}:",
@@ -272,6 +293,21 @@ def regression_cases() -> list[str]:
 def regression_paths(name: str) -> tuple[Path, Path | None]:
     config = CASES / f"{name}.config.yaml"
     return CASES / f"{name}.yaml", config if config.exists() else None
+
+
+def regression_gates(name: str, version: str) -> dict[str, bool]:
+    """The feature gates a regression case runs with: its header's
+    `# feature-gates=A=true,B=false` line (as a shrunk case writes it), those
+    `version` lets be set."""
+    gates: dict[str, bool] = {}
+    for line in (CASES / f"{name}.yaml").read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        if line.startswith("# feature-gates="):
+            for pair in line[len("# feature-gates="):].split(","):
+                gate, _, value = pair.partition("=")
+                gates[gate.strip()] = value.strip() == "true"
+    return gates_for(Case(0, [], [], feature_gates=gates), version)
 
 
 def expected_path(name: str, version: str, mode: str) -> Path:

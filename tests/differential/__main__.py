@@ -30,7 +30,7 @@ from pathlib import Path
 from tests.oracle import golden_text, keep_reason_order
 
 from . import (CASES, EXACT, MODES, REPO, VERSIONS, check, close_servers, expected_path, generate, oracle,
-               output_dir, regression_cases, regression_paths, write)
+               output_dir, regression_cases, regression_gates, regression_paths, write)
 from .shrink import shrink
 
 
@@ -108,7 +108,7 @@ def regenerate(names, check_only: bool = False) -> list[str]:
         for version in VERSIONS:
             for mode in MODES:
                 target = expected_path(name, version, mode)
-                doc = oracle(version).run(fixture, mode, config)
+                doc = oracle(version, regression_gates(name, version)).run(fixture, mode, config)
                 if target.exists():
                     doc = keep_reason_order(doc, json.loads(target.read_text()))
                 text = golden_text(doc)

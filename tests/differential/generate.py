@@ -33,7 +33,16 @@ CSI = "csi.example.com"
 GROUPS = (
     "extended", "allocatable", "taints", "nodeaffinity", "podaffinity", "spread", "defaultspread",
     "ports", "images", "volumes", "dra", "preemption", "gates", "nominated", "unschedulable",
-    "runtimeclass", "sidecars", "config", "profiles",
+    "runtimeclass", "sidecars", "config", "profiles", "replicas", "gates",
+)
+
+# Gates kschedx reproduces that the generated objects reach: a case of the
+# "gates" group turns one or two of them away from their default.
+# (StorageCapacityScoring is left out while kschedx's VolumeBinding has no
+# Score: turned on, upstream scores by capacity and kschedx skips.)
+GATES = (
+    "DRADeviceTaints", "DRADeviceTaintRules", "DRAExtendedResource",
+    "DRAPrioritizedList", "DRAAdminAccess", "VolumeLimitScaling", "NodeDeclaredFeatures",
 )
 
 IMAGES = {
@@ -66,10 +75,15 @@ class Case:
     groups: list[str]
     objects: list[dict]
     config: dict | None = None
+    # Feature gates set otherwise than the version's defaults, on both sides;
+    # the ones a version does not have, or locks, are left out for it.
+    feature_gates: dict[str, bool] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def header(self) -> str:
+        gates = ",".join(f"{k}={'true' if v else 'false'}" for k, v in sorted(self.feature_gates.items()))
         return (f"# differential case seed={self.seed}\n# groups={','.join(self.groups) or 'resources'}\n"
+                + (f"# feature-gates={gates}\n" if gates else "") +
                 f"# nodes={sum(1 for o in self.objects if o['kind'] == 'Node')} "
                 f"pods={sum(1 for o in self.objects if o['kind'] == 'Pod')} objects={len(self.objects)}\n")
 
@@ -89,6 +103,7 @@ class _Generator:
         self.namespaces = ["default"]
         self.pending: list[dict] = []
         self.bound: list[dict] = []
+        self.admin_access = False  # claims may ask for admin access (their namespace allows it)
 
     # -- helpers -------------------------------------------------------------------
 
@@ -137,12 +152,32 @@ class _Generator:
         n_pending = r.choice([1, 1, 2, 2, 3, 4])
         for i in range(n_pending):
             self.pending.append(self.pod(f"p{i}"))
+        if self.on("replicas"):
+            # A workload's replicas: copies of one pending pod, one after
+            # another in the queue (simulate places each where the last left).
+            template = self.pending[0]
+            shareable = not template["spec"].get("volumes") and not template["spec"].get("resourceClaims")
+            if shareable:
+                for i in range(r.choice([2, 3, 5, 8])):
+                    copy_ = copy.deepcopy(template)
+                    copy_["metadata"]["name"] = f"{template['metadata']['name']}-r{i}"
+                    if "creationTimestamp" in copy_["metadata"]:
+                        copy_["metadata"]["creationTimestamp"] = self.next_time()
+                    self.pending.append(copy_)
         for pod in self.bound + self.pending:
             self.add(pod)
         self.owners()
         self.pdbs()
         config = self.config() if self.on("config") else None
-        return Case(self.seed, self.groups, self.objects, config)
+        gates = {}
+        if self.on("gates"):
+            for gate in r.sample(GATES, r.choice([1, 1, 2])):
+                gates[gate] = gate not in ("DRAPrioritizedList", "DRAAdminAccess")
+                if gate == "VolumeLimitScaling" and r.random() < 0.3:
+                    gates[gate] = False
+            if gates.get("DRADeviceTaintRules"):
+                gates["DRADeviceTaints"] = True  # its dependency
+        return Case(self.seed, self.groups, self.objects, config, gates)
 
     # -- namespaces, classes -------------------------------------------------------
 
@@ -587,6 +622,8 @@ class _Generator:
         capacity_tracked = self.chance(0.4)
         driver = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": CSI},
                   "spec": {"attachRequired": True, "storageCapacity": capacity_tracked}}
+        if self.chance(0.3):
+            driver["spec"]["preventPodSchedulingIfMissing"] = True
         self.add(driver)
         if capacity_tracked:
             for zone in self.some(["z1", "z2", "z3"], 1, 3):
@@ -713,6 +750,16 @@ class _Generator:
     def dra_cluster(self) -> None:
         if not self.on("dra"):
             return
+        if self.chance(0.2):
+            # Admin access is allowed in a namespace with this label only (the
+            # API server refuses such claims elsewhere): only pods of "default" ask.
+            default = next((o for o in self.objects if o["kind"] == "Namespace"
+                            and o["metadata"]["name"] == "default"), None)
+            if default is None:
+                default = self.add({"apiVersion": "v1", "kind": "Namespace",
+                                    "metadata": {"name": "default", "labels": {"kubernetes.io/metadata.name": "default"}}})
+            default["metadata"]["labels"]["resource.kubernetes.io/admin-access"] = "true"
+            self.admin_access = True
         gpu_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
                      "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
         if self.on("extended") and self.chance(0.5):
@@ -749,12 +796,21 @@ class _Generator:
                           "spec": {"driver": "nic.example.com", "nodeName": name,
                                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
                                    "devices": [{"name": "nic-0", "attributes": {"model": {"string": "cx6"}}}]}})
+        if self.chance(0.25):
+            rule = {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule",
+                    "metadata": {"name": "drain-gpus"},
+                    "spec": {"deviceSelector": {"driver": DRIVER},
+                             "taint": {"key": "example.com/maintenance", "effect": self.pick(["NoSchedule", "NoExecute"])}}}
+            slices = [o for o in self.objects if o["kind"] == "ResourceSlice"]
+            if slices and self.chance(0.6):
+                rule["spec"]["deviceSelector"]["pool"] = self.pick(slices)["spec"]["pool"]["name"]
+            self.add(rule)
         if self.chance(0.5):
             self.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
                       "metadata": {"name": "one-gpu", "namespace": "default"},
                       "spec": {"spec": {"devices": {"requests": [self.device_request()]}}}})
 
-    def device_request(self) -> dict:
+    def device_request(self, admin: bool = False) -> dict:
         exactly = {"deviceClassName": self.pick(["gpu", "gpu", "gpu", "big-gpu", "big-gpu", "ghost"])}
         if self.chance(0.3):
             exactly["allocationMode"] = "All"
@@ -766,8 +822,11 @@ class _Generator:
                 f'device.attributes["{DRIVER}"].index >= 1',
                 f'device.capacity["{DRIVER}"].memory.compareTo(quantity("30Gi")) > 0',
             ])}}]
+        if admin and self.chance(0.15):
+            exactly["adminAccess"] = True
         if self.chance(0.15):
-            exactly["tolerations"] = [{"key": "gpu.example.com/unhealthy", "operator": "Exists",
+            exactly["tolerations"] = [{"key": self.pick(["gpu.example.com/unhealthy", "example.com/maintenance"]),
+                                       "operator": "Exists",
                                        **({"effect": "NoSchedule"} if self.chance(0.5) else {})}]
         if self.chance(0.15):
             return {"name": "gpu", "firstAvailable": [
@@ -784,7 +843,7 @@ class _Generator:
         bound_node = pod["spec"].get("nodeName")
         claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                  "metadata": {"name": claim_name, "namespace": ns},
-                 "spec": {"devices": {"requests": [self.device_request()]}}}
+                 "spec": {"devices": {"requests": [self.device_request(self.admin_access and ns == "default")]}}}
         if self.chance(0.2):
             second = self.device_request()
             second["name"] = "gpu2"

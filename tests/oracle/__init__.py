@@ -124,8 +124,15 @@ class Server:
                     line = ""
                 if line:
                     break
-                err = self._proc.stderr.read() if self._proc.poll() is not None else ""
+                try:
+                    code = self._proc.wait(timeout=10)
+                    err = self._proc.stderr.read()
+                except subprocess.TimeoutExpired:
+                    self._proc.kill()
+                    code, err = None, "(no answer, killed)"
                 self._proc = None
+                if code == 2:
+                    raise OracleError(f"oracle {self.version} refused its flags: {err.strip()[-2000:]}")
                 if attempt == 2:
                     raise OracleError(f"oracle {self.version} --serve died on {', '.join(map(str, paths))}:\n"
                                       f"{err[-4000:]}")
