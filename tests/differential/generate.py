@@ -104,6 +104,7 @@ class _Generator:
         self.pending: list[dict] = []
         self.bound: list[dict] = []
         self.admin_access = False  # claims may ask for admin access (their namespace allows it)
+        self.nic_class = False  # shared NICs exist: claims may ask for bandwidth
 
     # -- helpers -------------------------------------------------------------------
 
@@ -790,12 +791,47 @@ class _Generator:
                       "spec": {"driver": DRIVER, "nodeName": name,
                                "pool": {"name": name, "generation": 1, "resourceSliceCount": count},
                                "devices": devices}})
+            if self.chance(0.2):
+                # DRAPartitionableDevices (v1.36): partitions of one GPU that
+                # draw on its shared memory counter, in a pool of two slices
+                # (the counters in one, the devices in the other).
+                pool = {"name": f"{name}-parts", "generation": 1, "resourceSliceCount": 2}
+                self.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                          "metadata": {"name": f"{name}-parts-counters"},
+                          "spec": {"driver": DRIVER, "nodeName": name, "pool": dict(pool),
+                                   "sharedCounters": [{"name": "gpu-mem",
+                                                       "counters": {"memory": {"value": "40Gi"}}}]}})
+                parts = []
+                for part, size in (("whole", "40Gi"), ("half-0", "20Gi"), ("half-1", "20Gi"), ("third", "15Gi")):
+                    parts.append({"name": part, "attributes": {"model": {"string": "a100"}},
+                                  "capacity": {"memory": {"value": size}},
+                                  "consumesCounters": [{"counterSet": "gpu-mem",
+                                                        "counters": {"memory": {"value": size}}}]})
+                self.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                          "metadata": {"name": f"{name}-parts"},
+                          "spec": {"driver": DRIVER, "nodeName": name, "pool": dict(pool), "devices": parts}})
+            if self.chance(0.2):
+                # DRAConsumableCapacity (v1.36): a NIC several claims share,
+                # each taking some of its bandwidth.
+                self.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                          "metadata": {"name": f"{name}-shared-nics"},
+                          "spec": {"driver": "nic.example.com", "nodeName": name,
+                                   "pool": {"name": f"{name}-shared", "generation": 1, "resourceSliceCount": 1},
+                                   "devices": [{"name": "nic-shared", "allowMultipleAllocations": True,
+                                                "attributes": {"model": {"string": "cx7"}},
+                                                "capacity": {"bandwidth": {"value": "100G", "requestPolicy": {
+                                                    "default": "10G",
+                                                    "validRange": {"min": "1G", "step": "1G"}}}}}]}})
+                self.nic_class = True
             if self.chance(0.15):  # another driver's devices on the node
                 self.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
                           "metadata": {"name": f"{name}-nics"},
                           "spec": {"driver": "nic.example.com", "nodeName": name,
                                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
                                    "devices": [{"name": "nic-0", "attributes": {"model": {"string": "cx6"}}}]}})
+        if self.nic_class:
+            self.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "nic"},
+                      "spec": {"selectors": [{"cel": {"expression": 'device.driver == "nic.example.com"'}}]}})
         if self.chance(0.25):
             rule = {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule",
                     "metadata": {"name": "drain-gpus"},
@@ -811,6 +847,11 @@ class _Generator:
                       "spec": {"spec": {"devices": {"requests": [self.device_request()]}}}})
 
     def device_request(self, admin: bool = False) -> dict:
+        if self.nic_class and self.chance(0.3):
+            exactly = {"deviceClassName": "nic"}
+            if self.chance(0.7):
+                exactly["capacity"] = {"requests": {"bandwidth": self.pick(["5G", "30G", "60G", "150G"])}}
+            return {"name": "gpu", "exactly": exactly}
         exactly = {"deviceClassName": self.pick(["gpu", "gpu", "gpu", "big-gpu", "big-gpu", "ghost"])}
         if self.chance(0.3):
             exactly["allocationMode"] = "All"
@@ -884,23 +925,36 @@ class _Generator:
 
     def allocate(self, claim: dict, node: str, pod: dict) -> bool:
         """Allocates a running pod's claim from its node's devices not yet
-        taken (one device per request, the simplest allocation that is valid)."""
-        slices = [o for o in self.objects if o["kind"] == "ResourceSlice" and o["spec"]["nodeName"] == node]
-        if not slices:
-            return False
+        taken: a whole GPU (or a partition) per GPU request, a share of the
+        shared NIC per NIC request (the simplest allocation that is valid)."""
+        by_name = {o["metadata"]["name"]: o for o in self.objects if o["kind"] == "ResourceSlice"}
         taken = {(r["pool"], r["device"]) for o in self.objects if o["kind"] == "ResourceClaim"
                  for r in (o.get("status", {}).get("allocation", {}).get("devices", {}).get("results") or ())}
-        free = [d["name"] for d in slices[0]["spec"]["devices"] if (node, d["name"]) not in taken]
-        if not free:
-            return False
+        gpus = []
+        for slice_name in (f"{node}-gpus", f"{node}-parts"):
+            sl = by_name.get(slice_name)
+            if sl is not None:
+                pool = sl["spec"]["pool"]["name"]
+                gpus += [(pool, d["name"]) for d in sl["spec"]["devices"] if (pool, d["name"]) not in taken]
         results = []
         for req in claim["spec"]["devices"]["requests"]:
-            if not free:
-                return False
             request = req["name"]
             if "firstAvailable" in req:
                 request = f"{req['name']}/{req['firstAvailable'][-1]['name']}"
-            results.append({"request": request, "driver": DRIVER, "pool": node, "device": free.pop(0)})
+            exactly = req.get("exactly") or {}
+            if exactly.get("deviceClassName") == "nic":
+                if f"{node}-shared-nics" not in by_name:
+                    return False
+                share = "%08x-0000-4000-8000-%012x" % (self.r.getrandbits(32), self.r.getrandbits(48))
+                consumed = (exactly.get("capacity") or {}).get("requests", {}).get("bandwidth", "10G")
+                results.append({"request": request, "driver": "nic.example.com", "pool": f"{node}-shared",
+                                "device": "nic-shared", "shareID": share,
+                                "consumedCapacity": {"bandwidth": consumed}})
+                continue
+            if exactly.get("allocationMode") == "All" or exactly.get("deviceClassName") == "ghost" or not gpus:
+                return False
+            pool, device = gpus.pop(0)
+            results.append({"request": request, "driver": DRIVER, "pool": pool, "device": device})
         claim["status"] = {
             "allocation": {"devices": {"results": results},
                            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
