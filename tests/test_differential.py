@@ -32,7 +32,7 @@ from tests.differential.shrink import shrink
 from tests.oracle import binary_or_skip
 
 SEED = int(os.environ.get("KSCHEDX_DIFF_SEED", "0"))
-CASES = int(os.environ.get("KSCHEDX_DIFF_CASES", "150"))
+CASES = int(os.environ.get("KSCHEDX_DIFF_CASES", "300"))
 SHRINK = int(os.environ.get("KSCHEDX_DIFF_SHRINK", "3"))
 _shrunk = [0]
 

@@ -140,13 +140,18 @@ class _Generator:
             self.groups = sorted(self.groups + ["config"])
         self.namespaces_()
         self.priority_classes()
-        n_nodes = r.choice([1, 2, 3, 3, 4, 4, 5, 6])
+        # A tenth of the cases are larger: more topology domains, more
+        # preemption candidates, more pods to spread over.
+        large = r.random() < 0.1
+        n_nodes = r.choice([7, 8, 10, 12] if large else [1, 2, 3, 3, 4, 4, 5, 6])
         for i in range(n_nodes):
             self.nodes.append(self.add(self.node(i)))
         self.storage()
         self.dra_cluster()
         self.runtime_classes()
-        n_bound = r.choice([0, 1, 2, 3, 4, 6, 8, 10])
+        n_bound = r.choice([0, 1, 2, 3, 4, 6, 8, 10] if not self.on("preemption") else [4, 6, 8, 10, 12])
+        if large:
+            n_bound = r.choice([12, 20, 30])
         for i in range(n_bound):
             node = self.pick(self.nodes)
             self.bound.append(self.pod(f"run-{i}", node=node["metadata"]["name"]))
@@ -342,7 +347,7 @@ class _Generator:
             meta["creationTimestamp"] = self.next_time()
         # With preemption in the case, pending pods ask for more: some fit
         # only once lower-priority pods go.
-        big = self.on("preemption") and node is None and self.chance(0.5)
+        big = self.on("preemption") and self.chance(0.5 if node is None else 0.3)
         spec: dict = {"containers": [self.container("c", big)]}
         if self.chance(0.2):
             spec["containers"].append(self.container("side"))
@@ -584,7 +589,7 @@ class _Generator:
     def priority(self, spec: dict, bound: bool) -> None:
         x = self.r.random()
         if x < 0.6:
-            spec["priorityClassName"] = self.pick(["low", "low", "mid"] if bound else ["low", "mid", "high", "high"])
+            spec["priorityClassName"] = self.pick(["low", "low", "low", "mid"] if bound else ["low", "mid", "high", "high"])
         elif x < 0.75:
             spec["priority"] = self.pick([0, 50, 500] if bound else [50, 500, 5000])
         if self.chance(0.08):
@@ -802,8 +807,12 @@ class _Generator:
                                    "sharedCounters": [{"name": "gpu-mem",
                                                        "counters": {"memory": {"value": "40Gi"}}}]}})
                 parts = []
-                for part, size in (("whole", "40Gi"), ("half-0", "20Gi"), ("half-1", "20Gi"), ("third", "15Gi")):
-                    parts.append({"name": part, "attributes": {"model": {"string": "a100"}},
+                # (with an index like the other GPUs: a selector reading it would
+                # fail on the first device without one, and v1.35 visits
+                # pools in Go map order, a random first device)
+                for i, (part, size) in enumerate((("whole", "40Gi"), ("half-0", "20Gi"), ("half-1", "20Gi"),
+                                                  ("third", "15Gi"))):
+                    parts.append({"name": part, "attributes": {"model": {"string": "a100"}, "index": {"int": 10 + i}},
                                   "capacity": {"memory": {"value": size}},
                                   "consumesCounters": [{"counterSet": "gpu-mem",
                                                         "counters": {"memory": {"value": size}}}]})
