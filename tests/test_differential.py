@@ -10,7 +10,9 @@ written as generated). A version not yet held exact (differential.EXACT) is
 run for information: its differences are expected failures (xfail) that
 say what differs. The regression cases (tests/differential/cases/, each a
 difference found and fixed) are compared with their kept oracle documents
-without Go, and with the oracle itself where it is built.
+without Go, and with the oracle itself where it is built. A case the oracle
+answers twice differently (upstream leaves it to Go map order: v1.35's DRA
+pools) is skipped, saying so.
 
 The long run (docs/development.md): KSCHEDX_DIFF_CASES=5000 KSCHEDX_DIFF_SEED=1000
 python -m pytest tests/test_differential.py -n 2
@@ -42,6 +44,9 @@ _shrunk = [0]
 def test_kschedx_agrees_with_kube_scheduler(version, seed):
     binary_or_skip(version)
     outcome = check(generate(seed), version)
+    if outcome.unstable:
+        pytest.skip(f"the oracle gave two answers ({outcome.mode}): upstream leaves this case to chance "
+                    f"(Go map order), nothing to compare")
     if not outcome.differs:
         return
     if EXACT[version] and _shrunk[0] < SHRINK:
