@@ -24,6 +24,7 @@ import json
 import os
 
 import pytest
+import yaml
 
 from tests.differential import (EXACT, MODES, VERSIONS, check, expected_path, generate, kschedx_version,
                                 output_dir, regression_cases, regression_gates, regression_paths, run_kschedx,
@@ -57,6 +58,39 @@ def test_kschedx_agrees_with_kube_scheduler(version, seed):
         pytest.xfail(f"kschedx does not reproduce v{version} yet (kschedx --kube-version "
                      f"{kschedx_version(version)}): {outcome.diffs[0][:300]}")
     pytest.fail(report, pytrace=False)
+
+
+def test_a_difference_fails_the_test_with_a_shrunk_fixture(monkeypatch, tmp_path):
+    """A real difference (kschedx given another reason for a cordoned node
+    than kube-scheduler's) fails the test above: the difference named, the
+    generated case (12 objects) shrunk to the cordoned node and the pod it
+    refuses, written with both documents and the two commands that show it."""
+    binary_or_skip("1.35")
+    from kschedx.plugins import nodeunschedulable
+
+    seed = 59  # groups taints and unschedulable: one cordoned node
+    assert len(generate(seed).objects) == 12
+    monkeypatch.setattr(nodeunschedulable, "ERR_REASON_UNSCHEDULABLE", "node(s) were cordoned")
+    monkeypatch.setenv("KSCHEDX_DIFF_DIR", str(tmp_path))
+    monkeypatch.setattr(f"{__name__}._shrunk", [0])
+    with pytest.raises(pytest.fail.Exception) as failed:
+        test_kschedx_agrees_with_kube_scheduler("1.35", seed)
+    report = str(failed.value)
+    assert "kube-scheduler v1.35 and kschedx differ (explain)" in report
+    assert "filter NodeUnschedulable" in report and "node(s) were cordoned" in report
+    case = tmp_path / f"v1.35-seed-{seed}"
+    assert f"kschedx explain --snapshot {case}/fixture.yaml --kube-version 1.35" in report
+    assert f'"$(oracle/build 1.35)" --mode explain {case}/fixture.yaml' in report
+    objects = [o for o in yaml.safe_load_all((case / "fixture.yaml").read_text()) if o]
+    assert sorted(o["kind"] for o in objects) == ["Node", "Pod"]
+    node = next(o for o in objects if o["kind"] == "Node")
+    assert node["spec"]["unschedulable"] is True
+    for name in ("oracle.json", "kschedx.json", "diff.txt"):
+        assert (case / name).is_file()
+    oracle_doc = json.loads((case / "oracle.json").read_text())
+    kschedx_doc = json.loads((case / "kschedx.json").read_text())
+    assert "node(s) were unschedulable" in json.dumps(oracle_doc)
+    assert "node(s) were cordoned" in json.dumps(kschedx_doc)
 
 
 def test_generated_cases_reach_every_group_and_are_reproducible():
