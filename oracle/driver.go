@@ -15,6 +15,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -59,8 +60,10 @@ type env struct {
 	cache     internalcache.Cache
 	snapshot  *internalcache.Snapshot
 	nominator *nominator
-	profiles  []*profile
-	byName    map[string]*profile
+	// Pending pods whose nomination a preemption cleared (simulate).
+	unnominated map[types.UID]bool
+	profiles    []*profile
+	byName      map[string]*profile
 	// Without --config the default profile evaluates every pod, whatever
 	// its schedulerName (kschedx's question is "where would the default
 	// scheduler put it").
@@ -101,13 +104,14 @@ func loadConfig(path string) (*config.KubeSchedulerConfiguration, error) {
 
 func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configured bool, st *clusterState) (*env, error) {
 	e := &env{
-		ctx:        ctx,
-		logger:     klog.FromContext(ctx),
-		client:     fake.NewSimpleClientset(),
-		nominator:  newNominator(),
-		byName:     map[string]*profile{},
-		configured: configured,
-		state:      st,
+		ctx:         ctx,
+		logger:      klog.FromContext(ctx),
+		client:      fake.NewSimpleClientset(),
+		nominator:   newNominator(),
+		unnominated: map[types.UID]bool{},
+		byName:      map[string]*profile{},
+		configured:  configured,
+		state:       st,
 	}
 	for _, obj := range st.objects {
 		if err := e.client.Tracker().Add(obj); err != nil {
