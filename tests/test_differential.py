@@ -26,7 +26,8 @@ import os
 import pytest
 import yaml
 
-from tests.differential import (EXACT, MODES, VERSIONS, check, expected_path, generate, kschedx_version,
+from tests.differential import (EXACT, MAX_SERVERS, MODES, VERSIONS, check, close_servers, expected_path,
+                                generate, kschedx_version, oracle,
                                 output_dir, regression_cases, regression_gates, regression_paths, run_kschedx,
                                 run_oracle,
                                 without_reason_order, write)
@@ -38,6 +39,12 @@ SEED = int(os.environ.get("KSCHEDX_DIFF_SEED", "0"))
 CASES = int(os.environ.get("KSCHEDX_DIFF_CASES", "300"))
 SHRINK = int(os.environ.get("KSCHEDX_DIFF_SHRINK", "3"))
 _shrunk = [0]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _oracle_servers():
+    yield
+    close_servers()
 
 
 @pytest.mark.parametrize("seed", range(SEED, SEED + CASES))
@@ -91,6 +98,23 @@ def test_a_difference_fails_the_test_with_a_shrunk_fixture(monkeypatch, tmp_path
     kschedx_doc = json.loads((case / "kschedx.json").read_text())
     assert "node(s) were unschedulable" in json.dumps(oracle_doc)
     assert "node(s) were cordoned" in json.dumps(kschedx_doc)
+
+
+def test_only_the_most_recently_used_oracle_servers_are_kept():
+    """A server per version and gate set, the least recently used closed
+    beyond MAX_SERVERS (a few dozen gate sets per version otherwise stay
+    running to the end)."""
+    import tests.differential as differential
+
+    close_servers()
+    sets = [{f"Gate{i}": True} for i in range(MAX_SERVERS + 2)]
+    servers = [oracle("1.35", gates) for gates in sets]
+    assert len(differential._servers) == MAX_SERVERS
+    assert oracle("1.35", sets[-1]) is servers[-1]
+    assert oracle("1.35", sets[2]) is servers[2]
+    assert oracle("1.35", sets[0]) is not servers[0]  # closed, started anew
+    assert oracle("1.35", sets[2]) is servers[2]
+    close_servers()
 
 
 def test_generated_cases_reach_every_group_and_are_reproducible():

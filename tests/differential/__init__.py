@@ -57,14 +57,22 @@ def kschedx_version(version: str) -> str:
 
 # -- one side each -----------------------------------------------------------------
 
+# One oracle process per version and gate set; a gate set is the process's
+# own. Cases of the "gates" group draw a few dozen sets per version (about
+# 60 MB each): only the most recently used few are kept running.
 _servers: dict = {}
+MAX_SERVERS = 6
 
 
 def oracle(version: str, feature_gates: dict | None = None) -> Server:
     key = (version, tuple(sorted((feature_gates or {}).items())))
-    if key not in _servers:
-        _servers[key] = Server(version, feature_gates or None)
-    return _servers[key]
+    server = _servers.pop(key, None)
+    if server is None:
+        server = Server(version, feature_gates or None)
+    _servers[key] = server  # the newest last
+    while len(_servers) > MAX_SERVERS:
+        _servers.pop(next(iter(_servers))).close()
+    return server
 
 
 def gates_for(case: Case, version: str) -> dict[str, bool]:
