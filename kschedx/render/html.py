@@ -273,11 +273,13 @@ def _fixes(pod: dict) -> str:
         head = f'<h3>Fixes</h3><p class="warn">none found: no change kschedx tried makes the pod schedulable ' \
                f'({e(words.search_words(pod))})</p>'
     else:
-        head = (f'<h3>Fixes</h3><p class="muted">each checked by running the scheduling cycle again with it; '
-                f'smallest change first; {e(words.search_words(pod))}</p>')
+        head = (f'<h3>Fixes</h3><p class="muted">{e(words.checked_words(pod))}; '
+                f'least widening first; {e(words.search_words(pod))}</p>')
     items = []
     for fix in fixes:
         body = [f'<span class="kind {e(fix["side"])}">{e(fix["kind"])}</span> {e(fix["description"])}']
+        if "widens" in fix:
+            body.append(f'<p class="{"warn" if fix["widens"] else "muted"}">{e(words.widens_text(fix))}</p>')
         for change in fix.get("changes") or ():
             body.append(f'<p class="muted">{e(words.change_line(change))}</p>')
             if change["action"] != "delete":
