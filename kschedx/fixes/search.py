@@ -51,12 +51,17 @@ class Fix:
 
     def description(self) -> str:
         v = self.verified
-        if "replicas" in v:
+        if "nodeCount" in v:  # a sequence placed again (fixes/sequence.py)
             n, names = v["nodeCount"], v.get("nodes") or []
             more = f" and {n - len(names)} more" if n > len(names) else ""
             pre = (f", {v['placedByPreemption']} by preempting {len(v.get('victims') or ())} pod(s)"
                    if v.get("placedByPreemption") else "")
-            return f"{self.change}: all {v['replicas']} replicas placed, on {n} node(s) ({', '.join(names)}{more}){pre}"
+            kept = (f"; the {v['othersKeptPlaced']} other pod(s) placed before still are"
+                    if v.get("othersKeptPlaced") else "")
+            if "replicas" in v:
+                return (f"{self.change}: all {v['replicas']} replicas placed, on {n} node(s) "
+                        f"({', '.join(names)}{more}){pre}{kept}")
+            return f"{self.change}: placed on {v['selectedNode']} when the pods are placed again{pre}{kept}"
         if v.get("nominatedNode"):
             victims = v.get("victims") or []
             return (f"{self.change}: preemption nominates {v['nominatedNode']}, evicting "
