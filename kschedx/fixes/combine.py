@@ -30,7 +30,7 @@ import json
 
 from ..config import names
 from .parts import Context, Part
-from .search import CLUSTER, POD, Candidate
+from .search import CLUSTER, POD, Candidate, candidate_key
 
 KIND = "combined"
 ORDER_POD = 14
@@ -222,7 +222,11 @@ def smallest(search, cand: Candidate, fix):
             if not search.has_budget():
                 return fix
             rest = parts[:i] + parts[i + 1:]
+            if base is None and not _could_open(search.blockers, rest):
+                continue  # no node fails only what the rest opens: it cannot place the pod
             trial = _single(rest[0], node) if len(rest) == 1 and base is None else join(rest, node, base)
+            if candidate_key(trial) in search.failed:
+                continue  # checked already (a single change of its kind): it does not place the pod
             found = search.check(trial, combination=True)
             if found is not None:
                 smaller = (trial, found)
@@ -231,6 +235,19 @@ def smallest(search, cand: Candidate, fix):
             break
         cand, fix = smaller
     return fix
+
+
+# A Filter plugin whose verdict other fields of the pod change too: its
+# node inclusion policies read the pod's node affinity and tolerations.
+_INDIRECT = frozenset({names.PodTopologySpread})
+
+
+def _could_open(blockers, parts: list[Part]) -> bool:
+    """Whether some node fails only plugins the parts open (a part changes
+    the verdicts of the plugins it opens and of none other, but for
+    _INDIRECT): else the parts cannot place the pod, and need no cycle."""
+    opened = frozenset().union(*(p.opens() for p in parts)) | _INDIRECT
+    return any(failing and failing <= opened for failing in blockers.groups())
 
 
 def _single(part: Part, node: str | None) -> Candidate:

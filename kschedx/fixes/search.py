@@ -143,6 +143,17 @@ class Candidate:
     joined: tuple | None = None
 
 
+def candidate_key(cand: Candidate) -> str:
+    """What a candidate changes, as one string (two candidates making the
+    same changes have the same key)."""
+    import json
+
+    return json.dumps([cand.pod_patch or None, cand.claim_edits, cand.node_patches,
+                       [(k, key) for k, key, _ in cand.objects], sorted(pi.uid for pi in cand.removed),
+                       cand.new_nodes, cand.changes, len(cand.apply)],
+                      sort_keys=True, default=str)
+
+
 @dataclass
 class Attempt:
     """A candidate whose cycle did not place the pod, with that cycle's
@@ -180,6 +191,9 @@ class Search:
     enough: int | None = None
     phase: str = POD
     stopped: bool = False
+    # Candidates checked that did not place the pod (candidate_key): a
+    # smaller join (combine.smallest) equal to one is known not to verify.
+    failed: set = field(default_factory=set)
 
     @property
     def pod_info(self):
@@ -287,6 +301,8 @@ class Search:
             result = v.run(pi, preemption=preemption)
             verified = v.verdict(result, preemption)
         if verified is None:
+            if not preemption:
+                self.failed.add(candidate_key(cand))
             if not preemption and len(self.attempts) < MAX_KEPT_ATTEMPTS and hasattr(result, "node_records"):
                 self.attempts.append(Attempt(cand, result))
             return None
