@@ -224,6 +224,13 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
     cls, text = verdict(pod)
     requests = ", ".join(f"{k} {v}" for k, v in (pod.get("requests") or {}).items()) or "nothing"
     parts = [f'<p class="meta">priority {e(pod.get("priority", 0))} · requests {e(requests)}']
+    w = pod.get("workload")
+    if w is not None:
+        # A replica placed after the ones before it (explain judges its workload as a whole).
+        parts[0] = (f'<p class="meta">replica {e(w["replica"])} of {e(w["replicas"])} of {e(w["kind"])} '
+                    f'{e(w["namespace"])}/{e(w["name"])}' + (f' · placed on {e(pod["placedNode"])}'
+                                                           if pod.get("placedNode") else " · not placed")
+                    + f' · priority {e(pod.get("priority", 0))} · requests {e(requests)}')
     source = pod.get("source")
     if source:
         parts[0] += f' · from {e(source["file"])}' + (f':{source["line"]}' if source.get("line") else "")
