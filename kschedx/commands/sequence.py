@@ -107,7 +107,8 @@ def explain_workload(explainer, group, members: list):
                 before = rng.draws
                 r = sim.step(pi, settle=settle)
                 placed = r.placed_node
-                whole = fix and placed is None and first is None
+                # The first replica not placed gets the workload's fixes (as a pod, only when Unschedulable).
+                whole = fix and placed is None and first is None and r.status == "Unschedulable"
                 doc = pod_document(r, "explain", workload, None if whole else explainer.nodes,
                                    None if whole else explainer.encoder)
                 if placed is not None or r.victims:

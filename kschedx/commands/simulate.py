@@ -139,7 +139,7 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
                 j = position.get(np.uid)
                 if j is not None and j > i:
                     queue[j] = without_nomination(queue[j])
-        if search_here and r.placed_node is None:
+        if search_here and r.placed_node is None and r.status == "Unschedulable":
             # Every node's verdicts, for its fix search (narrowed after it).
             p = pod_document(r, "simulate", workload)
             first_unplaced[unit] = (i, pi, p, r)
