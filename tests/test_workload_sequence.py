@@ -433,3 +433,14 @@ def test_simulate_fix_places_what_the_run_left_unplaced(tmp_path):
     # The run's own placements are as without --fix.
     plain = simulating.simulate(load_workload([str(CLUSTER)], [str(WEB), str(SELECTOR), str(GPU)]), tie_break="name")
     assert [(p["pod"], p["placedNode"]) for p in plain["pods"]] == [(p["pod"], p["placedNode"]) for p in doc["pods"]]
+
+
+def test_add_node_counts_the_nodes_anti_affinity_needs(tmp_path):
+    snap = _write(tmp_path, "c.yaml", [node(f"n{i}") for i in range(3)])
+    dep = _write(tmp_path, "d.yaml", deployment(replicas=12))
+    doc = _explain(snap, [dep], fix=True)
+    first = next(p for p in doc["pods"] if "fixes" in p)
+    (add,) = [f for f in first["fixes"] if f["kind"] == "add-node"]
+    # One replica per node: 9 more nodes, found without counting up to them.
+    assert add["objects"] == 9 and add["description"].startswith("add 9 nodes n0-copy, n0-copy-2, n0-copy-3, ...")
+    assert first["fixSearch"]["sequences"] <= 8

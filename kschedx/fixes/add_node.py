@@ -37,7 +37,7 @@ HOSTNAME = "kubernetes.io/hostname"
 _USAGE = (names.NodeResourcesFit, names.NodePorts, names.InterPodAffinity, names.PodTopologySpread, names.NodeVolumeLimits,
           names.VolumeRestrictions)
 # Checks of one shape's node count, for a workload.
-MAX_COUNT_CHECKS = 4
+MAX_COUNT_CHECKS = 6
 
 
 @dataclass
@@ -168,7 +168,20 @@ def _candidate(search, shape: Shape, count: int):
 
 
 def _per_node(pi, shape: Shape) -> int:
-    """Replicas of the pod one empty node of the shape takes, by its requests."""
+    """Replicas of the pod one empty node of the shape takes: by its
+    requests, and one when its required anti-affinity keeps its own pods
+    a node apart."""
+    from ..api.labels import SelectorError, label_selector
+
+    for term in ((pi.spec.get("affinity") or {}).get("podAntiAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution") or ():
+        if term.get("topologyKey") != HOSTNAME:
+            continue
+        try:
+            if label_selector(term.get("labelSelector")).matches(pi.labels):
+                return 1
+        except SelectorError:
+            continue  # a selector the API server refuses: no estimate from it
     req = pi.resource.as_dict()
     fits = [shape.allocatable.get(k, 0) // v for k, v in req.items() if v]
     return max(1, min(fits) if fits else 1)
