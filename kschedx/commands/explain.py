@@ -31,7 +31,10 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
     profile of its schedulerName. Each pod is its own first scheduling cycle
     (node sampling starts at index 0): an answer does not depend on which
-    other pods were asked about. `fix`: each Unschedulable pod's result
+    other pods were asked about. A workload of the POD_FILEs is judged as a
+    whole: its replicas one after another, each with the ones before it
+    placed, the snapshot put back after it (sequence.py); the document then
+    ends with `workloads`. `fix`: each Unschedulable pod's result
     gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
     the workload must be loaded with keep_raw). `nodes`: a NodeChoice
     (--nodes), which node records each pod's document keeps (None: all).
