@@ -23,6 +23,7 @@ Levels, least first:
 from __future__ import annotations
 
 from ..api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, milli
+from ..config import names
 from .jsonpatch import PatchError, apply_patch, parse_pointer, resolve
 
 LEVELS = ("none", "softer", "placement", "reserved", "others", "gives-up")
@@ -185,7 +186,12 @@ def _toleration(w, search, tol: dict, requested: dict) -> None:
     own = search.pod_info.spec.get("tolerations")
     hit: dict[str, list[str]] = {}
     found: dict[str, dict] = {}
+    # Only where TaintToleration kept the pod off: elsewhere it tolerates every taint.
+    kept_off = {n for failing, group in search.blockers.groups().items() if names.TaintToleration in failing
+                for n in group}
     for ni in search.snapshot.node_infos:
+        if ni.name not in kept_off:
+            continue
         for taint in ni.taints:
             if taint.get("effect") not in ("NoSchedule", "NoExecute"):
                 continue
