@@ -279,6 +279,30 @@ def test_the_trial_leaves_the_snapshot_as_it_was():
         assert after == before, name
 
 
+def test_a_trial_keeps_no_replicas_result():
+    """A trial keeps what it needs to undo a step, not the step's result
+    (every node's verdicts and scores): a workload's replicas would otherwise
+    hold megabytes each on a large cluster until the last one is placed."""
+    import gc
+    import weakref
+
+    from kschedx.framework.dispatch import new_schedulers
+    from kschedx.framework.simulation import Simulation
+
+    workload = load_workload([str(CLUSTER)], [str(WEB)])
+    scheds = new_schedulers(workload.cluster, tie_break="name", seed=None)
+    sim = Simulation(scheds)
+    with sim.trial():
+        refs = []
+        for pi in workload.pods:
+            r = sim.step(pi)
+            refs.append((weakref.ref(r), r.placed_node))
+            del r
+        gc.collect()
+        assert [placed is not None for _, placed in refs] == [True] * 5 + [False]
+        assert [ref() for ref, _ in refs] == [None] * 6
+
+
 def _doc(scheds, pi) -> dict:
     from kschedx.result.document import pod_dict
 

@@ -146,7 +146,7 @@ class _Journal:
         dra = getattr(self.snapshot, "dra", None)
         self.dra = (dra, dict(dra.in_flight)) if dra is not None else None
         self.lists: dict[str, tuple] = {}  # node -> its pod lists before the trial first changed them
-        self.done: list[tuple] = []  # ("placed", uid, stored before) | ("reserved", fw, cycle, node) | ("removed", pods)
+        self.done: list[tuple] = []  # ("placed", uid, stored before) | ("reserved", fw, state, pod, node) | ("removed", pods)
 
     def _keep_lists(self, node: str) -> None:
         if node not in self.lists:
@@ -158,7 +158,9 @@ class _Journal:
         self.done.append(("placed", pi.uid, self.snapshot.pod_infos.get(pi.uid)))
 
     def reserved(self, fw, cycle: PodResult, node: str) -> None:
-        self.done.append(("reserved", fw, cycle, node))
+        # Only what Unreserve reads: the whole result (every node's verdicts
+        # and scores) kept per replica would grow a trial by megabytes each.
+        self.done.append(("reserved", fw, cycle.cycle_state, cycle.pod_info, node))
 
     def removing(self, victims) -> None:
         snap = self.snapshot
@@ -181,8 +183,8 @@ class _Journal:
                 if before is not None:
                     snap.pod_infos[uid] = before
             elif entry[0] == "reserved":
-                _, fw, cycle, node = entry
-                fw.run_reserve_plugins_unreserve(cycle.cycle_state, cycle.pod_info, node)
+                _, fw, state, pod_info, node = entry
+                fw.run_reserve_plugins_unreserve(state, pod_info, node)
             else:
                 for stored, node in reversed(entry[1]):
                     cache.assume_pod(snap, stored, node)

@@ -110,7 +110,10 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
             self.pods += 1
             self.count(pod)
             self._tally(pod)
-            self._run["pods"].append(pod)
+            # Only what the run's line shows: a whole document per replica would
+            # keep every node's verdicts until the run ends.
+            self._run["pods"].append({"placedNode": pod.get("placedNode"), "status": pod["status"],
+                                      "workload": pod["workload"]})
             return
         self._fold()
         if self.pods and not (w is not None and w["replica"] == 1 and self._run is None):
