@@ -96,6 +96,9 @@ class _PodExplainer:
         # node was drawn at random is then its draw's own.
         self.draw_shapes_nodes = nodes is not None and not nodes.is_all
         self.reuse = ResultReuse(scheds, workload) if reuse else None
+        # on_cycle(pod, result): told of each cycle before its document is
+        # made (explain --watch keeps what its verdict depends on).
+        self.on_cycle = None
         self.workloads: list[dict] = []  # each workload's summary (sequence.py), in order
         self._simulation = None
 
@@ -125,6 +128,8 @@ class _PodExplainer:
         before = rng.draws
         scheds.sampling.next_start_node_index = 0
         r = scheds.schedule(pi)
+        if self.on_cycle is not None:
+            self.on_cycle(pi, r)
         drawn = r.tie_drawn
         own = own and self.reuse is not None
         records = None
