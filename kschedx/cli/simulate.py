@@ -57,7 +57,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
         raise click.UsageError("--node-template needs --add-nodes with simulate (auto, or TEMPLATE=N): which "
                                "nodes to add")
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection,
-                             workload_kinds=bool(drain or node_templates))
+                             controllers=bool(drain or node_templates), pods_optional=drain is not None)
     features, scheduler_config = scheduler.resolve(workload)
     where = "the snapshot" if snapshot_paths else "the cluster"
     check_node_choice(nodes, workload.cluster, where)

@@ -2,7 +2,13 @@
 allocatable, without its pods), when the pod is kept off that node only by
 what runs there (resources in use, host ports, pod affinity, spreading,
 volumes in use). Shapes are tried smallest first; the first that makes the
-pod fit is proposed, named after the node it copies."""
+pod fit is proposed, named after the node it copies.
+
+With node templates (--node-template) the new node is one of a template
+instead, as its pool would make it (its own name and hostname, its
+ResourceSlices, its static and DaemonSet pods): templates are tried
+smallest first, whatever keeps the pod off the existing nodes (a template
+with devices fixes a device shortage too)."""
 
 from __future__ import annotations
 
@@ -49,6 +55,8 @@ def find(search) -> list:
     from .search import MAX_CANDIDATES, node_target
 
     snap = search.snapshot
+    if search.templates:
+        return from_templates(search)
     if search.blockers.pre_filter:
         return []
     shapes: dict[str, object] = {}
@@ -78,6 +86,51 @@ def find(search) -> list:
             KIND, f"add a node {name} shaped like {ni.name} ({size}, its labels and taints, no pods)",
             [{"action": "create", "target": node_target(name), "patch": [{"op": "add", "path": pointer(), "value": obj}]}],
             lambda obj=obj: search.verifier.node_added(obj), order=ORDER)
+        if fix is not None:
+            return [fix]
+    return []
+
+
+def _size(template) -> tuple:
+    from ..api.resources import Resource, to_milli_list
+
+    r = Resource.from_milli_list(to_milli_list(template.allocatable))
+    return r.milli_cpu, r.memory
+
+
+def from_templates(search) -> list:
+    """A node of the smallest template whose node takes the pod (checked by
+    the pod's cycle with the node, its slices and DaemonSet pods added)."""
+    from ..sources.node_templates import make_node, node_name
+    from ..sources.workloads import daemon_pods_for_node
+    from .search import MAX_CANDIDATES, node_target
+
+    snap = search.snapshot
+    requests = search.pod_info.resource.as_dict()
+
+    def offers_enough(template) -> bool:
+        from ..api.resources import Resource, to_milli_list
+
+        alloc = Resource.from_milli_list(to_milli_list(template.allocatable)).as_dict()
+        return all(v <= alloc.get(k, 0) for k, v in requests.items() if v)
+
+    # Templates whose node offers what the pod requests first, smallest first.
+    ordered = sorted(enumerate(search.templates),
+                     key=lambda it: (not offers_enough(it[1]), _size(it[1]), it[0]))
+    for _, template in ordered[:MAX_CANDIDATES]:
+        name, n = node_name(template, lambda name: snap.get(name) is not None)
+        made = make_node(template, name, n)
+        alloc = template.allocatable
+        size = ", ".join(f"{k} {v}" for k, v in alloc.items() if k != "pods")
+        daemon_sets = [o for o in search.cluster.workloads if o.get("kind") == "DaemonSet"]
+        runs = [f"{p['metadata']['namespace']}/{p['metadata']['name']}"
+                for p in made.pods + daemon_pods_for_node(made.node, daemon_sets)]
+        change = (f"add a node {name} from template {template.name} ({size}, its labels and taints"
+                  + (f"; runs {', '.join(runs)}" if runs else "") + "): scale node pool " + template.name + " by 1")
+        create = {"action": "create", "target": node_target(name), "template": template.name,
+                  "patch": [{"op": "add", "path": pointer(), "value": made.node}]}
+        fix = search.try_cluster_change(KIND, change, [create],
+                                        lambda made=made: search.verifier.template_node_added(made), order=ORDER)
         if fix is not None:
             return [fix]
     return []

@@ -159,6 +159,8 @@ class Search:
     enough: int | None = None
     phase: str = POD
     stopped: bool = False
+    # Node templates (--node-template): where add-node's new nodes come from.
+    templates: list = field(default_factory=list)
 
     @property
     def pod_info(self):
