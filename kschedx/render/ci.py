@@ -15,7 +15,8 @@ def outcome(pod: dict) -> str:
     if pod.get("preemptedBy"):
         return f"placed on {placed or pod.get('selectedNode')}, then preempted by {pod['preemptedBy']}"
     if pod["status"] == "Scheduled":
-        return f"Scheduled on {placed or pod.get('selectedNode')}"
+        replaces = f" (replaces {pod['replacementFor']['pod']})" if pod.get("replacementFor") else ""
+        return f"Scheduled on {placed or pod.get('selectedNode')}{replaces}"
     if pod["status"] == "NoProfile":
         return pod.get("message") or "not served by this configuration's profiles"
     victims = len(pre.get("victims") or ())
@@ -30,6 +31,9 @@ def failure_message(pod: dict) -> str:
 
 
 def summary(doc: dict) -> str:
+    from .whatif import checks_summary
+
     failing = sum(1 for p in doc["pods"] if pod_fails(p))
     total = len(doc["pods"])
-    return f"{failing} of {total} pod(s) cannot be scheduled" if failing else f"all {total} pod(s) can be scheduled"
+    text = f"{failing} of {total} pod(s) cannot be scheduled" if failing else f"all {total} pod(s) can be scheduled"
+    return text + checks_summary(doc)

@@ -47,11 +47,20 @@ def fix_notices(pod: dict) -> list[str]:
 
 
 def to_github(doc: dict) -> str:
+    from .whatif import checks, templates_summary
+
     lines = []
+    for c in checks(doc):
+        # A node is in no POD_FILE: the annotation names no file.
+        title = f"title={_property(c['name'] + ('' if c['ok'] else ' is ' + c['kind']))}"
+        lines.append(f"::{'notice' if c['ok'] else 'error'} {title}::{_data(c['message'])}")
     for p in doc["pods"]:
         if pod_fails(p):
             lines.append(annotation(p))
             lines += fix_notices(p)
+            pools = templates_summary(p)
+            if pools:
+                lines.append(f"::notice title={_property(p['pod'] + ' node templates')}::{_data(pools)}")
     scheduler = scheduler_text(doc)
     lines.append(f"kschedx {doc.get('mode', 'explain')}{f' ({scheduler})' if scheduler else ''}: {summary(doc)}")
     return "\n".join(lines) + "\n"

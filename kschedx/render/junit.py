@@ -24,10 +24,13 @@ def _text(s: str) -> str:
 def to_junit(doc: dict) -> str:
     import xml.etree.ElementTree as ET
 
+    from .whatif import checks, templates_summary
+
     mode = doc.get("mode", "explain")
     pods = doc["pods"]
-    failures = sum(1 for p in pods if pod_fails(p))
-    counts = {"tests": str(len(pods)), "failures": str(failures), "errors": "0"}
+    changes = checks(doc)
+    failures = sum(1 for p in pods if pod_fails(p)) + sum(1 for c in changes if not c["ok"])
+    counts = {"tests": str(len(pods) + len(changes)), "failures": str(failures), "errors": "0"}
     root = ET.Element("testsuites", {"name": "kschedx", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": f"kschedx {mode}", **counts, "skipped": "0"})
     props = ET.SubElement(suite, "properties")
@@ -39,6 +42,14 @@ def to_junit(doc: dict) -> str:
                         ("notEvaluated", ", ".join(doc.get("notEvaluated") or ()))):
         if value:
             ET.SubElement(props, "property", {"name": name, "value": _text(str(value))})
+    for c in changes:
+        # What the cluster change does comes before the pods it moves.
+        case = ET.SubElement(suite, "testcase", {"name": _text(c["name"]), "classname": f"kschedx.{mode}.whatif"})
+        body = _text("\n".join([c["message"], *c["lines"]]))
+        if c["ok"]:
+            ET.SubElement(case, "system-out").text = body
+        else:
+            ET.SubElement(case, "failure", {"type": c["kind"], "message": _text(c["message"])}).text = body
     for pod in pods:
         case = ET.SubElement(suite, "testcase", {"name": _text(pod["pod"]), "classname": f"kschedx.{mode}"})
         source = pod.get("source")
@@ -49,7 +60,8 @@ def to_junit(doc: dict) -> str:
             message = _text(failure_message(pod))
             failure = ET.SubElement(case, "failure", {"type": pod["status"], "message": message})
             fixes = "".join(f"\nfix {i}: {line}" for i, line in enumerate(fix_lines(pod), 1))
-            failure.text = message + _text(where) + _text(fixes)
+            pools = templates_summary(pod)
+            failure.text = message + _text(where) + _text(fixes) + _text(f"\n{pools}" if pools else "")
         else:
             ET.SubElement(case, "system-out").text = _text(outcome(pod) + where)
     ET.indent(root)

@@ -22,18 +22,29 @@ def _diagnostics(fields: dict) -> list[str]:
 
 
 def to_tap(doc: dict) -> str:
+    from .whatif import checks, templates_summary
+
     pods = doc["pods"]
-    lines = ["TAP version 13", f"1..{len(pods)}"]
+    changes = checks(doc)
+    lines = ["TAP version 13", f"1..{len(pods) + len(changes)}"]
     scheduler = scheduler_text(doc)
     if scheduler:
         # A comment line (TAP consumers skip it): which scheduler the verdicts are.
         lines.append(f"# {_description(scheduler)}")
-    for i, pod in enumerate(pods, 1):
+    for i, c in enumerate(changes, 1):
+        if c["ok"]:
+            lines.append(f"ok {i} - {_description(c['name'] + ': ' + c['message'])}")
+        else:
+            lines.append(f"not ok {i} - {_description(c['name'])}: {c['kind']}")
+            lines.extend(_diagnostics({"answer": c["message"], **({"lines": c["lines"]} if c["lines"] else {})}))
+    for i, pod in enumerate(pods, len(changes) + 1):
         if pod_fails(pod):
             lines.append(f"not ok {i} - {_description(pod['pod'])}: {pod['status']}")
             fields = {"status": pod["status"], "message": failure_message(pod)}
             if "fixes" in pod:
                 fields["fixes"] = fix_lines(pod)
+            if pod.get("templates"):
+                fields["templates"] = templates_summary(pod)
             source = pod.get("source")
             if source:
                 fields["file"] = source["file"]

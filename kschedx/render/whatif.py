@@ -149,3 +149,33 @@ def templates_summary(pod: dict) -> str:
     if t["couldTake"]:
         return f"node templates that could take it: {', '.join(t['couldTake'])}"
     return "no node template could take it"
+
+
+def checks(doc: dict) -> list[dict]:
+    """The what-if answers as CI checks, before the pods': one per drained
+    node, one for the nodes added. Each: name, ok, kind (the failure's
+    type), message (the answer) and lines (kubectl drain's, the search's)."""
+    out = []
+    for node in (doc.get("drain") or {}).get("nodes") or ():
+        pending = [p for p in node.get("pods") or () if (p.get("replacement") or {}).get("pod")
+                   and not (p.get("replacement") or {}).get("placedNode")]
+        kind = node["outcome"] if node["outcome"] != "Drained" else "ReplacementsPending" if pending else ""
+        out.append({"name": f"drain {node['node']}", "ok": not kind, "kind": kind or node["outcome"],
+                    "message": node["answer"], "lines": list(node.get("kubectl") or ())})
+    add = doc.get("addNodes")
+    if add:
+        # A pod no template fits, or no plan that places every pod.
+        failing = bool(add.get("noTemplateFits")) or add["answer"].startswith("no nodes")
+        lines = [search_line(add)] if add.get("search") else []
+        out.append({"name": "add nodes", "ok": not failing, "kind": "NoTemplateFits" if failing else "Added",
+                    "message": add["answer"], "lines": [x for x in lines if x]})
+    return out
+
+
+def checks_summary(doc: dict) -> str:
+    """"; drained 1 of 2 nodes" for a CI format's closing line."""
+    nodes = (doc.get("drain") or {}).get("nodes") or ()
+    if not nodes:
+        return ""
+    drained = sum(1 for n in nodes if n["outcome"] == "Drained")
+    return f"; drained {drained} of {len(nodes)} node{'' if len(nodes) == 1 else 's'}"
