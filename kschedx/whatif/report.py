@@ -165,7 +165,9 @@ def add_nodes_document(found, added: list[dict], entries, templates, *, fixed: b
         head = "no nodes from these templates place every pod"
     else:
         head = "no node needs adding"
-    if placed == total:
+    if total == 0:
+        tail = "no pod waits for a node"
+    elif placed == total:
         tail = "the pod is placed" if total == 1 else f"all {total} pods are placed"
     else:
         tail = f"{placed} of {total} pods are placed"
