@@ -324,3 +324,23 @@ def test_capacity_human_says_the_drain_first():
 def test_usage_errors(args, message):
     code, _, err = cli("simulate", *SNAPSHOT, *args)
     assert code == 2 and message in err
+
+
+# -- a live cluster ------------------------------------------------------------------------------------------
+def test_drain_on_a_live_cluster_with_the_read_role(kube_api):
+    """The pods' controllers are read (and the read role grants them): the
+    same answer as from the snapshot file; no pod needs naming."""
+    from cluster_scenarios import run as run_cli
+    from kschedx.sources.fixtures import read_objects
+    from test_rbac import roles
+
+    kube_api.add(*(obj for obj, _ in read_objects([str(DRAIN)])))
+    kube_api.authorize(roles()["kschedx-read"])
+    r = run_cli("simulate", "--drain", "n4", "--kubeconfig", kube_api.kubeconfig, "-o", "json", "--tie-break", "name")
+    doc = json.loads(r.output)
+    assert r.exit_code == 0, r.output
+    assert doc["drain"]["answer"].startswith("n4 can be drained: 2 pods move one at a time")
+    assert all(req.status != 403 for req in kube_api.requests)
+    assert any(req.path.startswith("/apis/apps/v1/daemonsets") for req in kube_api.requests)
+    r = run_cli("simulate", "--drain", "n3", "--kubeconfig", kube_api.kubeconfig, "--tie-break", "name")
+    assert r.exit_code == 1 and "default/debug declares no controller" in r.output
