@@ -41,7 +41,7 @@ def pod_action(p: dict) -> str:
     if action == "NotEvicted":
         return "not evicted (the node was refused)"
     if action == "Blocked":
-        return "blocked: " + (_refusals_text(p.get("refusals") or []) or "refused") + ", retried for ever"
+        return "blocked: " + (_refusals_text(p.get("refusals") or []) or "refused") + ", retried forever"
     if action == "Failed":
         last = (p.get("refusals") or [{}])[-1]
         return f"eviction failed ({last.get('code')}): {last.get('message', '')}"
