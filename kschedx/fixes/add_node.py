@@ -17,7 +17,6 @@ import json
 from ..config import names
 from ..api.resources import CPU, MEMORY
 from ..result.document import quantity_text
-from ..sources.node_templates import MadeNode
 from ..plugins.interpodaffinity.filtering import ERR_REASON_AFFINITY as AFFINITY_REASON
 from ..plugins.volumerestrictions import ERR_REASON_RWOP_CONFLICT as RWOP_REASON
 from .jsonpatch import pointer
@@ -83,14 +82,11 @@ def find(search) -> list:
         alloc = ni.allocatable.as_dict()
         size = (f"cpu {quantity_text(CPU, alloc.get(CPU, 0))}, "
                 f"memory {quantity_text(MEMORY, alloc.get(MEMORY, 0) * 1000)}")
-        # The new node runs the DaemonSet pods that would run there, placed
-        # by their cycles before the pod's: their room is not the pod's.
-        made = MadeNode(None, name, obj, [], [])
         fix = search.try_cluster_change(
             KIND, f"add a node {name} shaped like {ni.name} ({size}, its labels and taints, no pods but its "
                   "DaemonSet pods)",
             [{"action": "create", "target": node_target(name), "patch": [{"op": "add", "path": pointer(), "value": obj}]}],
-            lambda made=made: search.verifier.template_node_added(made), order=ORDER)
+            lambda obj=obj: search.verifier.node_added(obj), order=ORDER)
         if fix is not None:
             return [fix]
     return []
