@@ -147,8 +147,10 @@ class Verifier:
             # Not counted in the search's budget: a DaemonSet pod's cycle
             # looks at its one node (its matchFields PreFilterResult).
             r = probe_cycle(self.fw, pi)
+            r.placed_node = None
             if r.status == "Scheduled":
                 journal.assume_pod(pi, r.selected_node)
+                r.placed_node = r.selected_node
             return r
 
         try:

@@ -191,9 +191,8 @@ class Journal:
             admission.pod(pod, Origin(f"DaemonSet {pod['metadata']['namespace']}/"
                                       f"{pod['metadata']['ownerReferences'][0]['name']}"))
             r = run_pod(PodInfo(pod))
-            placed = getattr(r, "placed_node", None) or (r.selected_node if r.status == "Scheduled" else None)
-            entry = {"pod": f"{pod['metadata']['namespace']}/{pod['metadata']['name']}",
-                     "status": r.status if placed == node_name else "Unschedulable" if placed is None else r.status,
+            placed = getattr(r, "placed_node", None)
+            entry = {"pod": f"{pod['metadata']['namespace']}/{pod['metadata']['name']}", "status": r.status,
                      "placedNode": placed}
             if placed != node_name:
                 entry["message"] = r.message

@@ -27,6 +27,7 @@ def joined(journal: Journal, fw, made) -> list[dict]:
 
     def run_pod(pi):
         r = probe_cycle(fw, pi)
+        r.placed_node = None
         if r.status == "Scheduled":
             journal.assume_pod(pi, r.selected_node)
             r.placed_node = r.selected_node
