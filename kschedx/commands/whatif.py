@@ -41,9 +41,9 @@ def simulate_changed(sink: ResultSink, workload: Workload, change: Change, *, ti
     nodes added; each pod's document is its last cycle. The exit code is 1
     when a pod is left unplaced (or unschedulable) or the drain does not
     complete."""
-    from ..whatif import add_nodes, report
+    from ..whatif import add_nodes
     from ..whatif.play import Play
-    from .simulate import _count, _utilization, node_usage
+    from .simulate import node_usage
 
     def new_run():
         return new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling,

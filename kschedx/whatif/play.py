@@ -30,12 +30,10 @@ scheduled in milliseconds and Ready in seconds, kubectl retries every 5 s.
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field
 
 from ..api import disruption
-from ..api.taints import tolerations_tolerate_taint
 from ..framework.journal import Journal
 from ..framework.queue import queue_order
 from ..framework.simulation import Simulation, without_nomination
@@ -186,6 +184,8 @@ class Play:
                 r.drop_nodes()
             doc = pod_dict(r, "simulate", self.nodes, self.encoder)
             doc["profile"] = getattr(r, "profile", None) or self.scheds.primary.profile.name
+            if doc["status"] == "NoProfile" and e.pi.uid in self.workload.asked:
+                doc["askedByName"] = True
             if e.replaces is not None:
                 doc["replacementFor"] = e.replaces
             source = self.workload.sources.get(e.pi.uid)
@@ -279,7 +279,6 @@ class Play:
                                        taints=taints if has_taint else taints + [dict(UNSCHEDULABLE_TAINT)]))
             self.journal.update_node(new)
         nd.kubectl.append(f"node/{name} {nd.cordon}")
-        self.generation += 0  # a cordon frees no room
         return nd
 
     def _daemon_set(self, namespace: str, name: str) -> str | None:
@@ -393,6 +392,7 @@ class Play:
         """The evicted pod terminates (deletionTimestamp, condition
         DisruptionTarget); its controller reacts."""
         pi = self.snapshot.pod_infos[pod["metadata"]["uid"]]
+        already = pod["metadata"].get("deletionTimestamp") is not None
         new = dict(pod)
         new["metadata"] = dict(pod["metadata"], deletionTimestamp=DELETION_TIME)
         status = dict(pod.get("status") or {})
@@ -422,6 +422,11 @@ class Play:
                 return
         if replacements.when_created(ref.get("kind"), job) == replacements.WHEN_GONE:
             nd.waiting_gone.append((pod, ref, report))
+            return
+        if already:
+            # Terminating before the drain: its controller made its new pod
+            # then (it is in the snapshot, pending or placed).
+            report.note = "already terminating: its controller created its new pod before the snapshot"
             return
         self._recreate(nd, pod, ref, report)
 
@@ -592,15 +597,8 @@ def _job_gives_up(job: dict | None) -> str:
     return ""
 
 
-def tolerates_cordon(pod: dict) -> bool:
-    return tolerations_tolerate_taint((pod.get("spec") or {}).get("tolerations"), UNSCHEDULABLE_TAINT)
-
-
 def class_key(pi: PodInfo) -> str:
     """Pods a node template answers alike: the same namespace, labels,
     priority and spec but for their identity."""
     spec = {k: v for k, v in pi.spec.items() if k not in ("nodeName", "hostname", "subdomain")}
     return json.dumps([pi.namespace, pi.labels, pi.priority, spec], sort_keys=True, default=str)
-
-
-__all__ = ["Play", "Entry", "NodeDrain", "class_key", "copy"]

@@ -10,9 +10,15 @@ def _moves(nd) -> list[tuple[str, object]]:
 
 
 def _arrow(key: str, r) -> str:
-    rep = r.replacement or {}
-    where = rep.get("placedNode") or "nowhere (Pending)"
+    if r.replacement is None:
+        return f"{key} → (its new pod was created before the drain)"
+    where = r.replacement.get("placedNode") or "nowhere (Pending)"
     return f"{key} → {where}"
+
+
+def _pending(r) -> bool:
+    """A new pod made in the run that found no node."""
+    return r.replacement is not None and not r.replacement.get("placedNode")
 
 
 def node_answer(nd, budgets, force: bool) -> str:
@@ -35,7 +41,7 @@ def node_answer(nd, budgets, force: bool) -> str:
         cause = refusal.get("cause") or refusal.get("message") or ""
         more = f" (and {len(blocked) - 1} more pod(s))" if len(blocked) > 1 else ""
         moved = _moves(nd)
-        done = f"; {len(moved)} pod(s) moved first: " + ", ".join(_arrow(k, m) for k, m in moved) if moved else ""
+        done = f"; {len(moved)} pod(s) evicted first: " + ", ".join(_arrow(k, m) for k, m in moved) if moved else ""
         return (f"{name} cannot be drained: evicting {r.key}{more} would violate PodDisruptionBudget {pdb} "
                 f"({cause}); kubectl drain retries it every 5s and never finishes{done}")
     if nd.outcome == "Failed":
@@ -46,7 +52,7 @@ def node_answer(nd, budgets, force: bool) -> str:
         return f"{name} cannot be drained: evicting {key} fails: {refusal.get('message', line)}{extra}"
     moved = _moves(nd)
     lost = [(k, r) for k, r in nd.pods.items() if r.lost]
-    pending = [(k, r) for k, r in moved if not (r.replacement or {}).get("placedNode")]
+    pending = [(k, r) for k, r in moved if _pending(r)]
     head = f"{name} can be drained" + (" (--force)" if force and lost else "")
     if not moved and not lost:
         return f"{head}: no pod has to move (DaemonSet and mirror pods stay)"
@@ -86,10 +92,10 @@ def drain_document(play) -> dict:
             if r.action in ("Evicted", "Deleted"):
                 if r.lost:
                     lost += 1
-                elif (r.replacement or {}).get("placedNode"):
-                    moved += 1
-                else:
+                elif _pending(r):
                     pending += 1
+                else:
+                    moved += 1
         entry = {"node": nd.node, "outcome": nd.outcome, "answer": answer, "cordon": nd.cordon, "rounds": nd.rounds,
                  "raceOrder": nd.race, "pods": [r.document() for r in nd.pods.values()], "kubectl": list(nd.kubectl)}
         if nd.errors:
