@@ -344,3 +344,10 @@ def test_drain_on_a_live_cluster_with_the_read_role(kube_api):
     assert any(req.path.startswith("/apis/apps/v1/daemonsets") for req in kube_api.requests)
     r = run_cli("simulate", "--drain", "n3", "--kubeconfig", kube_api.kubeconfig, "--tie-break", "name")
     assert r.exit_code == 1 and "default/debug declares no controller" in r.output
+
+
+def test_capacity_html_report_says_the_drain(tmp_path):
+    report = tmp_path / "c.html"
+    cli("capacity", "fixtures/whatif/drain/web.yaml", *SNAPSHOT, "--drain", "n1", "--report", str(report))
+    assert '<p class="answer"><b>n1 can be drained: 1 pod moves, shop/web-5d8f6c7b9-x2k7p → n2</b></p>' in \
+        report.read_text()

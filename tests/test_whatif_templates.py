@@ -288,3 +288,18 @@ def test_cli_explain_templates_in_every_format():
 def test_cli_errors(args, code, message):
     got, _, err = cli("simulate", f"{A}/web.yaml", "--snapshot", f"{A}/cluster.yaml", *args)
     assert got == code and message in err
+
+
+def test_html_report_shows_the_templates(tmp_path):
+    report = tmp_path / "r.html"
+    cli("explain", f"{A}/gpu-job.yaml", "--snapshot", f"{A}/cluster.yaml", "--tie-break", "name",
+        "--node-template", f"{A}/templates/", "--report", str(report))
+    page = report.read_text()
+    assert '<section class="templates"><h3>Node templates</h3><p>could take it: <b>pool-gpu</b>' in page
+    assert "✗ NodeResourcesFit: Insufficient nvidia.com/gpu" in page
+    report = tmp_path / "s.html"
+    cli("simulate", f"{A}/web.yaml", "--snapshot", f"{A}/cluster.yaml", "--tie-break", "name",
+        "--node-template", f"{A}/templates/pool-b.yaml", "--node-template", f"{A}/templates/pool-c.yaml",
+        "--add-nodes", "auto", "--report", str(report))
+    page = report.read_text()
+    assert "<p class=\"answer\"><b>add 1 node of pool-c (pool-c-1): all 6 pods are placed" in page
