@@ -34,11 +34,14 @@ def placement_rows(doc: dict, wide: bool = False) -> tuple[list[list], dict[str,
     distinct message once ({message: [reference, pods]}), referenced from the
     table, so a long FailedScheduling message is never cut (its end says what
     preemption found). -o wide keeps every message in its row instead."""
-    from .whatif import node_suffix
-
     rows = []
     reasons: dict[str, list[int]] = {}
-    suffix = node_suffix(doc) if (doc.get("drain") or doc.get("addNodes")) else {}
+    suffix = {}
+    if doc.get("drain") or doc.get("addNodes"):
+        # (a plain run does not load the what-if wording)
+        from .whatif import node_suffix
+
+        suffix = node_suffix(doc)
     for i, p in enumerate(doc["pods"], 1):
         node, how = _outcome(p)
         if node in suffix:
