@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from .options import (complete_pod_files, cluster_options, config_options, debug_option, report_option,
-                      seed_option, snapshot_option, tie_break_option)
-from .output import warn_unused_seed
+from .options import (complete_pod_files, cluster_options, config_options, debug_option, drain_options,
+                      report_option, seed_option, snapshot_option, tie_break_option)
+from .output import check_drain_nodes, warn_unused_seed
 
 CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 
@@ -37,9 +37,10 @@ CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 @seed_option
 @config_options
 @report_option
+@drain_options
 @debug_option
 def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copies, allow_preemption,
-             with_pending, output, tie_break, seed, scheduler, sampling, report):
+             with_pending, output, tie_break, seed, scheduler, sampling, report, drain):
     """How many more replicas of a pod fit, and what stops them?
 
     Copies of each pod template (a Pod, or the template of a Deployment,
@@ -50,14 +51,19 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
     message of the first copy that does not fit with the plugin and
     resource that limit it.
 
+    With --drain the nodes are drained first, as kubectl drain would (their
+    pods recreated by their controllers and placed), and the count is of the
+    cluster the drain leaves.
+
     \b
-    Exit codes: 0 at least --min copies of every template fit, 1 fewer,
-    2 usage error, 3 input error, 4 cluster error.
+    Exit codes: 0 at least --min copies of every template fit (and the
+    drain completes), 1 fewer, 2 usage error, 3 input error, 4 cluster error.
 
     \b
     Examples:
       kschedx capacity fixtures/capacity/web.yaml --snapshot fixtures/capacity/cluster.yaml
       kschedx capacity deploy.yaml --snapshot cluster/ --min 3 -o json
+      kschedx capacity fixtures/whatif/drain/web.yaml --snapshot fixtures/whatif/drain/cluster.yaml --drain n1
     """
     from ..api.selection import PodSelection
     from ..commands import capacity as cap
@@ -65,9 +71,11 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
 
     warn_unused_seed(tie_break, seed)
     options = cap.Options(max=max_copies, min=min_copies, allow_preemption=allow_preemption,
-                          with_pending=with_pending)
+                          with_pending=with_pending, drain=drain)
     options.check()
-    workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace))
+    workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace),
+                             controllers=drain is not None)
+    check_drain_nodes(drain, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     features, scheduler_config = scheduler.resolve(workload)
     failures = [] if report is not None else None
     doc = cap.capacity(workload, options, tie_break=tie_break, seed=seed, config=scheduler_config,

@@ -141,3 +141,28 @@ def fail(exc: KschedxError):
 
 def warn(message: str) -> None:
     click.echo(f"kschedx: warning: {message}", err=True)
+
+
+def check_drain_nodes(drain, cluster, where: str = "the snapshot") -> None:
+    """--drain NODE: every name must be a node (exit 2, with close names)."""
+    if drain is None:
+        return
+    import difflib
+
+    names = [n["metadata"]["name"] for n in cluster.nodes]
+    known = set(names)
+    for node in drain.nodes:
+        if node not in known:
+            close = difflib.get_close_matches(node, names, n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise click.BadParameter(f"no node named {node!r} in {where}{hint}", param_hint="'--drain'")
+
+
+def load_templates(paths, cluster) -> list:
+    """--node-template FILEs read and checked (exit 3 names the file, object
+    and field of a template that is not one)."""
+    if not paths:
+        return []
+    from ..sources.node_templates import read_templates
+
+    return read_templates(paths, cluster.priority_classes, cluster.runtime_classes)

@@ -39,14 +39,18 @@ def split_pod_arguments(args) -> tuple[list[str], list[str]]:
 
 
 def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False, selection=None,
-                  keep_raw: bool = False, read_ahead: bool = True):
+                  keep_raw: bool = False, read_ahead: bool = True, controllers: bool = False,
+                  pods_optional: bool = False):
     """The Workload of explain or simulate: from --snapshot files, or from the live
     cluster when --kubeconfig/--context, a pod name, --all-pending or a selection
     flag (-n, -A, -l, --field-selector) asks for it.
 
     Pending pods are taken (besides POD_FILEs and named pods) with --all-pending
     or a selector (-l, --field-selector), and when nothing else names pods: a
-    snapshot's pending pods, or on a cluster those -n / -A point at."""
+    snapshot's pending pods, or on a cluster those -n / -A point at.
+    `controllers` (--drain, --node-template): a live read also reads the
+    pods' controllers; `pods_optional` (--drain): no pod need be named (a
+    drain moves its own)."""
     from ..commands import load
     from ..api.selection import PodSelection
 
@@ -68,14 +72,15 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
         raise click.UsageError("--snapshot is required (a cluster fixture file or directory), or read a "
                                "live cluster with --kubeconfig/--context, pod names, --all-pending, "
                                "-n, -A or -l")
-    if not (files or refs or take_pending):
+    if not (files or refs or take_pending or pods_optional):
         raise click.UsageError("which pods? give POD_FILEs, pod names (NAME with -n, or NAMESPACE/NAME), "
                                "--all-pending, -A, or a selector (-l, --field-selector)")
     conn = cluster.connect()
     try:
         with read_progress(conn) as progress:
             workload = load.load_workload_from_cluster(conn, files, refs, take_pending, progress=progress,
-                                                      selection=selection, keep_raw=keep_raw)
+                                                      selection=selection, keep_raw=keep_raw,
+                                                      controllers=controllers, pods_required=not pods_optional)
     finally:
         conn.close()
     return workload

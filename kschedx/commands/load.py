@@ -270,7 +270,8 @@ def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
 
 
 def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
-                               progress=None, selection=None, keep_raw: bool = False) -> Workload:
+                               progress=None, selection=None, keep_raw: bool = False,
+                               controllers: bool = False, pods_required: bool = True) -> Workload:
     """A live cluster instead of a snapshot: exactly the Workload load_workload
     gives for a `kschedx snapshot` of it.
 
@@ -280,13 +281,15 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     --field-selector; by default the context's namespace) takes.
     Kinds the cluster would not let us read are recorded (SnapshotInfo, as a
     snapshot file records them): the plugins reading them are notEvaluated.
+    `controllers`: also read the pods' controllers (a drain, node templates);
+    without `pods_required` no pod need be named (a drain's own pods).
     """
     from ..util.errors import UsageError
 
-    if not (pod_paths or pod_refs or all_pending):
+    if pods_required and not (pod_paths or pod_refs or all_pending):
         raise UsageError("which pods? give POD_FILEs, NAMESPACE/NAME of pending pods, or --all-pending")
-    return workload_of_read(conn, conn.read_objects(progress), pod_paths, pod_refs, all_pending,
-                            selection=selection, keep_raw=keep_raw)
+    return workload_of_read(conn, conn.read_objects(progress, controllers=controllers), pod_paths, pod_refs,
+                            all_pending, selection=selection, keep_raw=keep_raw)
 
 
 def workload_of_read(conn, read, pod_paths=(), pod_refs=(), all_pending: bool = False, *, selection=None,
