@@ -235,14 +235,21 @@ def test_seed_makes_random_tie_break_reproducible():
 BAD_INPUTS = {
     "malformed YAML": ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n spec: [\n", "malformed YAML: line 5"),
     "invalid quantity": (POD.replace("100m", "1.5.3"),
-                         "Pod/default/web: field spec.containers[0].resources.requests.cpu: invalid quantity '1.5.3'"),
+                         "Pod/default/web: field spec.containers[0].resources.requests.cpu: quantities must match "
+                         "the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    "negative quantity": (POD.replace("100m", "-1"),
+                          "Pod/default/web: field spec.containers[0].resources.requests.cpu: invalid quantity -1: "
+                          "must be greater than or equal to 0"),
     "no kind": ("apiVersion: v1\nmetadata: {name: web}\n", "field kind: object has no kind"),
     "missing PriorityClass": (POD.replace("spec:\n", "spec:\n  priorityClassName: high\n"),
                               "field spec.priorityClassName: no PriorityClass with name high"),
     "duplicate objects": (POD + "---\n" + POD, "duplicate object: Pod/default/web"),
     "not an object": ("- just\n- a list\n", "expected a Kubernetes object"),
     "wrong type": (POD.replace("metadata: {name: web}", "metadata: {name: web, labels: {gpu: true}}"),
-                   "Pod/default/web: field metadata.labels[gpu]: must be a string, not bool True"),
+                   "Pod/default/web: field metadata.labels.gpu: json: cannot unmarshal bool into Go struct field "
+                   "ObjectMeta.metadata.labels of type string (quote it in YAML)"),
+    "unknown field": (POD.replace("containers:", "containerz:"),
+                      'Pod/default/web: unknown field "spec.containerz" (did you mean "containers"?)'),
 }
 
 
@@ -431,7 +438,7 @@ def test_a_pod_file_with_a_lowercase_kind_says_so(tmp_path):
     p = write(tmp_path, "pod.yaml", POD.replace("kind: Pod", "kind: pod"))
     r = run("explain", p, "--snapshot", CLUSTER)
     assert r.exit_code == 3
-    assert "kind 'pod' is not a kind (did you mean Pod?)" in r.stderr
+    assert 'field kind: no matches for kind "pod" in version "v1" (did you mean Pod?)' in r.stderr
 
 
 def test_stdin_can_be_read_only_once():

@@ -7,8 +7,8 @@ import sys
 import click
 
 from .options import (complete_pod_files, cluster_options, config_options, debug_option, report_option,
-                      seed_option, snapshot_option, tie_break_option)
-from .output import warn_unused_seed
+                      seed_option, snapshot_option, tie_break_option, validate_option)
+from .output import silence_stdout, warn_unused_seed
 
 CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 
@@ -36,10 +36,11 @@ CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 @tie_break_option
 @seed_option
 @config_options
+@validate_option
 @report_option
 @debug_option
 def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copies, allow_preemption,
-             with_pending, output, tie_break, seed, scheduler, sampling, report):
+             with_pending, output, tie_break, seed, scheduler, sampling, validate, report):
     """How many more replicas of a pod fit, and what stops them?
 
     Copies of each pod template (a Pod, or the template of a Deployment,
@@ -61,13 +62,15 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
     """
     from ..api.selection import PodSelection
     from ..commands import capacity as cap
+    from ..sources.strict import Validation
     from .workload import load_workload
 
     warn_unused_seed(tie_break, seed)
     options = cap.Options(max=max_copies, min=min_copies, allow_preemption=allow_preemption,
                           with_pending=with_pending)
     options.check()
-    workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace))
+    workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace),
+                             validation=Validation(validate, scheduler.kube_version))
     features, scheduler_config = scheduler.resolve(workload)
     failures = [] if report is not None else None
     doc = cap.capacity(workload, options, tie_break=tie_break, seed=seed, config=scheduler_config,

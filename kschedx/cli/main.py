@@ -52,7 +52,8 @@ class KschedxGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KschedxError as exc:
-            click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
+            for line in exc.lines():
+                click.echo(f"kschedx: error: {one_line(line)}", err=True)
             ctx.exit(exc.exit_code)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise

@@ -135,7 +135,8 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 
 
 def fail(exc: KschedxError):
-    click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
+    for line in exc.lines():
+        click.echo(f"kschedx: error: {one_line(line)}", err=True)
     sys.exit(exc.exit_code)
 
 

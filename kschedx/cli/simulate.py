@@ -21,7 +21,7 @@ from .progress import placing_progress
 @report_option
 @debug_option
 def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, report, cluster, selection,
-             all_pending, scheduler, sampling):
+             all_pending, scheduler, sampling, validate):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -36,10 +36,12 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
       kschedx simulate --snapshot cluster/ --tie-break name -o json
     """
     from ..commands import simulate as simulating
+    from ..sources.strict import Validation
     from .workload import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection,
+                             validation=Validation(validate, scheduler.kube_version))
     features, scheduler_config = scheduler.resolve(workload)
     check_node_choice(nodes, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     if detail is None:

@@ -39,14 +39,16 @@ def split_pod_arguments(args) -> tuple[list[str], list[str]]:
 
 
 def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False, selection=None,
-                  keep_raw: bool = False, read_ahead: bool = True):
+                  keep_raw: bool = False, read_ahead: bool = True, validation=None):
     """The Workload of explain or simulate: from --snapshot files, or from the live
     cluster when --kubeconfig/--context, a pod name, --all-pending or a selection
     flag (-n, -A, -l, --field-selector) asks for it.
 
     Pending pods are taken (besides POD_FILEs and named pods) with --all-pending
     or a selector (-l, --field-selector), and when nothing else names pods: a
-    snapshot's pending pods, or on a cluster those -n / -A point at."""
+    snapshot's pending pods, or on a cluster those -n / -A point at.
+    `validation` (sources/strict.py): --validate and the version to check
+    the files against."""
     from ..commands import load
     from ..api.selection import PodSelection
 
@@ -59,7 +61,7 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
                                    "give one of them")
         # A snapshot has no current namespace: -n names one, else pods are taken from all.
         workload = load.load_workload(snapshot_paths, files, namespace=selection.namespace, keep_raw=keep_raw,
-                                     read_ahead=read_ahead)
+                                     read_ahead=read_ahead, validation=validation)
         if refs or take_pending:
             load.select_pods(workload, refs, all_pending=take_pending, keep=bool(files),
                             where=f"the snapshot ({', '.join(snapshot_paths)})", selection=selection)
@@ -75,7 +77,8 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
     try:
         with read_progress(conn) as progress:
             workload = load.load_workload_from_cluster(conn, files, refs, take_pending, progress=progress,
-                                                      selection=selection, keep_raw=keep_raw)
+                                                      selection=selection, keep_raw=keep_raw,
+                                                      validation=validation)
     finally:
         conn.close()
     return workload
