@@ -445,3 +445,30 @@ def test_stdin_can_be_read_only_once():
     r = run("explain", "-", "--snapshot", "-", input=Path(pod("web")).read_text())
     assert r.exit_code == 3
     assert "stdin (-) can be read only once" in r.stderr
+
+
+_TYPO_PODS = "".join(f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n"
+                     f"  containers: [{{name: c, image: i}}]\n  nodeSelectr: {{a: b}}\n" for i in range(40))
+
+
+@pytest.mark.parametrize("reader", ["head -1", "true"])
+@pytest.mark.parametrize("args, code", [
+    # a warning on stderr after the result (a selection that took no pod), exit 0
+    ("explain --snapshot fixtures/cluster/ -n shop -l 'app in (nothing)'", 0),
+    ("explain fixtures/pods/web.yaml --snapshot fixtures/cluster/ -o wide", 0),
+    ("explain fixtures/pods/too-big.yaml --snapshot fixtures/cluster/", 1),
+    ("explain fixtures/pods/web.yaml --snapshot fixtures/cluster/ --kube-version 0.1", 2),
+    # strict input: one error line per problem, many lines after the reader left
+    ("explain - --snapshot fixtures/cluster/", 3),
+])
+def test_closed_pipe_on_stderr_keeps_the_exit_code(reader, args, code):
+    # `2>&1 | head -1`: stdout and stderr share a pipe whose reader leaves
+    # after one line (or before any): what is left to say goes nowhere, the
+    # exit code stays the run's own.
+    r = subprocess.run(
+        f"printf '%s' \"$PODS\" | '{sys.executable}' -m kschedx {args} 2>&1 | {reader}; exit ${{PIPESTATUS[1]}}",
+        shell=True, executable="/bin/bash", capture_output=True, text=True, cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), PODS=_TYPO_PODS),
+    )
+    assert r.returncode == code, r.stdout + r.stderr
+    assert "Traceback" not in r.stdout + r.stderr and "BrokenPipe" not in r.stdout + r.stderr

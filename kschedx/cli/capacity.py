@@ -77,7 +77,11 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
                        features=features, sampling=sampling, failures=failures)
     for w in doc.get("warnings") or ():
         click.echo(f"kschedx: warning: {w}", err=True)
-    render(doc, output)
+    try:
+        render(doc, output)
+    except BrokenPipeError:
+        # `| head`: the reader has what it wanted; the exit code stays the count's
+        silence_stdout()
     if report is not None:
         from ..render.capacity import report_document
         from .output import write_report

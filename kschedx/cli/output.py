@@ -43,11 +43,49 @@ def write_report(doc: dict, path: str | None) -> None:
 
 
 def silence_stdout() -> None:
+    silence(sys.stdout)
+
+
+def silence(stream) -> None:
+    """Whatever is written to `stream` from now on (and what it still
+    buffers) goes to /dev/null: its reader has left."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
         pass
+
+
+class ReaderMayLeave:
+    """stderr for a run: when its reader leaves (`2>&1 | head -1`), what is
+    still to say goes nowhere instead of raising BrokenPipeError, which
+    would end the run with another exit code than its own. (stdout needs
+    no such guard: its sinks stop writing quietly, and explain --watch
+    stops when its reader leaves.)"""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            silence(self._stream)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            silence(self._stream)
+            try:
+                self._stream.flush()
+            except OSError:
+                pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 class StdoutSink(ResultSink):
