@@ -147,6 +147,8 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
             warnings.extend(instantiate_pod_claims(pod, cluster.resource_claim_templates, cluster.resource_claims))
     else:
         pods = cluster.pending_pods()
+        if not pods and snapshot_paths:
+            warnings.append(NO_PENDING)
     for key, pdb in sorted(cluster.pod_disruption_budgets.items()):
         if "disruptionsAllowed" not in (pdb.get("status") or {}):
             # kube-scheduler reads the count the disruption controller writes;
@@ -317,7 +319,8 @@ def workload_of_read(conn, read, pod_paths=(), pod_refs=(), all_pending: bool = 
     try:
         workload = load_workload((), pod_paths, cluster_objects=objects,
                                  namespace=selection.namespace if explicit else conn.namespace,
-                                 enforce_namespace=explicit, keep_raw=keep_raw)
+                                 enforce_namespace=explicit, keep_raw=keep_raw, validation=validation,
+                                 server_version=server_git_version(read.version))
     except InputError as e:
         if e.source is not origin:
             raise  # a POD_FILE: the user's input
@@ -367,9 +370,14 @@ def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, k
         pending = workload.cluster.pending_pods()
         if selection.given or default_namespace is not None:
             matches = selection.matcher(default_namespace)
-            pending = [p for p in pending if matches(p)]
-            if not pending:
-                workload.warnings.append(f"no pending pods {selection.describe(default_namespace)} in {where}")
+            matching = [p for p in pending if matches(p)]
+            if not matching and NO_PENDING not in workload.warnings:
+                text = f"no pending pods {selection.describe(default_namespace)} in {where}"
+                if pending:
+                    text += (f": the selection matched none of its {len(pending)} pending "
+                             f"pod{'' if len(pending) == 1 else 's'}")
+                workload.warnings.append(text)
+            pending = matching
         picked.extend(pending)
     # Input order breaks queue-order ties: take the cluster's order, not the
     # command line's, so naming pods or taking them all orders them alike.
