@@ -4,6 +4,7 @@
 // reference the project's golden files and differential tests are held to.
 //
 //	oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,B=false] FIXTURE...
+//	oracle --time [--mode explain|simulate] ... FIXTURE...   (the real scheduler's cost: timing.go)
 //
 // explain evaluates every pending pod of the fixture on its own against the
 // fixture's cluster; simulate schedules them one after another in queue
@@ -34,6 +35,7 @@ func main() {
 	tieBreak := flag.String("tie-break", "name", "how one node is chosen among equal top scores: only name")
 	debugLog := flag.Bool("debug", false, "kube-scheduler's own log on stderr")
 	showVersion := flag.Bool("version", false, "print the k8s.io/kubernetes release and exit")
+	timing := flag.Bool("time", false, "time the real scheduler instead (timing.go): one JSON line of figures")
 	// Flags may come after the fixture paths, as kschedx's options do.
 	var paths []string
 	for args := os.Args[1:]; ; {
@@ -66,6 +68,13 @@ func main() {
 	}
 	// The scheduler's metrics exist before any of its parts runs (scheduler.New).
 	metrics.Register()
+	if *timing {
+		if err := runTiming(*mode, *configPath, paths); err != nil {
+			fmt.Fprintf(os.Stderr, "oracle: %v\n", err)
+			os.Exit(3)
+		}
+		return
+	}
 	doc, err := run(*mode, *configPath, paths)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "oracle: %v\n", err)

@@ -92,6 +92,9 @@ class _PodExplainer:
         # node was drawn at random is then its draw's own.
         self.draw_shapes_nodes = nodes is not None and not nodes.is_all
         self.reuse = ResultReuse(scheds, workload) if reuse else None
+        # on_cycle(pod, result): told of each cycle before its document is
+        # made (explain --watch keeps what its verdict depends on).
+        self.on_cycle = None
 
     def key(self, pi: PodInfo) -> str | None:
         return self.reuse.key(pi) if self.reuse is not None else None
@@ -108,6 +111,8 @@ class _PodExplainer:
         before = rng.draws
         scheds.sampling.next_start_node_index = 0
         r = scheds.schedule(pi)
+        if self.on_cycle is not None:
+            self.on_cycle(pi, r)
         drawn = r.tie_drawn
         own = own and self.reuse is not None
         records = None

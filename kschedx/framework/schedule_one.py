@@ -24,10 +24,14 @@ NO_POST_FILTER = "kschedx/no-post-filter"
 ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
 
 
-def schedule_pod(fwk, pod: PodInfo, *, post_filter: bool = True) -> PodResult:
+def schedule_pod(fwk, pod: PodInfo, *, post_filter: bool = True, record: bool = True) -> PodResult:
     """One scheduling cycle. `post_filter=False` stops an unschedulable
     pod's cycle before PostFilter (preemption): for callers that only ask
-    whether a pod fits as it is (`explain --fix` checking a change)."""
+    whether a pod fits as it is (`explain --fix` checking a change).
+    `record=False`: only the outcome is wanted (simulate's retry of a
+    preemptor on its nominated node): when the nominated node fits, the
+    cycle stops there as kube-scheduler's does (evaluateNominatedNode),
+    without filtering or scoring the other nodes for their records."""
     result = PodResult(pod)
     try:
         gate = fwk.run_pre_enqueue(pod)
@@ -46,7 +50,7 @@ def schedule_pod(fwk, pod: PodInfo, *, post_filter: bool = True) -> PodResult:
         state.write(NO_POST_FILTER, True)
     result.cycle_state = state
     try:
-        _schedule_pod(fwk, state, pod, result)
+        _schedule_pod(fwk, state, pod, result, record)
     except PluginError as exc:
         result.status = "Error"
         result.message = str(exc)
@@ -69,16 +73,22 @@ class FitResult:
     absent_status: Status | None = None
     search: object = None
     pre_filter_msg: str = ""
+    nominated_only: bool = False  # the nominated node fit and nothing else was filtered
 
 
-def _schedule_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult) -> None:
+def _schedule_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult, record: bool = True) -> None:
     """schedulePod: the nodes that fit, then (unless only one does) their
     scores and the pick; the FitError and PostFilter when none fits."""
     if not fwk.snapshot.node_infos:
         result.message = "no nodes available to schedule pods"
         return
-    fit = find_nodes_that_fit_pod(fwk, state, pod, result)
+    fit = find_nodes_that_fit_pod(fwk, state, pod, result, record)
     feasible = fit.feasible
+    if fit.nominated_only:
+        result.top_nodes = [feasible[0].name]
+        result.selected_node = feasible[0].name
+        result.status = "Scheduled"
+        return
     if not feasible:
         _unschedulable(fwk, state, pod, result, fit.node_status, fit.absent_status, fit.pre_filter_msg)
         return
@@ -92,10 +102,12 @@ def _schedule_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult) -> No
         _could_pick(fwk, result, feasible, totals, fit.search)
 
 
-def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult) -> FitResult:
+def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult,
+                            record: bool = True) -> FitResult:
     """findNodesThatFitPod: PreFilter, the nominated node first, Filter on
     every node (the records of all of them left to the result), the
-    sampled search, the extenders' filters."""
+    sampled search, the extenders' filters. Without `record`, a nominated
+    node that fits ends the search (see schedule_pod)."""
     snapshot = fwk.snapshot
     all_nodes = snapshot.node_infos
     pre_res, pre_status, narrowing = fwk.run_pre_filter_plugins(state, pod, result)
@@ -134,6 +146,8 @@ def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodRes
             del explicit[nominated.name]
             node_status.pop(nominated.name, None)
             nominated = None
+    if not record and nominated is not None and explicit[nominated.name].feasible:
+        return FitResult([nominated], node_status, absent_status, nominated_only=True)
 
     feasible = find_nodes_that_pass_filters(fwk, state, pod, result, candidate_names, nominated, explicit,
                                             node_status, absent_status, narrowing)

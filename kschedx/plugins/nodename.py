@@ -35,4 +35,5 @@ DECLARATION = Declaration(
     factory=NodeName,
     points=frozenset({"filter"}),
     events=(Register(NODE, A.Add),),
+    node_local=True,
 )

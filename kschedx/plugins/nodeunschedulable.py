@@ -41,4 +41,5 @@ DECLARATION = Declaration(
     factory=NodeUnschedulable,
     points=frozenset({"filter"}),
     events=(Register(NODE, A.Add | A.UpdateNodeTaint), Register(POD, A.UpdatePodToleration)),
+    node_local=True,
 )

@@ -78,4 +78,5 @@ DECLARATION = Declaration(
     points=frozenset({"filter", "preScore", "score"}),
     events=(Register(NODE, A.Add | A.UpdateNodeTaint), Register(POD, A.UpdatePodToleration)),
     details="taints",
+    node_local=True,
 )

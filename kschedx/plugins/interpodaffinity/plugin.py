@@ -7,11 +7,12 @@ from ...config import names
 from ...config.pluginargs import checked_plugin_args
 from ...framework.declaration import Declaration, reads
 from ...framework.events import ActionType as A, NODE, POD, Register
-from ...framework.interface import Plugin, PluginError, features_of
+from ...framework.interface import EventReach, Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...state.pod_index import index_of
 from ...state.podaffinity import affinity_terms
 from ...state.podaffinity import WeightedAffinityTerm
+from ...state.types import PodInfo
 from . import filtering, scoring
 
 
@@ -135,6 +136,37 @@ class InterPodAffinity(Plugin):
         if s is None:
             return None
         return scoring.score_details(s, node_info)
+
+    def event_reach(self, state, pod_info) -> EventReach:
+        """Pods its terms select, and pods whose own terms select it (their
+        namespaces left aside: more pods, never fewer); the topology keys of
+        those terms that count for it."""
+        pre_filter = state.read(filtering.PRE_FILTER_STATE_KEY)
+        pre_score = state.read(scoring.PRE_SCORE_STATE_KEY)
+        if pre_filter is None and pre_score is None:
+            return EventReach()
+        terms = affinity_terms(pod_info)
+        own = [*terms.required_affinity, *terms.required_anti_affinity,
+               *(wt.term for wt in terms.preferred_affinity), *(wt.term for wt in terms.preferred_anti_affinity)]
+        keys = {t.topology_key for t in own}
+        if pre_filter is not None:
+            keys.update(pair[0] for pair in pre_filter.existing_anti_affinity_counts)
+        if pre_score is not None:
+            keys.update(pre_score.topology_score)
+        labels = pod_info.labels
+
+        def pods(pod: dict) -> bool:
+            if any(t.selector.matches((pod.get("metadata") or {}).get("labels") or {}) for t in own):
+                return True
+            affinity = (pod.get("spec") or {}).get("affinity") or {}
+            if not (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
+                return False
+            theirs = affinity_terms(PodInfo(pod))
+            return any(t.selector.matches(labels) for t in (
+                *theirs.required_affinity, *theirs.required_anti_affinity,
+                *(wt.term for wt in theirs.preferred_affinity), *(wt.term for wt in theirs.preferred_anti_affinity)))
+
+        return EventReach(pods=pods, label_keys=frozenset(keys))
 
 
 DECLARATION = Declaration(

@@ -187,4 +187,5 @@ DECLARATION = Declaration(
     reads=(reads(DEVICE_CLASS, pods=("extended",), gate="DRAExtendedResource"),),
     gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodLevelResourcesVerticalScaling"}),
     details="balance",
+    node_local=True,
 )

@@ -493,4 +493,5 @@ DECLARATION = Declaration(
             Register(DEVICE_CLASS, A.Add | A.Update, gate="DRAExtendedResource")),
     gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodVerticalScaling"}),
     details="resources",
+    node_local=True,
 )
