@@ -7,8 +7,8 @@ import sys
 import click
 
 from .options import (complete_pod_files, cluster_options, config_options, debug_option, drain_options,
-                      report_option, seed_option, snapshot_option, tie_break_option)
-from .output import check_drain_nodes, warn_unused_seed
+                      report_option, seed_option, snapshot_option, tie_break_option, validate_option)
+from .output import check_drain_nodes, silence_stdout, warn_unused_seed
 
 CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 
@@ -36,11 +36,12 @@ CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 @tie_break_option
 @seed_option
 @config_options
+@validate_option
 @report_option
 @drain_options
 @debug_option
 def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copies, allow_preemption,
-             with_pending, output, tie_break, seed, scheduler, sampling, report, drain):
+             with_pending, output, tie_break, seed, scheduler, sampling, validate, report, drain):
     """How many more replicas of a pod fit, and what stops them?
 
     Copies of each pod template (a Pod, or the template of a Deployment,
@@ -67,6 +68,7 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
     """
     from ..api.selection import PodSelection
     from ..commands import capacity as cap
+    from ..sources.strict import Validation
     from .workload import load_workload
 
     warn_unused_seed(tie_break, seed)
@@ -74,7 +76,7 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
                           with_pending=with_pending, drain=drain)
     options.check()
     workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace),
-                             controllers=drain is not None)
+                             controllers=drain is not None, validation=Validation(validate, scheduler.kube_version))
     check_drain_nodes(drain, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     features, scheduler_config = scheduler.resolve(workload)
     failures = [] if report is not None else None
@@ -82,7 +84,11 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
                        features=features, sampling=sampling, failures=failures)
     for w in doc.get("warnings") or ():
         click.echo(f"kschedx: warning: {w}", err=True)
-    render(doc, output)
+    try:
+        render(doc, output)
+    except BrokenPipeError:
+        # `| head`: the reader has what it wanted; the exit code stays the count's
+        silence_stdout()
     if report is not None:
         from ..render.capacity import report_document
         from .output import write_report

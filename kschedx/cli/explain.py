@@ -45,7 +45,7 @@ def default_jobs() -> int:
                    "needs pip install 'kschedx[metrics]'.")
 @debug_option
 def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, node_templates, report, cluster,
-            selection, all_pending, scheduler, sampling, jobs, no_reuse, watch, settle, metrics_addr):
+            selection, all_pending, scheduler, sampling, validate, jobs, no_reuse, watch, settle, metrics_addr):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -63,6 +63,7 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
       kschedx explain --watch -A -o jsonl
     """
     from ..commands import explain as explaining
+    from ..sources.strict import Validation
     from .workload import load_workload
 
     warn_unused_seed(tie_break, seed)
@@ -76,12 +77,14 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
     jobs = jobs if jobs is not None else default_jobs()
     # --jobs 1: one process, also for reading the snapshot.
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix,
-                             read_ahead=jobs > 1, controllers=bool(node_templates))
+                             read_ahead=jobs > 1, controllers=bool(node_templates),
+                             validation=Validation(validate, scheduler.kube_version))
     features, scheduler_config = scheduler.resolve(workload)
     where = "the snapshot" if snapshot_paths else "the cluster"
     check_node_name(node, workload.cluster, where)
     check_node_choice(nodes, workload.cluster, where)
-    templates = load_templates(node_templates, workload.cluster)
+    templates = load_templates(node_templates, workload.cluster, Validation(validate, scheduler.kube_version),
+                               features.version)
     for t in templates:
         for w in t.warnings:
             click.echo(f"kschedx: warning: {w}", err=True)

@@ -317,6 +317,25 @@ def config_options(f):
     return wrapper
 
 
+def _check_validate(_ctx, _param, value):
+    from ..sources.strict import parse_mode
+
+    try:
+        return parse_mode(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+validate_option = click.option(
+    "--validate", "validate", default="strict", show_default=True, metavar="strict|warn|ignore",
+    callback=_check_validate,
+    help="How the objects of POD_FILEs and --snapshot files are checked against the API of the Kubernetes "
+         "version reproduced, as kubectl apply's --validate: strict refuses an unknown or duplicate field "
+         "(exit 3); warn reports them as warnings and goes on; ignore does not report them. A wrong type, or "
+         "an apiVersion/kind that version does not serve, is refused whatever the setting. Files "
+         "`kschedx snapshot` wrote, and a live cluster's objects, are not checked again.")
+
+
 def workload_options(f):
     """The pods and cluster of explain and simulate (POD_FILE / NAMESPACE/NAME
     arguments, --snapshot or a live cluster, --all-pending) and how the result
@@ -332,6 +351,7 @@ def workload_options(f):
         tie_break_option,
         seed_option,
         config_options,
+        validate_option,
     )
     for decorator in reversed(decorators):  # applied bottom-up, as stacked decorators are
         f = decorator(f)

@@ -26,7 +26,7 @@ from .progress import placing_progress
 @add_nodes_option
 @debug_option
 def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, fix, report, cluster, selection,
-             all_pending, scheduler, sampling, drain, node_templates, add_nodes):
+             all_pending, scheduler, sampling, validate, drain, node_templates, add_nodes):
     """Place many pods one after another, as the scheduler would.
 
     POD_FILE pods (Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and
@@ -51,6 +51,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
           --node-template fixtures/whatif/add-nodes/templates/pool-c.yaml --add-nodes auto
     """
     from ..commands import simulate as simulating
+    from ..sources.strict import Validation
     from .workload import load_workload
 
     warn_unused_seed(tie_break, seed)
@@ -65,7 +66,8 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
         raise click.UsageError("--fix cannot be combined with --drain or --add-nodes: run the drain or the "
                                "added nodes first, then --fix on the pods they leave unplaced")
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix,
-                             controllers=bool(drain or node_templates), pods_optional=drain is not None)
+                             controllers=bool(drain or node_templates), pods_optional=drain is not None,
+                             validation=Validation(validate, scheduler.kube_version))
     features, scheduler_config = scheduler.resolve(workload)
     where = "the snapshot" if snapshot_paths else "the cluster"
     check_node_choice(nodes, workload.cluster, where)
@@ -74,7 +76,8 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
         from ..commands.whatif import Change
 
         check_drain_nodes(drain, workload.cluster, where)
-        templates = load_templates(node_templates, workload.cluster)
+        templates = load_templates(node_templates, workload.cluster, Validation(validate, scheduler.kube_version),
+                               features.version)
         if isinstance(add_nodes, dict):
             known = [t.name for t in templates]
             for name in add_nodes:

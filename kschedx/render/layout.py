@@ -128,7 +128,8 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
     def end(self) -> None:
         self._end_workload()
         if not self.pods:
-            self.add(line_of("No pods to evaluate: the snapshot has no pending pods (name POD_FILEs to evaluate)."))
+            # why (no pending pod, a selection that took none) is among the run's warnings
+            self.add(line_of("No pods to evaluate."))
         if self.pods > 1:
             self.add(Blank())
             self.summary()

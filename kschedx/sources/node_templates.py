@@ -77,17 +77,27 @@ def sanitized_taints(taints) -> tuple[list[dict], list[dict]]:
     return kept, dropped
 
 
-def read_templates(paths, priority_classes=None, runtime_classes=None) -> list[NodeTemplate]:
+def read_templates(paths, priority_classes=None, runtime_classes=None, validation=None,
+                   version: str | None = None) -> list[NodeTemplate]:
     """Each --node-template file as a NodeTemplate, in the order given
     (a directory: its files in name order). InputError (exit 3) names the
-    file, object and field of anything that is not a template."""
+    file, object and field of anything that is not a template; with
+    `validation` (--validate) and `version` each object is first checked as
+    the API server would check it (sources/strict.py)."""
     from .fixtures import expand_paths
 
     admission = Admission(priority_classes or {}, runtime_classes or {})
     out: list[NodeTemplate] = []
     seen: dict[str, str] = {}
     for path in expand_paths(paths):
-        objects = read_objects([path])
+        objects = read_objects([path], note_duplicates=validation is not None and validation.notes_duplicates)
+        file_warnings: list[str] = []
+        if validation is not None and version is not None:
+            from . import strict
+
+            items = [(obj, origin, part.duplicates) for part in getattr(objects, "files", ())
+                     for obj, origin in objects[part.start:part.end]]
+            file_warnings = strict.check(items, version, validation.mode)
         label = "<stdin>" if path == "-" else path
         nodes = [(o, origin) for o, origin in objects if o.get("kind") == "Node"]
         if len(nodes) != 1:
@@ -102,6 +112,7 @@ def read_templates(paths, priority_classes=None, runtime_classes=None) -> list[N
                              field="metadata.name")
         seen[name] = label
         template = NodeTemplate(name, node, source=label)
+        template.warnings.extend(file_warnings)
         alloc = (node.get("status") or {}).get("allocatable") or {}
         if not alloc:
             raise InputError("a node template needs status.allocatable (or status.capacity): what a new node "
