@@ -4,6 +4,7 @@
 // reference the project's golden files and differential tests are held to.
 //
 //	oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,B=false] FIXTURE...
+//	oracle --serve [--feature-gates A=true,B=false]    (requests on stdin, one per line: serve.go)
 //	oracle --time [--mode explain|simulate] ... FIXTURE...   (the real scheduler's cost: timing.go)
 //
 // explain evaluates every pending pod of the fixture on its own against the
@@ -35,6 +36,7 @@ func main() {
 	tieBreak := flag.String("tie-break", "name", "how one node is chosen among equal top scores: only name")
 	debugLog := flag.Bool("debug", false, "kube-scheduler's own log on stderr")
 	showVersion := flag.Bool("version", false, "print the k8s.io/kubernetes release and exit")
+	serveMode := flag.Bool("serve", false, "run the requests read from stdin, one JSON object per line (serve.go)")
 	timing := flag.Bool("time", false, "time the real scheduler instead (timing.go): one JSON line of figures")
 	// Flags may come after the fixture paths, as kschedx's options do.
 	var paths []string
@@ -53,8 +55,9 @@ func main() {
 		fmt.Println(kubernetesRelease())
 		return
 	}
-	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || len(paths) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,...] FIXTURE...")
+	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || (len(paths) == 0) != *serveMode {
+		fmt.Fprintln(os.Stderr, "usage: oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,...] FIXTURE...\n"+
+			"       oracle --serve [--feature-gates A=true,...]")
 		os.Exit(2)
 	}
 	if !*debugLog {
@@ -68,6 +71,9 @@ func main() {
 	}
 	// The scheduler's metrics exist before any of its parts runs (scheduler.New).
 	metrics.Register()
+	if *serveMode {
+		os.Exit(serveStdio())
+	}
 	if *timing {
 		if err := runTiming(*mode, *configPath, paths); err != nil {
 			fmt.Fprintf(os.Stderr, "oracle: %v\n", err)

@@ -1,12 +1,13 @@
 """fixtures/whatif/: the drain and node-template examples, worked out by hand.
 
-kschedx has no --drain or --node-template yet. These tests build, by hand,
-the cluster each change leaves behind (as kubectl drain, the Eviction API,
-the node lifecycle controller and the workload controllers would) and check
-that today's scheduling cycle gives the answers fixtures/whatif/README.md
-states: which node each replacement lands on, which template node takes a
-pending pod. A future `simulate --drain` / `--add-nodes auto` must give the
-same answers as these states.
+These tests build, by hand, the cluster each change leaves behind (as
+kubectl drain, the Eviction API, the node lifecycle controller and the
+workload controllers would) and check that the scheduling cycle gives the
+answers fixtures/whatif/README.md states: which node each replacement lands
+on, which template node takes a pending pod. `simulate --drain` and
+`--add-nodes auto` are held to the same answers (tests/test_whatif_drain.py,
+tests/test_whatif_templates.py), and these states are what the oracle
+schedules there.
 """
 
 from __future__ import annotations
@@ -132,13 +133,17 @@ def failing(p, node) -> list[tuple[str, str, list[str]]]:
 # ---- the fixtures load --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("pod_file, statuses", [
-    ("web.yaml", ["Scheduled"] * 6),  # each replica alone fits: explain does not place them one after another
+    # explain places the Deployment's replicas one after another: five usable nodes take five (the README's
+    # "Why the sixth replica needs zone c"), the sixth fits nowhere.
+    ("web.yaml", ["Scheduled"] * 5 + ["Unschedulable"]),
     ("gpu-job.yaml", ["Unschedulable"]),
     ("dra-job.yaml", ["Unschedulable"]),
 ])
 def test_add_nodes_fixtures_load(pod_file, statuses):
     doc = explain(load_workload([str(ADD / "cluster.yaml")], [str(ADD / pod_file)]), tie_break="name")
     assert [p["status"] for p in doc["pods"]] == statuses
+    if pod_file == "web.yaml":
+        assert sorted(p["placedNode"] for p in doc["pods"][:5]) == ["a1", "a2", "b1", "b2", "c1"]
 
 
 def test_drain_cluster_loads_with_no_pending_pod():

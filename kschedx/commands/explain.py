@@ -1,7 +1,8 @@
 """`kschedx explain`: every pod against the same snapshot, each result
 handed to the sink as soon as it is computed. Identical pods share one cycle
 (reuse.py), worker processes compute pods ahead (util/workers.py), and
---fix searches each unschedulable pod's fixes (fixes/)."""
+--fix searches each unschedulable pod's fixes (fixes/). A workload's
+replicas are judged as a whole, one after another (sequence.py)."""
 
 from __future__ import annotations
 
@@ -14,23 +15,26 @@ from .document import head, pod_document, tail
 from .load import Workload
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
-            sampling: str = "all", fix: bool = False, nodes=None, features=None) -> dict:
+            sampling: str = "all", fix: bool = False, nodes=None, features=None, templates=()) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
     explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix,
-                 nodes=nodes, features=features)
+                 nodes=nodes, features=features, templates=templates)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
                  seed: int | None = None, config=None, sampling: str = "all", fix: bool = False,
-                 nodes=None, reuse: bool = True, jobs: int = 1, features=None) -> int:
+                 nodes=None, reuse: bool = True, jobs: int = 1, features=None, templates=()) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
     profile of its schedulerName. Each pod is its own first scheduling cycle
     (node sampling starts at index 0): an answer does not depend on which
-    other pods were asked about. `fix`: each Unschedulable pod's result
+    other pods were asked about. A workload of the POD_FILEs is judged as a
+    whole: its replicas one after another, each with the ones before it
+    placed, the snapshot put back after it (sequence.py); the document then
+    ends with `workloads`. `fix`: each Unschedulable pod's result
     gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
     the workload must be loaded with keep_raw). `nodes`: a NodeChoice
     (--nodes), which node records each pod's document keeps (None: all).
@@ -38,7 +42,11 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     result (commands/reuse.py); `jobs`: worker processes
     (util/workers.py). Neither changes the output. `features`: the
     Kubernetes version and feature gates to reproduce (the configuration's;
-    without one, the newest version's defaults when None)."""
+    without one, the newest version's defaults when None). `templates`
+    (--node-template, sources/node_templates.NodeTemplate): each
+    unschedulable pod's result gains `templates`, which node pools could
+    take it (one new node of each, the cycle run again), and --fix adds
+    nodes of those pools instead of copies of existing nodes."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling,
                             features=features)
     pods = scheds.queue_order(workload.pods)
@@ -47,8 +55,8 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     if scheds.extenders is not None:
         # An extender is a service of its own: it sees every pod, in order, once.
         reuse, jobs = False, 1
-    explained = pod_documents(explainer_for(scheds, workload, sink, reuse=reuse, fix=fix, nodes=nodes), pods,
-                              sink, jobs)
+    explainer = explainer_for(scheds, workload, sink, reuse=reuse, fix=fix, nodes=nodes, templates=templates)
+    explained = pod_documents(explainer, pods, sink, jobs)
     while True:
         with collector_paused():  # from the pod's cycle until it is written and dropped
             p = next(explained, None)
@@ -57,16 +65,16 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
             tally.add(p)
             sink.pod(p)
             del p  # the sink has it written: only the next pod is kept
-    sink.end(tail(scheds, workload))
+    sink.end(tail(scheds, workload, {"workloads": explainer.workloads} if explainer.workloads else None))
     return tally.exit_code
 
 
 def explainer_for(scheds, workload: Workload, sink: ResultSink, *, reuse: bool = True, fix: bool = False,
-                  nodes=None) -> "_PodExplainer":
+                  nodes=None, templates=()) -> "_PodExplainer":
     """What explains pods against `scheds` for `sink` (explain_into's, and
     each batch of a watch's: commands/watch.py)."""
     return _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None),
-                         getattr(sink, "reads_score_details", True))
+                         getattr(sink, "reads_score_details", True), templates)
 
 
 def pod_documents(explainer: "_PodExplainer", pods: list[PodInfo], sink: ResultSink, jobs: int = 1):
@@ -79,10 +87,11 @@ class _PodExplainer:
     """explain's work for one pod: its cycle, or an identical pod's result."""
 
     def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False, nodes=None, encoder=None,
-                 score_details: bool = True):
+                 score_details: bool = True, templates=()):
         from .reuse import ResultReuse
 
         self.scheds = scheds
+        self.templates = list(templates)
         self.encoder = encoder  # the sink's node_records_encoder
         self.score_details = score_details  # whether the sink reads score explanations
         self.workload = workload
@@ -95,6 +104,19 @@ class _PodExplainer:
         # on_cycle(pod, result): told of each cycle before its document is
         # made (explain --watch keeps what its verdict depends on).
         self.on_cycle = None
+        self.workloads: list[dict] = []  # each workload's summary (sequence.py), in order
+        self._simulation = None
+
+    def simulation(self):
+        """The simulate step over this run's snapshot (a workload's replicas)."""
+        if self._simulation is None:
+            from ..framework.simulation import Simulation
+
+            self._simulation = Simulation(self.scheds)
+        return self._simulation
+
+    def choose_nodes(self, doc: dict, r) -> None:
+        _choose_nodes(doc, r, self.nodes)
 
     def key(self, pi: PodInfo) -> str | None:
         return self.reuse.key(pi) if self.reuse is not None else None
@@ -119,8 +141,9 @@ class _PodExplainer:
         if self.fix and r.status == "Unschedulable":
             # The fix search reads every node's verdicts, whatever --nodes writes.
             doc = pod_document(r, "explain", self.workload)
-            _add_fixes(doc, scheds.framework_for(pi), pi, self.workload)
+            _add_fixes(doc, scheds.framework_for(pi), pi, self.workload, self.templates)
             _choose_nodes(doc, r, self.nodes)
+            _add_templates(doc, scheds, pi, self.templates)
         else:
             whole = self.encoder is None and (self.nodes is None or self.nodes.is_all)
             if whole:
@@ -131,6 +154,8 @@ class _PodExplainer:
             doc = pod_document(r, "explain", self.workload, self.nodes, self.encoder)
             if whole and own:
                 records = r.nodes  # built by the document (read before it, they change its counts)
+            if r.status == "Unschedulable":
+                _add_templates(doc, scheds, pi, self.templates)
         named = None
         if own:
             from .reuse import names_own_pod
@@ -164,7 +189,14 @@ class _PodExplainer:
 
 def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None, renderer=None):
     """Each pod's document, in order. `encoder`: the sink's nodes_encoder,
-    `renderer`: its body_renderer, applied by the workers."""
+    `renderer`: its body_renderer, applied by the workers. A workload's
+    replicas are judged together, in this process (sequence.py)."""
+    from .sequence import units
+
+    work = units(pods, explainer.workload)
+    if any(isinstance(u, tuple) for u in work):
+        yield from _explained_units(explainer, work, jobs, encoder, renderer)
+        return
     if jobs <= 1 or len(pods) <= 2:
         # A pod no later pod shares its key with is `last`: its document is
         # neither kept nor searched for its own name. (Keys by their hash:
@@ -190,6 +222,33 @@ def _shared_later(keys) -> list[bool]:
             out[i] = h in seen
             seen.add(h)
     return out
+
+
+def _explained_units(explainer: _PodExplainer, work: list, jobs: int, encoder=None, renderer=None):
+    """Pods and workloads (sequence.units): a workload's replicas one after
+    another here; the pods between them as without workloads, by workers
+    when there are enough of them."""
+    from .sequence import explain_workload
+
+    i = 0
+    while i < len(work):
+        unit = work[i]
+        if isinstance(unit, tuple):
+            yield from explain_workload(explainer, *unit)
+            i += 1
+            continue
+        j = i
+        while j < len(work) and not isinstance(work[j], tuple):
+            j += 1
+        pods = work[i:j]
+        last = j == len(work)
+        if jobs <= 1 or len(pods) <= 2:
+            for k, pi in enumerate(pods, 1):
+                yield explainer.explain(pi, explainer.key(pi), last=last and k == len(pods))
+        else:
+            yield explainer.explain(pods[0], explainer.key(pods[0]))
+            yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1), encoder, renderer)
+        i = j
 
 
 def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None, renderer=None):
@@ -270,13 +329,25 @@ def _choose_nodes(p: dict, r, nodes) -> None:
     p["nodes"] = [n for n in p["nodes"] if n["name"] in keep]
 
 
-def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
+def _add_templates(p: dict, scheds, pi: PodInfo, templates) -> None:
+    """--node-template: which pools could take an unschedulable pod."""
+    if not templates:
+        return
+    from ..whatif.templates import templates_answer
+
+    source = p.pop("source", None)
+    p["templates"] = templates_answer(scheds, pi, templates)
+    if source is not None:
+        p["source"] = source  # the pod's last key stays last
+
+
+def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload, templates=()) -> None:
     from ..fixes.find import find_fixes
 
     raw = workload.raw_pods.get(pi.key)
     if raw is None:
         return
-    found = find_fixes(fw, pi, p, raw, workload=workload.workload_refs.get(pi.key))
+    found = find_fixes(fw, pi, p, raw, workload=workload.workload_refs.get(pi.key), templates=templates)
     source = p.pop("source", None)
     p.update(found)
     if source is not None:

@@ -100,6 +100,13 @@ SWITCHES = (
     "fit_args_strict_requested_to_capacity_ratio",
     # GangScheduling implements Reserve (1.35 only).
     "gang_scheduling_reserves",
+    # InterPodAffinity: an incoming pod's term's namespaceSelector, once
+    # unrolled into namespace names, is replaced by a selector matching
+    # nothing (1.37). Until 1.37 upstream's mergeAffinityTermNamespacesIfNotEmpty
+    # takes the term by value: the names stick, the replacement is lost, and
+    # the selector is still matched against no labels at all (a NotIn or
+    # DoesNotExist selector then matches pods of every namespace).
+    "inter_pod_affinity_unrolls_namespace_selector",
 )
 
 

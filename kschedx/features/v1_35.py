@@ -28,6 +28,7 @@ SWITCHES = {
     "placement_extension_points": False,
     "fit_args_strict_requested_to_capacity_ratio": False,
     "gang_scheduling_reserves": True,
+    "inter_pod_affinity_unrolls_namespace_selector": False,
 }
 
 # name: (stage, default, lockToDefault, since)

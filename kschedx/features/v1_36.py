@@ -28,6 +28,7 @@ SWITCHES = {
     "placement_extension_points": True,
     "fit_args_strict_requested_to_capacity_ratio": True,
     "gang_scheduling_reserves": False,
+    "inter_pod_affinity_unrolls_namespace_selector": False,
 }
 
 # name: (stage, default, lockToDefault, since)

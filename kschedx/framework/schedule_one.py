@@ -22,6 +22,10 @@ from .status import Code, Status
 # CycleState key: this cycle ends before PostFilter (schedule_pod).
 NO_POST_FILTER = "kschedx/no-post-filter"
 ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
+# The nominated node passed: kube-scheduler looked no further (other nodes'
+# verdicts are shown for information).
+NOMINATED_FITS_NOTE = ("nominated node {node} passed the filters: kube-scheduler selects it without looking at "
+                       "other nodes or scoring")
 
 
 def schedule_pod(fwk, pod: PodInfo, *, post_filter: bool = True, record: bool = True) -> PodResult:
@@ -73,6 +77,7 @@ class FitResult:
     absent_status: Status | None = None
     search: object = None
     pre_filter_msg: str = ""
+    nominated_fits: bool = False
     nominated_only: bool = False  # the nominated node fit and nothing else was filtered
 
 
@@ -93,7 +98,7 @@ def _schedule_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult, recor
         _unschedulable(fwk, state, pod, result, fit.node_status, fit.absent_status, fit.pre_filter_msg)
         return
     if len(feasible) == 1:
-        _only_feasible(fwk, state, pod, result, feasible[0])
+        _only_feasible(fwk, state, pod, result, feasible[0], fit.nominated_fits)
         totals = [0]
     else:
         totals = prioritize_nodes(fwk, state, pod, result, feasible)
@@ -138,7 +143,14 @@ def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodRes
     nominated = snapshot.get(nominated_name) if nominated_name else None
     explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
     if nominated is not None:
-        explicit[nominated.name] = fwk.record_node(state, pod, nominated)
+        try:
+            explicit[nominated.name] = fwk.record_node(state, pod, nominated)
+        except PluginError:
+            # kube-scheduler logs an Error on the nominated node and filters
+            # every node, this one included, in node order: the Error it
+            # reports is the first one met there.
+            nominated = None
+    if nominated is not None:
         if explicit[nominated.name].feasible and fwk.extenders is not None \
                 and not fwk.extenders.filter_nominated(result, pod, nominated, node_status):
             # Rejected by an extender: upstream then filters every node,
@@ -161,7 +173,8 @@ def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodRes
         # findNodesThatPassExtenders, on the nodes the search kept (the
         # nominated node passed them already)
         feasible = fwk.extenders.filter(result, pod, feasible, node_status)
-    return FitResult(feasible, node_status, absent_status, search)
+    return FitResult(feasible, node_status, absent_status, search,
+                     nominated_fits=nominated is not None and explicit[nominated.name].feasible)
 
 
 def find_nodes_that_pass_filters(fwk, state, pod, result, candidate_names, nominated, explicit, node_status,
@@ -328,11 +341,13 @@ def _could_pick(fwk, result, feasible, totals, search) -> None:
     info["upstreamCouldPick"] = sorted(ordered[i] for i in picks)
 
 
-def _only_feasible(fwk, state: CycleState, pod: PodInfo, result: PodResult, node: NodeInfo) -> None:
-    """kube-scheduler takes the only feasible node without running
-    PreScore/Score, so a scoring failure cannot fail this cycle; kschedx
-    scores it all the same, for information."""
-    result.notes.append(ONE_FEASIBLE_NOTE)
+def _only_feasible(fwk, state: CycleState, pod: PodInfo, result: PodResult, node: NodeInfo,
+                   nominated: bool = False) -> None:
+    """kube-scheduler takes the only feasible node (or the nominated node
+    that passed the filters) without running PreScore/Score, so a scoring
+    failure cannot fail this cycle; kschedx scores it all the same, for
+    information."""
+    result.notes.append(NOMINATED_FITS_NOTE.format(node=node.name) if nominated else ONE_FEASIBLE_NOTE)
     try:
         fwk.run_score_plugins(state, pod, result, [node])
     except PluginError as exc:

@@ -69,6 +69,34 @@ class WorkloadRef:
         return (self.raw.get("spec") or {}).get("template") or {}
 
 
+@dataclass
+class WorkloadGroup:
+    """One workload of a POD_FILE and the pods it expands into, in the order
+    its controller creates them (a StatefulSet's ordinals, a ReplicaSet's or
+    Job's replicas one after another, a DaemonSet's pods by node name):
+    `explain` places them in that order, each with the ones before it."""
+
+    kind: str
+    api_version: str
+    namespace: str
+    name: str
+    origin: object
+    pods: list  # the pod objects, then (commands/load.py) their uids
+
+    @property
+    def ref(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+
+def expand_again_all(ref: WorkloadRef, obj: dict) -> tuple[list[dict], list[dict]]:
+    """`obj` (the workload of `ref`, changed) expanded as it was: every pod
+    in the controller's order, and the other objects created that are not
+    in the cluster (a Deployment's new ReplicaSet)."""
+    nodes, objects = ref.expansion
+    created = _expand(obj, ref.origin, _Context(nodes, objects))
+    return [o for o in created if o["kind"] == "Pod"], [o for o in created if o["kind"] == "ReplicaSet"]
+
+
 def expand_again(ref: WorkloadRef, obj: dict) -> tuple[dict | None, list[dict]]:
     """`obj` (the workload of `ref`, changed) expanded as it was: the pod in
     the place of ref's (None when there is none), and the other objects
@@ -86,14 +114,16 @@ def expand_again(ref: WorkloadRef, obj: dict) -> tuple[dict | None, list[dict]]:
     return (pods[ref.index] if ref.index < len(pods) else None), others
 
 
-def expand_workloads(objects, nodes, cluster_objects=(), refs: dict | None = None) -> tuple[list, list[str]]:
+def expand_workloads(objects, nodes, cluster_objects=(), refs: dict | None = None,
+                     groups: list | None = None) -> tuple[list, list[str]]:
     """[(obj, origin)] -> ([(obj, origin)] with workloads replaced by what
     their controllers create (pods, ReplicaSets, PVCs), notes).
 
     `nodes` are the cluster's Node objects (for DaemonSets); `cluster_objects`
     the snapshot's objects (existing PVCs, StorageClasses, DaemonSet pods).
     `refs`, when given, receives each created pod's WorkloadRef by
-    "namespace/name" (`explain --fix` patches the workload's template).
+    "namespace/name" (`explain --fix` patches the workload's template);
+    `groups`, when given, a WorkloadGroup per workload (its pods in order).
     """
     out = []
     notes: list[str] = []
@@ -121,6 +151,10 @@ def expand_workloads(objects, nodes, cluster_objects=(), refs: dict | None = Non
                 refs[f"{p['metadata']['namespace']}/{p['metadata']['name']}"] = WorkloadRef(raw, origin, index,
                                                                                           expansion)
         pods = sum(1 for o in created if o["kind"] == "Pod")
+        if groups is not None:
+            api = obj.get("apiVersion") or ("batch/v1" if kind in ("Job", "CronJob") else "apps/v1")
+            groups.append(WorkloadGroup(kind, api, _namespace(obj), obj["metadata"]["name"], origin,
+                                        [o for o in created if o["kind"] == "Pod"]))
         total += pods
         if total > MAX_EXPANDED_PODS:
             raise InputError(f"expanding it brings the pods to create to {total:,}: kschedx expands at most "
@@ -134,6 +168,45 @@ def expand_workloads(objects, nodes, cluster_objects=(), refs: dict | None = Non
     if expansion is not None:
         expansion[1].extend(list(cluster_objects) + out)
     return out, notes
+
+
+# names.MaxGeneratedNameLength: a name is at most 63 characters, 5 of
+# them the random suffix.
+MAX_GENERATED_NAME_LENGTH = 58
+_DNS1123_SUBDOMAIN_MAX = 253
+
+
+def generated_name(base: str, seed: str, free=lambda name: True) -> str:
+    """What the API server makes of generateName `base`
+    (SimpleNameGenerator): the base cut to 58 characters, then 5 characters
+    of utilrand's alphabet. kschedx draws them from `seed` (n = 0, 1, ...
+    until `free(name)`), so a rerun gives the same name."""
+    base = base[:MAX_GENERATED_NAME_LENGTH]
+    n = 0
+    while True:
+        digest = hashlib.sha256(f"{seed}/{n}".encode()).digest()
+        name = base + "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:5])
+        if free(name):
+            return name
+        n += 1
+
+
+def pods_prefix(controller_name: str) -> str:
+    """getPodsPrefix: the controller's name and a dash, or its name alone
+    when that would not be a valid generateName (longer than a DNS
+    subdomain)."""
+    prefix = f"{controller_name}-"
+    return prefix if len(prefix) <= _DNS1123_SUBDOMAIN_MAX else controller_name
+
+
+def indexed_pods_prefix(job_name: str, index: int) -> str:
+    """podGenerateNameWithIndex: `<job>-<index>-`, the job's name cut so that
+    the index survives the API server's cut to 58 characters."""
+    append = f"-{index}-"
+    prefix = job_name + append
+    if len(prefix) > MAX_GENERATED_NAME_LENGTH:
+        prefix = prefix[:MAX_GENERATED_NAME_LENGTH - len(append)] + append
+    return prefix
 
 
 class _Context:
@@ -158,14 +231,10 @@ class _Context:
 
     def generate_name(self, namespace: str, base: str, seed: str) -> str:
         """GenerateName: base + 5 characters, unique within the run."""
-        n = 0
-        while True:
-            digest = hashlib.sha256(f"{seed}/{n}".encode()).digest()
-            name = base + "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:5])
-            if (namespace, name) not in self.used_names and not self.exists("Pod", namespace, name):
-                self.used_names.add((namespace, name))
-                return name
-            n += 1
+        name = generated_name(base, seed, lambda name: (namespace, name) not in self.used_names
+                              and not self.exists("Pod", namespace, name))
+        self.used_names.add((namespace, name))
+        return name
 
     def default_storage_class(self) -> str | None:
         """DefaultStorageClass admission: the newest default class."""
@@ -317,8 +386,8 @@ def _replica_set(obj, origin, ctx) -> list[dict]:
     labels = dict((template.get("metadata") or {}).get("labels") or {})
     owner = _owner(obj, ns)
     return [
-        _pod_from_template(template, name=ctx.generate_name(ns, f"{name}-", f"{ns}/{name}/{i}"), namespace=ns,
-                           labels=dict(labels), owner=owner)
+        _pod_from_template(template, name=ctx.generate_name(ns, pods_prefix(name), f"{ns}/{name}/{i}"),
+                           namespace=ns, labels=dict(labels), owner=owner)
         for i in range(replicas)
     ]
 
@@ -409,12 +478,13 @@ def _job(obj, origin, ctx) -> list[dict]:
     for i in range(active):
         if indexed:
             pod_labels = dict(labels, **{"batch.kubernetes.io/job-completion-index": str(i)})
-            pod = _pod_from_template(template, name=ctx.generate_name(ns, f"{name}-{i}-", f"{ns}/{name}/{i}"),
+            pod = _pod_from_template(template,
+                                     name=ctx.generate_name(ns, indexed_pods_prefix(name, i), f"{ns}/{name}/{i}"),
                                      namespace=ns, labels=pod_labels, owner=owner,
                                      annotations={"batch.kubernetes.io/job-completion-index": str(i)})
             pod["spec"]["hostname"] = f"{name}-{i}"
         else:
-            pod = _pod_from_template(template, name=ctx.generate_name(ns, f"{name}-", f"{ns}/{name}/{i}"),
+            pod = _pod_from_template(template, name=ctx.generate_name(ns, pods_prefix(name), f"{ns}/{name}/{i}"),
                                      namespace=ns, labels=dict(labels), owner=owner)
         out.append(pod)
     return out
@@ -533,8 +603,40 @@ def _daemon_set(obj, origin, ctx) -> list[dict]:
         node_name = node["metadata"]["name"]
         if node_name in running or not node_should_run_daemon_pod(node, spec):
             continue
-        pod = _pod_from_template(dict(template, spec=spec), name=ctx.generate_name(ns, f"{name}-", f"{ns}/{name}/{node_name}"),
+        pod = _pod_from_template(dict(template, spec=spec),
+                                 name=ctx.generate_name(ns, pods_prefix(name), f"{ns}/{name}/{node_name}"),
                                  namespace=ns, labels=dict(labels), owner=owner)
+        pin_to_node(pod["spec"], node_name)
+        out.append(pod)
+    return out
+
+
+def daemon_pods_for_node(node: dict, daemon_sets, free=lambda namespace, name: True) -> list[dict]:
+    """The pods the DaemonSet controller would create on a new `node`: one for
+    each DaemonSet (objects as read) that should run there (nodeSelector,
+    required node affinity, taints), pinned to it with the controller's
+    tolerations, named as `_daemon_set` names them. `free(namespace, name)`
+    says whether a generated name is still free."""
+    out = []
+    node_name = node["metadata"]["name"]
+    for ds in daemon_sets:
+        ns = _namespace(ds)
+        template = (ds.get("spec") or {}).get("template")
+        if not isinstance(template, dict) or not isinstance(template.get("spec"), dict):
+            continue
+        name = ds["metadata"]["name"]
+        generation = ds["metadata"].get("generation") or 1
+        labels = dict((template.get("metadata") or {}).get("labels") or {})
+        labels.update({"controller-revision-hash": _template_hash(template),
+                       "pod-template-generation": str(generation)})
+        spec = copy.deepcopy(template["spec"])
+        add_daemon_tolerations(spec)
+        if not node_should_run_daemon_pod(node, spec):
+            continue
+        pod_name = generated_name(pods_prefix(name), f"{ns}/{name}/{node_name}", lambda n: free(ns, n))
+        pod = _pod_from_template(dict(template, spec=spec), name=pod_name, namespace=ns, labels=labels,
+                                 owner=_owner(ds, ns))
+        pod["metadata"]["uid"] = stable_uid("Pod", ns, pod_name)
         pin_to_node(pod["spec"], node_name)
         out.append(pod)
     return out
