@@ -4,13 +4,15 @@
 // reference the project's golden files and differential tests are held to.
 //
 //	oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,B=false] FIXTURE...
+//	oracle --dump-gates [--feature-gates A=true,B=false]
 //
 // explain evaluates every pending pod of the fixture on its own against the
 // fixture's cluster; simulate schedules them one after another in queue
 // order, each placement and preemption applied before the next pod. Ties
 // between equal top scores go to the smallest node name; every node is
-// evaluated (percentageOfNodesToScore 100). Exit status: 0 written, 2 usage,
-// 3 bad input.
+// evaluated (percentageOfNodesToScore 100). --dump-gates writes every
+// feature gate kube-scheduler registers instead (gates.go). Exit status: 0
+// written, 2 usage, 3 bad input.
 package main
 
 import (
@@ -34,6 +36,7 @@ func main() {
 	tieBreak := flag.String("tie-break", "name", "how one node is chosen among equal top scores: only name")
 	debugLog := flag.Bool("debug", false, "kube-scheduler's own log on stderr")
 	showVersion := flag.Bool("version", false, "print the k8s.io/kubernetes release and exit")
+	dumpGates := flag.Bool("dump-gates", false, "write every feature gate kube-scheduler registers (specs, history, value, dependencies) and exit")
 	// Flags may come after the fixture paths, as kschedx's options do.
 	var paths []string
 	for args := os.Args[1:]; ; {
@@ -49,6 +52,16 @@ func main() {
 
 	if *showVersion {
 		fmt.Println(kubernetesRelease())
+		return
+	}
+	if *dumpGates {
+		if *gates != "" {
+			if err := utilfeature.DefaultMutableFeatureGate.Set(*gates); err != nil {
+				fmt.Fprintf(os.Stderr, "oracle: --feature-gates: %v\n", err)
+				os.Exit(2)
+			}
+		}
+		writeJSON(gatesDocument())
 		return
 	}
 	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || len(paths) == 0 {
@@ -71,6 +84,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "oracle: %v\n", err)
 		os.Exit(3)
 	}
+	writeJSON(doc)
+}
+
+func writeJSON(doc map[string]any) {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(doc); err != nil {

@@ -96,8 +96,8 @@ class NodeDeclaredFeatures(Plugin):
         super().__init__(handle, args)
         fts = features_of(handle)
         self.enabled = fts.enable_node_declared_features
-        self.v136 = fts.node_declared_features_v136
-        self.registry = REGISTRY_V136 if self.v136 else REGISTRY_V135
+        self.mapped = fts.node_declared_features_mapped
+        self.registry = REGISTRY_V136 if self.mapped else REGISTRY_V135
         self._node_features: dict[int, frozenset] = {}
 
     def node_features(self, node_info) -> frozenset:
@@ -107,7 +107,7 @@ class NodeDeclaredFeatures(Plugin):
         fs = self._node_features.get(key)
         if fs is None:
             declared = [str(x) for x in (node.get("status") or {}).get("declaredFeatures") or ()]
-            fs = try_map(declared, self.registry) if self.v136 else frozenset(declared)
+            fs = try_map(declared, self.registry) if self.mapped else frozenset(declared)
             self._node_features[key] = fs
         return fs
 
@@ -131,7 +131,7 @@ class NodeDeclaredFeatures(Plugin):
         if not missing:
             return None
         details = {"required": list(reqs), "declared": sorted(have), "missing": sorted(missing)}
-        if self.v136:
+        if self.mapped:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON, details=details)
         # v1.35 lists them in Go map order; kschedx by name.
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_V135 + ", ".join(sorted(missing)),

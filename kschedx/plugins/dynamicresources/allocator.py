@@ -10,8 +10,8 @@ experimental with those fixes, pools and slices in name order, a search over
 combinations instead of permutations, allocations pinned to the node they
 were made for). This module is one allocator: `AllocatorFeatures` carries
 the features the scheduler enables (structured.Features) and which code
-generation runs (`v136`), and the differences between the four follow from
-them. The allocator never reads a gate.
+version's behaviour (`sorted_pools`: v1.36's allocators, `subrequest_fixes`,
+`rollback`), and the differences between the four follow from them. The allocator never reads a gate.
 
 The algorithm is upstream's: an exhaustive depth-first search that takes the
 first complete solution, claim after claim, request after request, device
@@ -57,8 +57,11 @@ def claim_key(claim: dict) -> str:
 
 @dataclass(frozen=True)
 class AllocatorFeatures:
-    """structured.Features as the scheduler sets them, and the code
-    generation (`v136`: the allocators of v1.36)."""
+    """structured.Features as the scheduler sets them, and what the version's
+    allocators do (features.behaviour): `sorted_pools` (v1.36's stable and
+    incubating: pools and slices in name order, combinations, allocations
+    pinned to their node), `subrequest_fixes`, `rollback` (v1.36.3: a
+    refused device gives back what it took)."""
 
     admin_access: bool = True
     prioritized_list: bool = True
@@ -66,7 +69,9 @@ class AllocatorFeatures:
     device_taints: bool = False
     device_binding_and_status: bool = False
     consumable_capacity: bool = False
-    v136: bool = False
+    subrequest_fixes: bool = False
+    sorted_pools: bool = False
+    rollback: bool = False
 
     @property
     def extended(self) -> bool:
@@ -77,7 +82,7 @@ class AllocatorFeatures:
     @property
     def variant(self) -> str:
         """The upstream allocator these features select."""
-        if self.v136:
+        if self.sorted_pools:
             return "incubating" if self.extended else "stable"
         return "experimental" if self.extended else "incubating"
 
@@ -87,13 +92,13 @@ class AllocatorFeatures:
         the previous one (combinations), the node selector of an allocation
         names the node it was made for (and devices that bind to a node pin
         it), and counters count devices shared or with capacity in use."""
-        return self.v136 and self.extended
+        return self.sorted_pools and self.extended
 
     @property
     def binding_order(self) -> str:
         if not self.extended:
             return ""
-        return "pools" if self.v136 else "slices"
+        return "pools" if self.sorted_pools else "slices"
 
 
 class AllocatorError(Exception):
@@ -500,7 +505,7 @@ class _Run:
                     for si, sub in enumerate(first):
                         # v1.35 computes subrequest i's "All" devices under the
                         # key of subrequest i-1 (fixed in v1.36).
-                        key_si = si if f.v136 else max(si - 1, 0)
+                        key_si = si if f.subrequest_fixes else max(si - 1, 0)
                         rd = self._validate(RequestAccessor(sub, sub.get("name", ""), True), parent, ci, ri, key_si)
                         self.request_data[(ci, ri, si)] = rd
                         if min_req is None or rd.num_devices < min_req:
@@ -625,7 +630,7 @@ class _Run:
                 return False
             # v1.35 forgets the subrequest here and goes on with subrequest 0's
             # data (fixed in v1.36).
-            nxt = (ci, ri, si if self.f.v136 else 0, di + 1)
+            nxt = (ci, ri, si if self.f.subrequest_fixes else 0, di + 1)
             try:
                 done = self.allocate_one(nxt, allocate_sub_request, None)
             except BaseException:

@@ -43,7 +43,7 @@ def claim_name_for(pod: dict, pod_claim: dict):
         "none of the supported fields are set")
 
 
-def check_is_for_pod(pod: dict, claim: dict, v136: bool = False) -> None:
+def check_is_for_pod(pod: dict, claim: dict, split_texts: bool = False) -> None:
     """resourceclaim.IsForPod: the claim must be controlled by the pod (the
     texts changed in v1.36; a claim of another namespace cannot reach here,
     claims are looked up in the pod's namespace)."""
@@ -53,7 +53,7 @@ def check_is_for_pod(pod: dict, claim: dict, v136: bool = False) -> None:
     same_ns = cmeta.get("namespace") == pmeta.get("namespace")
     claim_ref = f"{cmeta.get('namespace')}/{cmeta['name']}"
     pod_ref = f"{pmeta.get('namespace')}/{pmeta['name']}"
-    if v136:
+    if split_texts:
         if not same_ns:
             raise ClaimError(f"ResourceClaim {claim_ref} is not in the same namespace as Pod {pod_ref}")
         if not owned:
@@ -119,7 +119,7 @@ class DRAManager:
         if index is None:
             index = self._indexes[key] = PoolIndex(
                 self.slices, partitionable=features.partitionable_devices, binding_order=features.binding_order,
-                sort_slices=features.v136)
+                sort_slices=features.sorted_pools)
         return index
 
     def pools_for_node(self, node_info) -> list[Pool]:

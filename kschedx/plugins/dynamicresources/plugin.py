@@ -90,7 +90,8 @@ def _uu(msg: str) -> Status:
 
 
 def allocator_features(fts) -> AllocatorFeatures:
-    """dynamicresources.AllocatorFeatures, plus the allocator generation."""
+    """dynamicresources.AllocatorFeatures, plus the version's allocator
+    behaviour."""
     return AllocatorFeatures(
         admin_access=fts.enable_dra_admin_access,
         prioritized_list=fts.enable_dra_prioritized_list,
@@ -99,7 +100,9 @@ def allocator_features(fts) -> AllocatorFeatures:
         device_binding_and_status=fts.enable_dra_device_binding_conditions
         and fts.enable_dra_resource_claim_device_status,
         consumable_capacity=fts.enable_dra_consumable_capacity,
-        v136=fts.dra_allocator_v136,
+        subrequest_fixes=fts.dra_subrequest_fixes,
+        sorted_pools=fts.dra_allocator_sorted_pools,
+        rollback=fts.dra_allocator_rollback,
     )
 
 
@@ -161,7 +164,7 @@ class DynamicResources(Plugin):
             if claim["metadata"].get("deletionTimestamp"):
                 raise ClaimError(f'resourceclaim "{claim["metadata"]["name"]}" is being deleted')
             if must_check_owner:
-                check_is_for_pod(pod, claim, self.fts.dra_texts_v136)
+                check_is_for_pod(pod, claim, self.fts.dra_is_for_pod_texts_split)
             out.append(claim)
         return out
 

@@ -484,7 +484,7 @@ DECLARATION = Declaration(
     factory=NodeResourcesFit,
     points=frozenset({"preFilter", "filter", "preScore", "score"}),
     # 1.36 scores pod groups' placements too (never run by kschedx).
-    points_from=(("placement_extension_points", frozenset({"placementScore"})),),
+    points_from=(("1.36", frozenset({"placementScore"})),),
     # DeviceClasses back extended resources (DRAExtendedResource).
     reads=(reads(DEVICE_CLASS, pods=("extended",), gate="DRAExtendedResource"),),
     events=(Register(POD, A.Delete),

@@ -1,0 +1,58 @@
+"""Behaviour that changed between minors without a feature gate, each change
+named for what it does and keyed by the minor it starts at. A Features
+value has one attribute per change, true from that minor on; plugins read
+the change, never the version.
+
+A change that a later minor undoes is a new change, named for the new
+behaviour, keyed by that minor. tests/test_features.py holds every minor to
+SINCE; docs/configuration.md says what each minor does differently.
+"""
+
+from __future__ import annotations
+
+SINCE = {
+    # -- 1.36 --------------------------------------------------------------------
+    # NodeResourcesBalancedAllocation scores the improvement in balance (with
+    # the pod against without it), not the balance with the pod.
+    "balanced_allocation_scores_improvement": "1.36",
+    # ImageLocality adds the images of the pod's image volumes to its sum.
+    "image_locality_counts_image_volumes": "1.36",
+    # NodeVolumeLimits: an in-tree Portworx volume counts as CSI wherever the
+    # node has a CSINode (1.35: only where its migrated-plugins annotation
+    # lists the plugin; CSIMigrationPortworx is gone).
+    "portworx_always_migrated": "1.36",
+    # VolumeLimitScaling's driver check reads CSIDriver
+    # spec.preventPodSchedulingIfMissing first.
+    "volume_limit_scaling_reads_prevent_pod_scheduling": "1.36",
+    # DynamicResources Score pairs a claim already allocated with its own
+    # allocation, and gives 0 when DRAPrioritizedList is off.
+    "dra_score_uses_claim_allocation": "1.36",
+    # The structured allocator's subrequest fixes: an "All" subrequest's
+    # devices under its own key, the search going on with the subrequest it
+    # is in.
+    "dra_subrequest_fixes": "1.36",
+    # The structured allocator's pools and slices in name order, a search
+    # over combinations instead of permutations, allocations pinned to the
+    # node they were made for, binding-condition devices ordered by pool
+    # (upstream's "stable" and "incubating" allocators of 1.36).
+    "dra_allocator_sorted_pools": "1.36",
+    # The structured allocator gives back what a refused device took (its
+    # counters, constraint entries, capacity): v1.36.3's rollback fix.
+    "dra_allocator_rollback": "1.36",
+    # resourceclaim.IsForPod's two texts (another namespace; "Pod is not owner").
+    "dra_is_for_pod_texts_split": "1.36",
+    # NodeDeclaredFeatures: the node's list mapped to the registry's features
+    # (TryMap), the 1.36 registry, the reason without the missing names.
+    "node_declared_features_mapped": "1.36",
+    # NewFramework: placementGenerate / placementScore extension points, the
+    # "score plugins: " prefix of the weight overflow error.
+    "placement_extension_points": "1.36",
+    # NodeResourcesFitArgs validation: requestedToCapacityRatio required with
+    # type RequestedToCapacityRatio and forbidden otherwise, shape errors
+    # under requestedToCapacityRatio.shape.
+    "fit_args_strict_requested_to_capacity_ratio": "1.36",
+    # GangScheduling no longer implements Reserve.
+    "gang_scheduling_without_reserve": "1.36",
+}
+
+__all__ = ["SINCE"]
