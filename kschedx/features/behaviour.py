@@ -53,6 +53,27 @@ SINCE = {
     "fit_args_strict_requested_to_capacity_ratio": "1.36",
     # GangScheduling no longer implements Reserve.
     "gang_scheduling_without_reserve": "1.36",
+    # -- 1.37 --------------------------------------------------------------------
+    # A pod's requests with status resources (in-place resizes): the largest
+    # of the spec's, the allocated and the actuated requests, each summed
+    # over the containers (init containers too), not the per-container
+    # largest summed; pod-level requests from the effective list.
+    "pod_requests_aggregate_status": "1.37",
+    # The default plugins: NodeName before NodeUnschedulable.
+    "node_name_before_node_unschedulable": "1.37",
+    # The default plugins: GangScheduling comes with GenericWorkload (its
+    # own gate is gone).
+    "gang_scheduling_by_generic_workload": "1.37",
+    # A preemption that found a node says so: "found a potential placement
+    # for pod on node N, preempting K victims" (the FailedScheduling message
+    # ends with it).
+    "preemption_reports_placement": "1.37",
+    # DynamicResources' PostFilter gives no reason when it frees nothing (no
+    # "plugin disabled", "no new claims to deallocate", "still not
+    # schedulable").
+    "dra_post_filter_without_reason": "1.37",
+    # ImageLocality's threshold counts the image volumes with the containers.
+    "image_locality_threshold_counts_image_volumes": "1.37",
 }
 
 __all__ = ["SINCE"]

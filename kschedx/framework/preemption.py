@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ..api.labels import SelectorError, label_selector
 from .fit_error import fit_error_message
-from .interface import PostFilterResult
+from .interface import PostFilterResult, features_of
 from .preemption_search import outcome_shares
 from .status import Code, Status
 
@@ -225,6 +225,10 @@ class Evaluator:
         lower = self.lower_priority_nominated_pods(pod, best.name)
         details["clearedNominations"] = [p.key for p in lower]
         details["clearedNominationPodInfos"] = lower
+        if features_of(self.handle).preemption_reports_placement:
+            return PostFilterResult(best.name, details), Status(
+                Code.SUCCESS, f"found a potential placement for pod on node {best.name}, preempting "
+                              f"{len(best.victims)} victims")
         return PostFilterResult(best.name, details), Status()
 
     # -- finding candidates -----------------------------------------------------------

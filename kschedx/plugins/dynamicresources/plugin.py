@@ -381,14 +381,20 @@ class DynamicResources(Plugin):
             d["claims"] = explained
         return d
 
+    def _post_filter_status(self, reason: str) -> Status:
+        """Nothing freed: 1.37 gives no reason (the message then says nothing)."""
+        if self.fts.dra_post_filter_without_reason:
+            return Status(Code.UNSCHEDULABLE)
+        return Status(Code.UNSCHEDULABLE, reason)
+
     def post_filter(self, state, pod_info, node_to_status):
         if not self.enabled:
-            return None, Status(Code.UNSCHEDULABLE, "plugin disabled")
+            return None, self._post_filter_status("plugin disabled")
         s = state.read(STATE_KEY)
         if s is None:
             raise PluginError("not found")
         if not s.claims:
-            return None, Status(Code.UNSCHEDULABLE, "no new claims to deallocate")
+            return None, self._post_filter_status("no new claims to deallocate")
         ext = s.extended_claim()
         # Upstream picks unavailable claims in map order: kschedx by index.
         for index in sorted(s.unavailable_claims):
@@ -406,7 +412,7 @@ class DynamicResources(Plugin):
         if ext is not None and not is_special_claim(ext):
             return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed",
                                 details={"delete": claim_key(ext)})
-        return None, Status(Code.UNSCHEDULABLE, "still not schedulable")
+        return None, self._post_filter_status("still not schedulable")
 
     def score(self, state, pod_info, node_info) -> int:
         if not self.enabled:
