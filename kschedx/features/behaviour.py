@@ -74,6 +74,47 @@ SINCE = {
     "dra_post_filter_without_reason": "1.37",
     # ImageLocality's threshold counts the image volumes with the containers.
     "image_locality_threshold_counts_image_volumes": "1.37",
+    # InterPodAffinity: an incoming pod's namespaceSelector, once unrolled
+    # into namespace names, is replaced by Nothing (before, the replacement
+    # was lost and a selector an empty label set satisfies matched pods of
+    # every namespace).
+    "inter_pod_affinity_namespace_selector_replaced": "1.37",
+    # DefaultPreemption's PDB accounting: a victim stops taking from its
+    # budgets at the first one it violates.
+    "pdb_violation_stops_at_first_budget": "1.37",
+    # A DeviceTaintRule without deviceSelector taints no device (before:
+    # every device).
+    "device_taint_rule_needs_selector": "1.37",
+    # NodeDeclaredFeatures' 1.37 registry: a pod mounting a volume with
+    # bindMountOptions needs VolumeBindMountOptions on the node.
+    "node_declared_features_infer_bind_mount_options": "1.37",
+    # The structured allocator of 1.37: a distinctAttribute constraint
+    # compares a device with every device added before it (before: one per
+    # request name).
+    "dra_distinct_attribute_over_all_devices": "1.37",
+    # ... shared counters kept per pool of a driver (before: per pool name,
+    # two drivers' pools of one name sharing them).
+    "dra_counters_by_pool_id": "1.37",
+    # ... the claim limit (32 devices) checked request by request, with its
+    # new text.
+    "dra_claim_limit_per_request": "1.37",
+    # ... a CEL runtime error names the device (and hints at optional
+    # chaining for "no such key").
+    "dra_cel_errors_name_device": "1.37",
+    # ... an "All" request takes every device whose static capacity fits; one
+    # whose remaining capacity does not then makes the request fail.
+    "dra_all_mode_static_capacity": "1.37",
+    # ... a capacity rounded up to a step is written in the step's format.
+    "dra_capacity_in_step_format": "1.37",
+    # ... slices whose devices use counter compatibility groups are ignored
+    # (their pool is then incomplete) while DRADeviceCompatibilityGroups is off.
+    "dra_compatibility_group_slices_ignored": "1.37",
+    # ... a request with derivedAttributes is an error.
+    "dra_derived_attributes_refused": "1.37",
+    # DynamicResources' Filter: a claim whose allocation skips optional node
+    # operations is unavailable on a node that does not declare
+    # DRAOptionalNodeOperations.
+    "dra_optional_node_operations_checked": "1.37",
 }
 
 __all__ = ["SINCE"]

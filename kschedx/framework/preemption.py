@@ -92,9 +92,12 @@ def budgets_from_cluster(cluster) -> list[Budget]:
     return out
 
 
-def split_by_pdb_violation(pods: list, budgets: list[Budget]) -> tuple[list, list]:
+def split_by_pdb_violation(pods: list, budgets: list[Budget], first_violation_stops: bool = False) -> tuple[list, list]:
     """filterPodsWithPDBViolation: keeps the order; a pod violates when some
-    matching budget would go below zero by evicting it (and the pods before it)."""
+    matching budget would go below zero by evicting it (and the pods before
+    it). Before 1.37 a pod takes one from every budget it matches; from 1.37
+    (`first_violation_stops`, FilterVictimsWithPDBViolation) it stops at the
+    first budget it violates, leaving the later ones untouched."""
     allowed = [b.allowed for b in budgets]
     violating, non_violating = [], []
     for pi in pods:
@@ -111,6 +114,8 @@ def split_by_pdb_violation(pods: list, budgets: list[Budget]) -> tuple[list, lis
                 allowed[i] -= 1
                 if allowed[i] < 0:
                     violated = True
+                    if first_violation_stops:
+                        break
         (violating if violated else non_violating).append(pi)
     return violating, non_violating
 

@@ -103,6 +103,14 @@ def allocator_features(fts) -> AllocatorFeatures:
         subrequest_fixes=fts.dra_subrequest_fixes,
         sorted_pools=fts.dra_allocator_sorted_pools,
         rollback=fts.dra_allocator_rollback,
+        distinct_all_devices=fts.dra_distinct_attribute_over_all_devices,
+        counters_by_pool_id=fts.dra_counters_by_pool_id,
+        claim_limit_per_request=fts.dra_claim_limit_per_request,
+        cel_errors_name_device=fts.dra_cel_errors_name_device,
+        all_mode_static_capacity=fts.dra_all_mode_static_capacity,
+        capacity_in_step_format=fts.dra_capacity_in_step_format,
+        compatibility_group_slices_ignored=fts.dra_compatibility_group_slices_ignored,
+        derived_attributes_refused=fts.dra_derived_attributes_refused,
     )
 
 
@@ -129,7 +137,8 @@ class DynamicResources(Plugin):
         m = self._manager
         if m is None:
             m = self._manager = DRAManager(self.handle.snapshot, self.features,
-                                           taint_rules=self.fts.enable_dra_device_taint_rules)
+                                           taint_rules=self.fts.enable_dra_device_taint_rules,
+                                           rules_need_selector=self.fts.device_taint_rule_needs_selector)
         return m
 
     def cluster_objects_changed(self, kinds: frozenset):
@@ -304,7 +313,15 @@ class DynamicResources(Plugin):
             if sel is not None and not sel.matches(node_info.labels, node_info.name):
                 unavailable.append(index)
                 continue
-            if not allocation_of(claim):
+            allocation = allocation_of(claim)
+            if self.fts.dra_optional_node_operations_checked and _skips_node_operations(allocation) and \
+                    "DRAOptionalNodeOperations" not in ((node_info.node.get("status") or {}).get("declaredFeatures")
+                                                         or ()):
+                # An allocation that skips optional node operations needs a
+                # node declaring that it can (1.37, whatever the gate).
+                unavailable.append(index)
+                continue
+            if not allocation:
                 continue
             if self.binding_status:
                 problem = self._binding_problem(claim)
@@ -495,6 +512,14 @@ def _go_quote(s: str) -> str:
     import json
 
     return json.dumps(s, ensure_ascii=False)
+
+
+def _skips_node_operations(allocation) -> bool:
+    """allocationResultRequiresDRAOptionalNodeOperations."""
+    for r in ((allocation or {}).get("devices") or {}).get("results") or ():
+        if r.get("skipNodeOperations"):
+            return True
+    return False
 
 
 def _compute_score(claims: list[dict], allocations: list[dict], own_allocation: bool) -> int:

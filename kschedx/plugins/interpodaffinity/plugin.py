@@ -54,6 +54,7 @@ class InterPodAffinity(Plugin):
         super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
         self.hard_pod_affinity_weight = self.args["hardPodAffinityWeight"]
         self.ignore_preferred_terms_of_existing_pods = bool(self.args["ignorePreferredTermsOfExistingPods"])
+        self.replace_selector = features_of(handle).inter_pod_affinity_namespace_selector_replaced
         self._extensions = _Extensions(self)
 
     # -- PreFilter / Filter ----------------------------------------------------------
@@ -64,8 +65,9 @@ class InterPodAffinity(Plugin):
         if err is not None:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"parsing pod: {err}")
         cluster = snapshot.cluster
-        required = [t.with_namespaces_merged(cluster) for t in terms.required_affinity]
-        required_anti = [t.with_namespaces_merged(cluster) for t in terms.required_anti_affinity]
+        required = [t.with_namespaces_merged(cluster, self.replace_selector) for t in terms.required_affinity]
+        required_anti = [t.with_namespaces_merged(cluster, self.replace_selector)
+                         for t in terms.required_anti_affinity]
         s = filtering.PreFilterState(pod_info, required, required_anti, namespace_labels(cluster, pod_info.namespace))
         index = index_of(snapshot)
         # With the index, it finds the nodes to walk among all.
@@ -106,9 +108,10 @@ class InterPodAffinity(Plugin):
         if terms.error_message() is not None:
             return Status.as_error(f"failed to parse pod: {terms.error_message()}")
         cluster = snapshot.cluster
-        preferred = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster), wt.weight)
+        preferred = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster, self.replace_selector), wt.weight)
                      for wt in terms.preferred_affinity]
-        preferred_anti = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster), wt.weight)
+        preferred_anti = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster, self.replace_selector),
+                                               wt.weight)
                           for wt in terms.preferred_anti_affinity]
         s = scoring.PreScoreState(pod_info, namespace_labels(cluster, pod_info.namespace))
         if not scoring.compute_pre_score(self, s, pod_info, preferred, preferred_anti, all_nodes, has_constraints,
