@@ -8,7 +8,7 @@ from __future__ import annotations
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def _decimal_int64(value: str) -> int | None:
+def decimal_int64(value: str) -> int | None:
     """content.IsDecimalInteger then strconv.ParseInt(v, 10, 64): an optional
     minus, no leading zero (but "0" itself), digits, within int64."""
     digits = value[1:] if value.startswith("-") else value
@@ -33,8 +33,8 @@ def toleration_tolerates_taint(tol: dict, taint: dict, comparison_operators: boo
     if op == "Exists":
         return True
     if op in ("Lt", "Gt") and comparison_operators:
-        wanted = _decimal_int64(tol.get("value") or "")
-        have = _decimal_int64(taint.get("value") or "")
+        wanted = decimal_int64(tol.get("value") or "")
+        have = decimal_int64(taint.get("value") or "")
         if wanted is None or have is None:
             return False
         return have < wanted if op == "Lt" else have > wanted

@@ -63,7 +63,7 @@ class VolumeBinding(Plugin):
         # Upstream's PreBind waits this long for the PV controller; offline
         # placement never waits, so it is only carried.
         self.bind_timeout_seconds = self.args["bindTimeoutSeconds"]
-        self.binder = VolumeBinder(handle.cluster)
+        self.binder = VolumeBinder(handle.cluster, features.enable_volume_attributes_class)
         self.capacity_scoring = features.enable_storage_capacity_scoring
         self.scorer = None  # only built when StorageCapacityScoring is on
         if self.capacity_scoring:
@@ -275,6 +275,6 @@ DECLARATION = Declaration(
             Register(CSI_NODE, A.Add | A.Update), Register(CSI_DRIVER, A.Update),
             Register(CSI_STORAGE_CAPACITY, A.Add | A.Update)),
     # Its args' defaulting reads StorageCapacityScoring (config/pluginargs.py).
-    gates=frozenset({"StorageCapacityScoring"}),
+    gates=frozenset({"StorageCapacityScoring", "VolumeAttributesClass"}),
     details="volume-binding",
 )
