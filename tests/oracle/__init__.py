@@ -96,6 +96,31 @@ def binary_or_skip(version: str) -> Path:
         pytest.skip(str(exc))
 
 
+# -- golden-versions/differences -------------------------------------------------
+
+DIFFERENCES = REPO / "tests" / "golden-versions" / "differences"
+
+
+def difference_runs() -> list[dict]:
+    """golden-versions/differences/index.yaml: each run with its `case`
+    (fixture path), `gates` ({minor: "A=true,..."}), `versions` and where
+    each version's expected document is (`expected`: {minor: path})."""
+    import yaml
+
+    out = []
+    for entry in yaml.safe_load((DIFFERENCES / "index.yaml").read_text()):
+        name = entry["run"]
+        case = DIFFERENCES / f"{entry.get('case', name)}.yaml"
+        vs = entry.get("versions") or versions()
+        out.append({
+            "run": name, "case": case, "gates": entry.get("gates") or {}, "versions": vs,
+            "shows": entry.get("shows", ""),
+            "expected": {v: REPO / "tests" / "golden-versions" / "expected" / f"v{v}" / "differences" / f"{name}.json"
+                         for v in vs},
+        })
+    return out
+
+
 # -- the golden corpus's file format ---------------------------------------------
 
 
