@@ -21,7 +21,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import GOLDEN, REPO, build, difference_runs, golden_text, keep_reason_order, run, versions
+from . import (GOLDEN, REPO, build, difference_runs, gate_dump, gate_table_differences, golden_text,
+               keep_reason_order, run, versions)
 
 # The release the golden corpus was produced by.
 CORPUS_VERSION = "1.35"
@@ -169,6 +170,18 @@ def cmd_differences(args) -> int:
     return 1 if args.check and changed else 0
 
 
+def cmd_gates(args) -> int:
+    """Each version's kschedx gate table against kube-scheduler's own."""
+    failed = 0
+    for version in args.versions or versions():
+        diffs = gate_table_differences(version, gate_dump(version))
+        print(f"{version}: " + ("the table is kube-scheduler's" if not diffs else f"{len(diffs)} differences"))
+        for d in diffs:
+            print(f"  {d}")
+        failed += bool(diffs)
+    return 1 if failed else 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.oracle", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -191,6 +204,9 @@ def main(argv=None) -> int:
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file would change")
     p.add_argument("--jobs", type=int, default=2)
     p.set_defaults(func=cmd_differences)
+    p = sub.add_parser("gates", help="kschedx's gate tables against kube-scheduler's (--dump-gates)")
+    p.add_argument("versions", nargs="*")
+    p.set_defaults(func=cmd_gates)
     args = parser.parse_args(argv)
     return args.func(args)
 
