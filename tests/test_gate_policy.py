@@ -80,7 +80,7 @@ def test_the_policys_gates_are_the_schedulers():
     assert set(NOT_REPRODUCED) <= every and set(ACCEPTED) <= every
     assert not set(NOT_REPRODUCED) & set(ACCEPTED)
     for gates in (NOT_REPRODUCED, ACCEPTED):
-        assert all(why and why[0].islower() for why in gates.values())
+        assert all(why.strip() for why in gates.values())
 
 
 def test_all_alpha_and_all_beta_are_checked_by_the_values_they_give():
