@@ -115,6 +115,10 @@ SINCE = {
     # operations is unavailable on a node that does not declare
     # DRAOptionalNodeOperations.
     "dra_optional_node_operations_checked": "1.37",
+    # NewFramework and the configuration: the podGroupPostFilter extension
+    # point (DefaultPreemption and DynamicResources implement it; it runs for
+    # pod groups only).
+    "pod_group_post_filter_point": "1.37",
 }
 
 __all__ = ["SINCE"]

@@ -19,7 +19,8 @@ from .events import POD, ActionType, ClusterEvent
 
 # Extension points (upstream's names) kschedx never runs offline: declared
 # so that configurations are checked as NewFramework checks them.
-NOT_RUN_OFFLINE = frozenset({"permit", "preBind", "postBind", "placementGenerate", "placementScore"})
+NOT_RUN_OFFLINE = frozenset({"permit", "preBind", "postBind", "placementGenerate", "placementScore",
+                             "podGroupPostFilter"})
 
 # Which pods a kind read can concern (Reads.pods), told from the pod's spec
 # (traits_of) or from its last explanation ("preempting").

@@ -175,6 +175,8 @@ DECLARATION = Declaration(
     name=names.DefaultPreemption,
     factory=DefaultPreemption,
     points=frozenset({"preEnqueue", "postFilter"}),
+    # 1.37's PodGroupPostFilter preempts for pod groups (never run by kschedx).
+    points_from=(("1.37", frozenset({"podGroupPostFilter"})),),
     # Its PreEnqueue holds a pod back while the victims of its own preemption
     # are being deleted (SchedulerAsyncPreemption): a wait in time, which an
     # offline cycle has not.

@@ -560,6 +560,8 @@ DECLARATION = Declaration(
     name=names.DynamicResources,
     factory=DynamicResources,
     points=frozenset({"preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind", "score"}),
+    # 1.37's PodGroupPostFilter frees pod groups' claims (never run by kschedx).
+    points_from=(("1.37", frozenset({"podGroupPostFilter"})),),
     reads=(reads(RESOURCE_SLICE, DEVICE_CLASS, RESOURCE_CLAIM, "ResourceClaimTemplate", pods=("claims", "extended")),
            reads("DeviceTaintRule", pods=("claims", "extended"), gate="DRADeviceTaintRules")),
     events=(Register(NODE, A.Add | A.UpdateNodeLabel | A.UpdateNodeAllocatable, gate=_DRA),
