@@ -10,6 +10,9 @@
                                                    document at every version
     python -m tests.oracle gates [MINOR...]        kschedx's gate tables against kube-scheduler's
                                                    own (--dump-gates): the history rows to change
+    python -m tests.oracle compare MINOR [--mode simulate] [CASE...]
+                                                   kschedx against the oracle on the golden corpus's
+                                                   clusters at any version, field by field
 """
 
 from __future__ import annotations
@@ -182,6 +185,39 @@ def cmd_gates(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_compare(args) -> int:
+    """kschedx's whole documents against the oracle's on the golden cases."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from golden_compare import compare
+
+    from kschedx.commands.explain import explain
+    from kschedx.commands.load import load_workload
+    from kschedx.commands.simulate import simulate
+    from kschedx.features import Features
+
+    build(args.version)
+    cases = [GOLDEN / "cases" / f"{c}.yaml" for c in args.cases] or sorted((GOLDEN / "cases").glob("*.yaml"))
+    features = Features(args.version)
+
+    def one(case):
+        return case, run(args.version, case, args.mode)
+
+    differ = 0
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for case, expected in pool.map(one, cases):
+            workload = load_workload([str(case)])
+            command = simulate if args.mode == "simulate" else explain
+            diffs = compare(expected, command(workload, tie_break="name", features=features),
+                            simulate=args.mode == "simulate")
+            if diffs:
+                differ += 1
+                print(f"{case.stem}: {len(diffs)} differences")
+                for d in diffs[:10]:
+                    print(f"  {d}")
+    print(f"{args.version} {args.mode}: {len(cases) - differ}/{len(cases)} cases agree")
+    return 1 if differ else 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.oracle", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -207,6 +243,12 @@ def main(argv=None) -> int:
     p = sub.add_parser("gates", help="kschedx's gate tables against kube-scheduler's (--dump-gates)")
     p.add_argument("versions", nargs="*")
     p.set_defaults(func=cmd_gates)
+    p = sub.add_parser("compare", help="kschedx against the oracle on the golden cases, field by field")
+    p.add_argument("version")
+    p.add_argument("cases", nargs="*", help="case names (default: every golden case)")
+    p.add_argument("--mode", choices=("explain", "simulate"), default="explain")
+    p.add_argument("--jobs", type=int, default=2)
+    p.set_defaults(func=cmd_compare)
     args = parser.parse_args(argv)
     return args.func(args)
 
