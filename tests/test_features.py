@@ -59,6 +59,14 @@ def test_every_version_has_a_table():
     assert counts == {"1.35": (218, 156), "1.36": (241, 165), "1.37": (253, 186)}
 
 
+def test_the_api_schemas_are_of_the_same_releases():
+    """Fixtures are checked against the API of the releases kschedx
+    reproduces: a version added to one list and not the other fails here."""
+    from kschedx.sources.schema.model import RELEASES
+
+    assert RELEASES == REFERENCES
+
+
 def test_the_history_is_well_formed():
     """Rows oldest first, each (version, default, stage[, locked[, minCompat]]);
     membership and dependency rows name known gates and minors."""
