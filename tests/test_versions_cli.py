@@ -69,6 +69,11 @@ def test_the_live_servers_version_is_reproduced(kube_api):
     # a managed cluster's version string: the minor is what counts
     kube_api.version = version_info("v1.35.2-eks-4096722")
     assert doc_of(run(*args))["kubeVersion"] == "1.35"
+    # the newest minor is reproduced, not answered by the one before it
+    kube_api.version = version_info("v1.37.2")
+    doc = doc_of(run(*args))
+    assert (doc["kubeVersion"], doc["reference"]["kubernetes"]) == ("1.37", "v1.37.2")
+    assert not any("v1.37.2" in w for w in doc.get("warnings") or ())
 
 
 @pytest.mark.parametrize("served, used, how", [("v1.38.1", "1.37", "newer than"), ("v1.33.9", "1.35", "older than")])
