@@ -23,6 +23,15 @@ peak RSS:
 gen_preemption_workload.py's, the cluster of issue 31); --repeat N runs
 each N times, interleaved, and prints each run, then the least and the
 spread (least-most) of each figure, with the load average before and after.
+
+--oracle runs the real kube-scheduler of the same version too, in the same
+rounds (oracle_timing.py: `oracle --time`, its own loop with a fake API
+client, every node scored): `--mode simulate` beside kschedx's simulate,
+`--mode explain` beside kschedx's explain, and checks that both placed as
+many pods with as many victims. --before DIR runs a second kschedx checkout
+(PYTHONPATH=DIR) in the same rounds, for before/after figures.
+
+    python benchmarks/bench_preemption.py --snapshot benchmarks/out/preempt-5k.json --repeat 3 --oracle
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
+sys.path.insert(0, str(ROOT / "benchmarks"))
 ZONES = ("zone-a", "zone-b", "zone-c")
 
 
@@ -89,11 +99,13 @@ def pod_object(name, app, cpu, priority, node=None, start=None, memory="1Gi") ->
     return pod
 
 
-def run(label: str, argv: list[str]) -> dict:
+def run(label: str, argv: list[str], env: dict | None = None, out: Path | None = None) -> dict:
     with tempfile.NamedTemporaryFile("w+", suffix=".time") as tf:
-        with open(os.devnull, "wb") as devnull:
+        with open(out if out is not None else os.devnull, "wb") as sink:
+            # Run from out/: the kschedx imported is the installed one, or
+            # the one PYTHONPATH names (--before), not the current directory's.
             proc = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", tf.name, *argv],
-                                  stdout=devnull, stderr=subprocess.PIPE)
+                                  stdout=sink, stderr=subprocess.PIPE, env=env, cwd=OUT)
         if proc.returncode not in (0, 1):
             sys.stderr.write(proc.stderr.decode(errors="replace"))
             raise SystemExit(f"{label}: exit code {proc.returncode}")
@@ -101,6 +113,31 @@ def run(label: str, argv: list[str]) -> dict:
     fig = {"wall": float(wall), "cpu": float(user) + float(system), "rss": int(rss) // 1024}
     print(f"{label}: {fig['wall']:.2f} s wall, {fig['cpu']:.2f} s CPU, {fig['rss']} MiB peak RSS", flush=True)
     return fig
+
+
+def compare(figures: dict, plan: list) -> None:
+    """kschedx's least wall and CPU against the real scheduler's, and the
+    counts both placed and evicted."""
+    oracle = {mode: figures[label] for label, _, _, _, mode in plan if mode}
+    mine = {label.split()[0]: (label, figures[label], out) for label, _, env, out, mode in plan
+            if mode is None and env is None}
+    for command, mode in (("simulate", "simulate"), ("explain", "explain")):
+        if command not in mine or mode not in oracle:
+            continue
+        label, figs, out = mine[command]
+        theirs = oracle[mode]
+        w, c = min(f["wall"] for f in figs), min(f["cpu"] for f in figs)
+        ow, oc = min(f["wall"] for f in theirs), min(f["cpu"] for f in theirs)
+        print(f"{label} against the real scheduler ({mode}), least of each: wall {w:.2f} / {ow:.2f} s = "
+              f"{w / ow:.2f}x, CPU {c:.2f} / {oc:.2f} s = {c / oc:.2f}x")
+        line = theirs[-1]["line"]
+        if out is not None:
+            s = json.loads(out.read_text())["summary"]
+            print(f"    kschedx / real scheduler: placed {s['placed']} / {len(line['placements'])}, victims "
+                  f"{s['victims']} / {len(line['victims'])}, preemptions {s['preemptions']} / "
+                  f"{len(line['nominations'])}")
+        else:
+            print(f"    the real scheduler: {len(line['placements'])} scheduled, {len(line['nominations'])} nominated")
 
 
 def load_average() -> str:
@@ -115,11 +152,15 @@ def main(argv=None) -> int:
     ap.add_argument("--config", help="a KubeSchedulerConfiguration for every run")
     ap.add_argument("--snapshot", help="run on this cluster instead of generating one")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each command, interleaved")
+    ap.add_argument("--oracle", action="store_true",
+                    help="run the real kube-scheduler of the same version in the same rounds (oracle --time)")
+    ap.add_argument("--before", metavar="DIR", help="also run the kschedx checkout in DIR (PYTHONPATH) in the same rounds")
+    ap.add_argument("--kube-version", help="passed to kschedx (and the oracle's version)")
     args = ap.parse_args(argv)
 
     OUT.mkdir(parents=True, exist_ok=True)
     if args.snapshot:
-        path = Path(args.snapshot)
+        path = Path(args.snapshot).resolve()
         print(f"{path}: every pending pod")
     else:
         path = OUT / f"preempt-{args.nodes}-{args.pending}.json"
@@ -128,7 +169,11 @@ def main(argv=None) -> int:
             path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
         print(f"{args.nodes} nodes, every one full; {args.pending} pending pods that fit only by preempting")
     kschedx = [sys.executable, "-m", "kschedx"]
+    if args.config:
+        args.config = str(Path(args.config).resolve())
     extra = ["--config", args.config] if args.config else []
+    if args.kube_version:
+        extra += ["--kube-version", args.kube_version]
     runs = {
         "explain -o json --nodes failing":
             kschedx + ["explain", "--snapshot", str(path), "-o", "json", "--nodes", "failing",
@@ -137,11 +182,40 @@ def main(argv=None) -> int:
             kschedx + ["simulate", "--snapshot", str(path), "-o", "json", "--detail", "placements",
                        "--tie-break", "name"] + extra,
     }
-    figures: dict[str, list[dict]] = {label: [] for label in runs}
+    env_before = None
+    if args.before:
+        env_before = dict(os.environ, PYTHONPATH=str(Path(args.before).resolve()))
+    plan = []  # (label, argv, env, output file or None, oracle mode or None)
+    for label, argv in runs.items():
+        # simulate's document is kept for the comparison with the oracle's
+        # counts (explain's, thousands of node records a pod, is not).
+        out = OUT / "preempt-simulate.json" if label.startswith("simulate") else None
+        plan.append((label, argv, None, out, None))
+        if env_before is not None:
+            plan.append((f"{label} (before)", argv, env_before, None, None))
+    binary = None
+    if args.oracle:
+        from oracle_timing import build, kschedx_version, summary
+
+        version = args.kube_version or kschedx_version()
+        binary = build(version)
+        print(f"the real kube-scheduler: oracle/build {version}: {binary}")
+        plan.append((f"real kube-scheduler {version}, its own loop (oracle --time --mode simulate)", None, None, None,
+                     "simulate"))
+        plan.append((f"real kube-scheduler {version}, each pod against one snapshot (oracle --time --mode explain)",
+                     None, None, None, "explain"))
+    figures: dict[str, list[dict]] = {p[0]: [] for p in plan}
     print(f"load average {load_average()}", flush=True)
     for _ in range(args.repeat):
-        for label, argv in runs.items():
-            figures[label].append(run(label, argv))
+        for label, argv, env, out, mode in plan:
+            if mode is None:
+                figures[label].append(run(label, argv, env, out))
+                continue
+            from oracle_timing import run as run_oracle
+
+            fig = run_oracle(binary, mode, str(path), args.config)
+            print(f"{label}: {summary(fig)}", flush=True)
+            figures[label].append(fig)
     print(f"load average {load_average()}", flush=True)
     if args.repeat > 1:
         for label, figs in figures.items():
@@ -150,6 +224,8 @@ def main(argv=None) -> int:
                 return f"{fmt(values[0])} (+{fmt(values[-1] - values[0])})"
             print(f"{label}, least (+spread) of {args.repeat}: {span('wall', lambda v: f'{v:.2f} s')} wall, "
                   f"{span('cpu', lambda v: f'{v:.2f} s')} CPU, {span('rss', lambda v: f'{v} MiB')} peak RSS")
+    if binary is not None:
+        compare(figures, plan)
     return 0
 
 

@@ -11,6 +11,15 @@ processes, start to finish, one at a time, with wall time and peak RSS.
     python benchmarks/bench_scale.py --only "explain -o json, 200" --discard --repeat 3   # output to /dev/null
     python benchmarks/bench_scale.py --only "explain -o json, 200" --discard --extra=--no-reuse  # a cycle per pod
 
+    python benchmarks/bench_scale.py --only "explain -o json, 200" --only "simulate --detail placements" \\
+        --discard --repeat 3 --oracle      # the real kube-scheduler in the same rounds
+
+--oracle runs the real kube-scheduler of kschedx's version in each round
+(benchmarks/oracle_timing.py: `oracle --time`, whole processes like
+kschedx's): its own loop (`--mode simulate`) beside simulate, each pod
+against one snapshot (`--mode explain`) beside explain, and prints each
+kschedx figure against the real scheduler's least of the same run.
+
 CPU time (user + system) is printed next to wall time: on a shared machine
 wall time grows with the load of the others, CPU time much less. Each run is capped with `prlimit --as` (the machine is shared); output goes
 to a file under benchmarks/out/ and is checked to be valid JSON where it is
@@ -205,6 +214,8 @@ def main(argv=None) -> int:
                     help="write each output to /dev/null (not checked), as the real scheduler writes none")
     ap.add_argument("--repeat", type=int, default=1,
                     help="run each benchmark N times, interleaved, then print the least and the spread")
+    ap.add_argument("--oracle", action="store_true",
+                    help="run the real kube-scheduler of the same version in each round (oracle --time)")
     ap.add_argument("--check-json", metavar="FILE", help=argparse.SUPPRESS)
     ap.add_argument("--make-pod-file", metavar="SNAPSHOT", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -249,15 +260,46 @@ def main(argv=None) -> int:
               "--tie-break", "name"], "explain-one-cluster-150k.json", True),
         ]
     results: dict[str, list[dict]] = {}
+    oracle_binary = None
+    if args.oracle:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from oracle_timing import build, kschedx_version
+
+        version = kschedx_version(extra)
+        oracle_binary = build(version)
+        print(f"the real kube-scheduler: oracle/build {version}: {oracle_binary}", flush=True)
     print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}", flush=True)
     for _ in range(args.repeat):
+        modes = set()
         for label, cmd, out_name, check in runs:
             if args.only and not any(o in label for o in args.only):
                 continue
             if cmd[0] == "explain":
                 cmd = cmd + extra
             results.setdefault(label, []).append(run(label, cmd, args.limit, out_name, check, args.discard))
+            if oracle_binary is not None and cmd[cmd.index("--snapshot") + 1] == snap:
+                modes.add(cmd[0])
+        for mode in sorted(modes):
+            from oracle_timing import run as run_oracle, summary
+
+            fig = run_oracle(oracle_binary, mode, snap)
+            label = f"real kube-scheduler, oracle --time --mode {mode} (5k/50k/200)"
+            print(f"{label:<58} {summary(fig)}", flush=True)
+            results.setdefault(label, []).append({"wall": fig["wall"], "cpu": fig["cpu"], "rss_mib": fig["rss"],
+                                                  "line": fig["line"]})
     print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}", flush=True)
+    if oracle_binary is not None:
+        for label, figs in results.items():
+            if label.startswith("real kube-scheduler"):
+                continue
+            mode = label.split()[0]
+            theirs = results.get(f"real kube-scheduler, oracle --time --mode {mode} (5k/50k/200)")
+            if not theirs:
+                continue
+            w, c = min(f["wall"] for f in figs), min(f["cpu"] for f in figs)
+            ow, oc = min(f["wall"] for f in theirs), min(f["cpu"] for f in theirs)
+            print(f"{label} against the real scheduler, least of each: wall {w:.2f} / {ow:.2f} s = {w / ow:.2f}x, "
+                  f"CPU {c:.2f} / {oc:.2f} s = {c / oc:.2f}x", flush=True)
     if args.repeat > 1:
         for label, figs in results.items():
             walls, cpus, rss = (sorted(f[k] for f in figs) for k in ("wall", "cpu", "rss_mib"))

@@ -237,14 +237,19 @@ class TimedQueue(queue.Queue):
         self.taken: list[tuple[str, float]] = []  # (rv, when taken), every 20th event with an rv
         self.most = 0
         self._n = 0
+        # Times apart from the items: the watch peeks at the head's
+        # `received` for its own lag metric.
+        self._times: deque = deque()
 
     def _put(self, item):
-        self.queue.append((time.monotonic(), item))
+        self.queue.append(item)
+        self._times.append(time.monotonic())
         if len(self.queue) > self.most:
             self.most = len(self.queue)
 
     def _get(self):
-        _, item = self.queue.popleft()
+        item = self.queue.popleft()
+        self._times.popleft()
         if item.rv:
             self.taken_rv = item.rv
             self._n += 1
@@ -254,7 +259,7 @@ class TimedQueue(queue.Queue):
 
     def oldest_age(self, now: float) -> float:
         with self.mutex:
-            return now - self.queue[0][0] if self.queue else 0.0
+            return now - self._times[0] if self._times else 0.0
 
 
 def trigger_kind(reason: str) -> str:
@@ -282,7 +287,12 @@ def watch(args) -> None:
     batches: list[tuple[float, float, int]] = []  # (start, seconds, pods explained)
     samples: list[dict] = []
 
+    own_staleness: list[float] = []  # the watch's own measure (kschedx_explanation_staleness_seconds)
+
     class Observer(WatchObserver):
+        def staleness(self, seconds):
+            own_staleness.append(seconds)
+
         def explained(self, doc, seconds, trigger):
             since = due_since.pop(doc["pod"], None)
             if since is not None:
@@ -356,6 +366,7 @@ def watch(args) -> None:
 
     say({"ready": True, "first_batch_s": round(first_s, 1), "rss0_mib": round(rss0)})
     mark = len(explained)
+    own_mark = len(own_staleness)
     for line in sys.stdin:
         cmd = line.split()
         if cmd[0] == "start":
@@ -371,6 +382,8 @@ def watch(args) -> None:
                  "batches": run.batches, "events": sum(run.summary.events.values()),
                  "most_queued": events.most, "taken": events.taken, "samples": samples,
                  "explained": explained[mark:], "batch_times": batches,
+                 "own_staleness": own_staleness[own_mark:], "lag": run.summary_dict()["lag"],
+                 "rescored": [run.summary.rescored, run.summary.rescored_moved],
                  "still_due": sum(1 for t in list(run.tracked.values()) if t.due is not None)})
         elif cmd[0] == "quit":
             break
@@ -457,6 +470,9 @@ def measure(args) -> None:
             stale.append(written - (made if made is not None and made >= load_start else first_due))
             by_kind[kind] += 1
         print(f"staleness of each explanation (its first trigger's event to the line written): {summary(stale)}")
+        print(f"the watch's own staleness (from the event reaching the watch, kschedx_explanation_staleness_seconds): "
+              f"{summary(w1['own_staleness'])}; its summary's lag: {w1['lag']}; scored again "
+              f"{w1['rescored'][0]} times (the verdict moved {w1['rescored'][1]})")
         batch_s = [b[1] for b in w1["batch_times"] if b[0] >= load_start]
         if batch_s:
             print(f"batches during and after the load: {len(batch_s)}, median {statistics.median(batch_s):.1f} s, "

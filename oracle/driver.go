@@ -15,12 +15,13 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -59,8 +60,10 @@ type env struct {
 	cache     internalcache.Cache
 	snapshot  *internalcache.Snapshot
 	nominator *nominator
-	profiles  []*profile
-	byName    map[string]*profile
+	// Pending pods whose nomination a preemption cleared (simulate).
+	unnominated map[types.UID]bool
+	profiles    []*profile
+	byName      map[string]*profile
 	// Without --config the default profile evaluates every pod, whatever
 	// its schedulerName (kschedx's question is "where would the default
 	// scheduler put it").
@@ -101,13 +104,14 @@ func loadConfig(path string) (*config.KubeSchedulerConfiguration, error) {
 
 func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configured bool, st *clusterState) (*env, error) {
 	e := &env{
-		ctx:        ctx,
-		logger:     klog.FromContext(ctx),
-		client:     fake.NewSimpleClientset(),
-		nominator:  newNominator(),
-		byName:     map[string]*profile{},
-		configured: configured,
-		state:      st,
+		ctx:         ctx,
+		logger:      klog.FromContext(ctx),
+		client:      fake.NewSimpleClientset(),
+		nominator:   newNominator(),
+		unnominated: map[types.UID]bool{},
+		byName:      map[string]*profile{},
+		configured:  configured,
+		state:       st,
 	}
 	for _, obj := range st.objects {
 		if err := e.client.Tracker().Add(obj); err != nil {
@@ -149,7 +153,17 @@ func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configu
 		if err != nil {
 			return nil, fmt.Errorf("starting the resource slice tracker: %v", err)
 		}
-		draManager = dynamicresources.NewDRAManager(ctx, claimCache, sliceTracker, e.factory)
+		manager := dynamicresources.NewDRAManager(ctx, claimCache, sliceTracker, e.factory)
+		draManager = manager
+		if utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResource) {
+			// The device classes' extended resource names: a cache that
+			// kube-scheduler's addAllEventHandlers feeds from the DeviceClass
+			// informer (NodeResourcesFit and DynamicResources read it).
+			erCache := manager.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache)
+			if _, err := e.factory.Resource().V1().DeviceClasses().Informer().AddEventHandler(erCache); err != nil {
+				return nil, fmt.Errorf("the extended resource cache: %v", err)
+			}
+		}
 	}
 	csiManager := nodevolumelimits.NewCSIManager(e.factory.Storage().V1().CSINodes().Lister())
 
@@ -207,18 +221,17 @@ func newEnv(ctx context.Context, cfg *config.KubeSchedulerConfiguration, configu
 	}
 
 	e.factory.Start(ctx.Done())
+	var trackerSynced []func() bool
+	if sliceTracker != nil {
+		trackerSynced = append(trackerSynced, sliceTracker.HasSynced)
+	}
+	if !e.factory.synced(time.Minute, trackerSynced...) {
+		return nil, fmt.Errorf("informers, their event handlers or the resource slice tracker did not sync")
+	}
 	for typ, ok := range e.factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return nil, fmt.Errorf("informer for %v did not sync", typ)
 		}
-	}
-	if sliceTracker != nil {
-		if !toolscache.WaitForCacheSync(ctx.Done(), sliceTracker.HasSynced) {
-			return nil, fmt.Errorf("the resource slice tracker did not sync")
-		}
-	}
-	if !e.factory.handlersSynced(time.Minute) {
-		return nil, fmt.Errorf("informer event handlers did not sync")
 	}
 
 	// The cluster as the scheduler's informers deliver it: nodes in

@@ -28,8 +28,9 @@ import (
 
 type trackingFactory struct {
 	informers.SharedInformerFactory
-	mu   sync.Mutex
-	regs []toolscache.ResourceEventHandlerRegistration
+	mu        sync.Mutex
+	regs      []toolscache.ResourceEventHandlerRegistration
+	informers []toolscache.SharedIndexInformer
 }
 
 func newTrackingFactory(f informers.SharedInformerFactory) *trackingFactory {
@@ -38,7 +39,11 @@ func newTrackingFactory(f informers.SharedInformerFactory) *trackingFactory {
 
 // InformerFor is the factory's shared informer, its handlers tracked.
 func (f *trackingFactory) InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) toolscache.SharedIndexInformer {
-	return &trackingInformer{SharedIndexInformer: f.SharedInformerFactory.InformerFor(obj, newFunc), f: f}
+	inf := f.SharedInformerFactory.InformerFor(obj, newFunc)
+	f.mu.Lock()
+	f.informers = append(f.informers, inf)
+	f.mu.Unlock()
+	return &trackingInformer{SharedIndexInformer: inf, f: f}
 }
 
 // The groups the scheduler reads, their informers made through InformerFor above.
@@ -67,15 +72,24 @@ func (f *trackingFactory) track(reg toolscache.ResourceEventHandlerRegistration,
 	return reg, err
 }
 
-// handlersSynced waits until every handler registered so far has seen its
-// informer's initial list; false when `timeout` passed first.
-func (f *trackingFactory) handlersSynced(timeout time.Duration) bool {
+// synced waits until every informer made so far has listed its objects,
+// and every handler registered so far has seen that list (more, the
+// resource slice tracker's, in `extra`); false when `timeout` passed first.
+// It polls every millisecond: the factory's WaitForCacheSync polls every
+// 100 ms, most of a small fixture's run.
+func (f *trackingFactory) synced(timeout time.Duration, extra ...func() bool) bool {
 	deadline := time.Now().Add(timeout)
 	f.mu.Lock()
-	regs := append([]toolscache.ResourceEventHandlerRegistration(nil), f.regs...)
+	var checks []func() bool
+	for _, inf := range f.informers {
+		checks = append(checks, inf.HasSynced)
+	}
+	for _, reg := range f.regs {
+		checks = append(checks, reg.HasSynced)
+	}
 	f.mu.Unlock()
-	for _, reg := range regs {
-		for !reg.HasSynced() {
+	for _, done := range append(checks, extra...) {
+		for !done() {
 			if time.Now().After(deadline) {
 				return false
 			}

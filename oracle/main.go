@@ -5,6 +5,8 @@
 //
 //	oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,B=false] FIXTURE...
 //	oracle --dump-gates [--feature-gates A=true,B=false]
+//	oracle --serve [--feature-gates A=true,B=false]    (requests on stdin, one per line: serve.go)
+//	oracle --time [--mode explain|simulate] ... FIXTURE...   (the real scheduler's cost: timing.go)
 //
 // explain evaluates every pending pod of the fixture on its own against the
 // fixture's cluster; simulate schedules them one after another in queue
@@ -37,6 +39,8 @@ func main() {
 	debugLog := flag.Bool("debug", false, "kube-scheduler's own log on stderr")
 	showVersion := flag.Bool("version", false, "print the k8s.io/kubernetes release and exit")
 	dumpGates := flag.Bool("dump-gates", false, "write every feature gate kube-scheduler registers (specs, history, value, dependencies) and exit")
+	serveMode := flag.Bool("serve", false, "run the requests read from stdin, one JSON object per line (serve.go)")
+	timing := flag.Bool("time", false, "time the real scheduler instead (timing.go): one JSON line of figures")
 	// Flags may come after the fixture paths, as kschedx's options do.
 	var paths []string
 	for args := os.Args[1:]; ; {
@@ -64,8 +68,10 @@ func main() {
 		writeJSON(gatesDocument())
 		return
 	}
-	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || len(paths) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,...] FIXTURE...")
+	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || (len(paths) == 0) != *serveMode {
+		fmt.Fprintln(os.Stderr, "usage: oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,...] FIXTURE...\n"+
+			"       oracle --serve [--feature-gates A=true,...]\n"+
+			"       oracle --dump-gates [--feature-gates A=true,...]")
 		os.Exit(2)
 	}
 	if !*debugLog {
@@ -79,6 +85,16 @@ func main() {
 	}
 	// The scheduler's metrics exist before any of its parts runs (scheduler.New).
 	metrics.Register()
+	if *serveMode {
+		os.Exit(serveStdio())
+	}
+	if *timing {
+		if err := runTiming(*mode, *configPath, paths); err != nil {
+			fmt.Fprintf(os.Stderr, "oracle: %v\n", err)
+			os.Exit(3)
+		}
+		return
+	}
 	doc, err := run(*mode, *configPath, paths)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "oracle: %v\n", err)

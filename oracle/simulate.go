@@ -16,6 +16,13 @@ import (
 )
 
 func (e *env) step(pod *v1.Pod) *podResult {
+	if e.unnominated[pod.UID] {
+		// prepareCandidate cleared its nomination with a status patch
+		// (clearNominatedNodeName): the pod comes back to the queue without
+		// status.nominatedNodeName, so its cycle has no nominated node to try.
+		pod = pod.DeepCopy()
+		pod.Status.NominatedNodeName = ""
+	}
 	r := e.schedule(pod)
 	switch {
 	case r.status == "Scheduled":
@@ -35,6 +42,7 @@ func (e *env) step(pod *v1.Pod) *podResult {
 		for _, pi := range e.nominator.NominatedPodsForNode(node) {
 			if podPriority(pi.GetPod()) < podPriority(pod) {
 				e.nominator.DeleteNominatedPodIfExists(pi.GetPod())
+				e.unnominated[pi.GetPod().UID] = true
 			}
 		}
 		retryPod := pod.DeepCopy()

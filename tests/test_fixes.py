@@ -121,17 +121,22 @@ def test_topology_spread_max_skew_raised_to_what_the_nodes_need():
     assert sum(k == "relax-topology-spread" for k in kinds(p)) == 1
 
 
-def test_pod_anti_affinity_term_dropped_or_a_node_added():
-    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+def test_pod_anti_affinity_term_made_preferred_or_a_node_added():
+    term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
     objects = [node("a"), node("b"),
                pod("w1", labels={"app": "web"}, node_name="a"), pod("w2", labels={"app": "web"}, node_name="b"),
                pod("web", labels={"app": "web"}, affinity=anti)]
     p = the_pod(objects)
     relax = fix_of(p, "relax-pod-affinity")
-    assert relax["patch"] == [{"op": "remove",
-                               "path": "/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0"}]
-    assert "app=web per kubernetes.io/hostname" in relax["description"]
+    # The term kept as a preference: smaller than dropping it, which is then not proposed.
+    assert relax["patch"] == [
+        {"op": "remove", "path": "/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0"},
+        {"op": "add", "path": "/spec/affinity/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution",
+         "value": [{"weight": 100, "podAffinityTerm": term}]}]
+    assert "app=web per kubernetes.io/hostname" in relax["description"] and "preferred" in relax["description"]
+    assert relax["widening"] == "softer" and relax["widens"][0]["kind"] == "anti-affinity"
+    assert kinds(p).count("relax-pod-affinity") == 1
     assert_fits(objects, relax)
     added = fix_of(p, "add-node")
     assert added["changes"][0]["action"] == "create"
@@ -142,7 +147,9 @@ def test_pod_anti_affinity_term_dropped_or_a_node_added():
     assert new["status"]["allocatable"] == {"cpu": "4", "memory": "16Gi", "pods": "110"}
     assert added["verified"]["selectedNode"] == "a-copy"
     assert_fits(objects, added)
-    assert kinds(p).index("relax-pod-affinity") < kinds(p).index("add-node")
+    # A node like a widens nothing: it ranks before the pod's softer anti-affinity.
+    assert added["widening"] == "none" and added["widens"] == []
+    assert kinds(p).index("add-node") < kinds(p).index("relax-pod-affinity")
 
 
 def test_largest_request_that_fits_found_by_bisection():
@@ -262,14 +269,18 @@ def test_scheduled_pods_get_no_fixes_and_no_flag_no_fixes():
     assert "fixes" not in p and "fixSearch" not in p
 
 
-def test_ranking_one_object_before_many_pod_before_cluster():
+LEVELS = ("none", "softer", "placement", "reserved", "others", "gives-up")
+
+
+def test_ranking_less_widening_first_then_one_object_before_many_pod_before_cluster():
     objects = [priority_class("mid", 500), node("a", cpu="2", taints=[GPU_TAINT]), node("b", cpu="2"),
                pod("f1", cpu="800m", node_name="b", priorityClassName="mid"),
                pod("f2", cpu="800m", node_name="b", priorityClassName="mid"),
                pod("web", cpu="1500m")]
     p = the_pod(objects)
-    ranks = [(f["objects"], f["side"]) for f in p["fixes"]]
-    assert ranks == sorted(ranks, key=lambda r: (r[0], r[1] != "pod"))
+    ranks = [(LEVELS.index(f["widening"]), f["objects"], f["side"]) for f in p["fixes"]]
+    assert ranks == sorted(ranks, key=lambda r: (r[0], r[1], r[2] != "pod"))
+    assert [f["widening"] for f in p["fixes"] if f["kind"] == "add-toleration"] == ["reserved"]
     assert fix_of(p, "remove-pods")["objects"] == 2
     assert kinds(p)[-1] == "remove-pods"
     for fix in p["fixes"]:
@@ -301,10 +312,12 @@ def test_cli_fix_flag(tmp_path, output):
     assert res.exit_code == 1, res.output
     if output == "json":
         doc = json.loads(res.output)
-        assert [x["kind"] for x in doc["pods"][0]["fixes"]][0] == "add-toleration"
+        # The smaller request widens less than tolerating the taint reserving gpu-1.
+        assert [x["kind"] for x in doc["pods"][0]["fixes"]][:2] == ["reduce-request", "add-toleration"]
     else:
         assert "fixes (each checked by running the scheduling cycle again" in res.output
-        assert "1. [add-toleration] tolerate taint dedicated=gpu:NoSchedule" in res.output
+        assert "2. [add-toleration] tolerate taint dedicated=gpu:NoSchedule" in res.output
+        assert "widens: tolerates taint dedicated=gpu:NoSchedule, which reserves 1 node(s) (gpu-1)" in res.output
         assert "patch Pod default/web: add /spec/tolerations" in res.output
         assert "\x1b[" not in res.output  # plain text without a terminal
 
@@ -340,8 +353,9 @@ def test_fixture_table_stays_true():
 def test_readme_examples_stay_true():
     root, _ = _fixture_table()
     assert _fixture_kinds(root, ["fixtures/pods/too-big.yaml"], "fixtures/cluster") == [["reduce-request"]]
+    # A node like worker-1 widens nothing; the smaller cpu request asks for less.
     assert _fixture_kinds(root, ["fixtures/preemption/urgent.yaml"], "fixtures/preemption/cluster.yaml") == [
-        ["reduce-request", "add-node"]]
+        ["add-node", "reduce-request"]]
 
 
 def test_several_requests_cut_to_what_one_node_has_free():

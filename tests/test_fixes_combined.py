@@ -83,6 +83,7 @@ def test_a_filter_failure_never_ends_with_no_candidate():
     web["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80}]
     objects = [node("a", cpu="1", taints=[TAINT], labels={"disk": "hdd"}), daemon, web]
     p = the_pod(objects)
+    # One join; without any of its parts it cannot open the node (no cycle needed to know).
     assert len(p["nodes"][0]["filters"]) and p["fixSearch"]["candidates"] == 1
     (fix,) = p["fixes"]
     assert fix["kind"] == "combined"

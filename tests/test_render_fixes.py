@@ -79,16 +79,27 @@ def test_wide_output_shows_a_created_object_with_kubectl_create():
 def test_ci_formats_give_one_line_per_fix():
     doc = _doc()
     (p,) = doc["pods"]
-    first = f"[{p['fixes'][0]['kind']}] {p['fixes'][0]['description']}"
-    assert f"fix 1: {first}" in to_junit(doc)
+    lines = [f"[{f['kind']}] {f['description']} ({_widens(f)})" for f in p["fixes"]]
+    import xml.etree.ElementTree as ET
+
+    failure = ET.fromstring(to_junit(doc)).find("testsuite/testcase/failure")
+    assert f"fix 1: {lines[0]}" in failure.text
     notices = [line for line in to_github(doc).splitlines() if line.startswith("::notice")]
     assert len(notices) == len(p["fixes"])
-    assert notices[0].startswith("::notice title=default/web fix 1::[add-toleration] tolerate taint")
+    # The smaller request widens less than tolerating a taint that reserves node a.
+    assert notices[0].startswith("::notice title=default/web fix 1::[reduce-request] lower the cpu request")
+    assert notices[0].endswith("(widens: asks for less cpu (2 -> 1))")
+    tolerate = next(line for line in notices if "[add-toleration]" in line)
+    assert "widens: tolerates taint dedicated=it's:NoSchedule, which reserves 1 node(s) (a) for other pods" in tolerate
     import yaml
 
     tap = to_tap(doc).splitlines()
     block = yaml.safe_load("\n".join(tap[tap.index("  ---") + 1:tap.index("  ...")]))
-    assert block["fixes"] == [f"[{f['kind']}] {f['description']}" for f in p["fixes"]]
+    assert block["fixes"] == lines
+
+
+def _widens(fix: dict) -> str:
+    return "widens: " + "; ".join(e["text"] for e in fix["widens"]) if fix["widens"] else "widens nothing"
 
 
 def test_html_report_has_a_fixes_section_with_copyable_patches():
@@ -111,7 +122,7 @@ def test_html_copy_button_in_chromium(tmp_path):
     try:
         browser.load(str(path))
         patch = browser.evaluate("document.querySelector('section.fixes pre.patch').innerText")
-        assert json.loads(patch)[0]["path"] == "/spec/tolerations"
+        assert json.loads(patch)[0]["path"] == "/spec/containers/0/resources/requests"  # the first fix's
         # file:// pages get no clipboard: the text is selected for the reader to copy.
         browser.evaluate("document.querySelector('section.fixes button.copy').click()")
         selected = browser.evaluate("window.getSelection().toString()")

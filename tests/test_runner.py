@@ -16,7 +16,7 @@ from builders import cluster_of, container, make_node, make_pod
 from kschedx.state import cache
 from kschedx.framework.interface import Plugin, PluginError, PostFilterResult, PreFilterResult
 from kschedx.framework.runtime import Framework
-from kschedx.framework.schedule_one import ONE_FEASIBLE_NOTE
+from kschedx.framework.schedule_one import NOMINATED_FITS_NOTE, ONE_FEASIBLE_NOTE
 from kschedx.framework.status import Code, Status
 from kschedx.plugins.nodeaffinity import NodeAffinity
 from kschedx.plugins.noderesources.fit import NodeResourcesFit
@@ -349,7 +349,10 @@ def test_nominated_node_is_tried_first_and_alone():
     pod = make_pod("p", status={"nominatedNodeName": "n2"})
     res = schedule(fw, pod)
     assert (res.status, res.selected_node, res.top_nodes) == ("Scheduled", "n2", ["n2"])
-    assert ONE_FEASIBLE_NOTE in res.notes
+    # As the golden corpus words it: the nominated node, not "the only feasible node".
+    assert res.notes[0] == ("nominated node n2 passed the filters: kube-scheduler selects it without looking at "
+                            "other nodes or scoring") == NOMINATED_FITS_NOTE.format(node="n2")
+    assert ONE_FEASIBLE_NOTE not in res.notes
 
 
 def test_nominated_node_that_does_not_fit_falls_back_to_all_nodes():

@@ -126,13 +126,23 @@ def test_node_and_pod_actions_are_upstreams():
 def test_changes_become_events():
     node = api_node("n1")
     relabelled = {**node, "metadata": {**node["metadata"], "labels": {"x": "y"}}}
+    # With what a Reach reads (commands/reach.py): the label keys changed
+    # (the hostname label went with the others), image names, the pods.
     assert events_of(Change("Node", "node-changed", node="n1", detail="labels", old=node, obj=relabelled)) == [
-        Event(NODE, A.UpdateNodeLabel, "n1")]
-    assert events_of(Change("Node", "node-images", node="n1")) == [Event(NODE, A(0), "n1")]
+        Event(NODE, A.UpdateNodeLabel, "n1", change="node-changed",
+              label_keys=frozenset({"x", "kubernetes.io/hostname"}))]
+    imaged = {**node, "status": {**node["status"], "images": [{"names": ["a:1"], "sizeBytes": 5}]}}
+    assert events_of(Change("Node", "node-images", node="n1", old=node, obj=imaged)) == [
+        Event(NODE, A(0), "n1", change="node-images", images=frozenset({"a:1"}))]
     pod = api_pod("p", node_name="n1")
-    assert events_of(Change("Pod", "left", node="n1", pod=pod)) == [Event(POD, A.Delete, "n1")]
+    assert events_of(Change("Pod", "left", node="n1", pod=pod)) == [
+        Event(POD, A.Delete, "n1", change="pod", pods=(pod,))]
+    assert events_of(Change("Pod", "bound", node="n1", pod=pod)) == [
+        Event(POD, A.Add, "n1", change="pod", pods=(pod,))]
     assert events_of(Change("Pod", "pod-changed", node="n1", pod=pod, old=pod, detail="status")) == [
         Event(POD, A(0), "n1")]
+    assert events_of(Change("Node", "node-removed", node="n1", extra={"pods": [pod]})) == [
+        Event(NODE, A.Delete, "n1", change="node-removed", pods=(pod,))]
     pending = {**api_pod("q"), "spec": {**api_pod("q")["spec"], "priority": 5}}
     nominated = {**pending, "status": {"nominatedNodeName": "n2"}}
     moved = {**pending, "status": {"nominatedNodeName": "n3"}}

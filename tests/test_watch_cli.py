@@ -66,6 +66,9 @@ def test_jsonl_lines_and_sigterm_ends_with_the_summary(api):
     last = json.loads(rest.decode().splitlines()[-1])
     assert last["kind"] == "SchedulingResult" and last["pods"] == []
     assert last["watch"]["stopReason"] == "SIGTERM" and last["watch"]["explanations"] == 6
+    lag = last["watch"]["lag"]
+    assert set(lag) == {"maxStalenessSeconds", "maxEventsQueued", "maxEventAgeSeconds"}
+    assert 0 <= lag["maxStalenessSeconds"] < 20 and lag["maxEventsQueued"] >= 0
     assert last["stream"]["exitCode"] == 0
     assert "watching pending pods in all namespaces on cluster" in err.decode()
 
@@ -173,6 +176,12 @@ def test_metrics_are_served(api):
         assert 'kschedx_pending_pods_by_reason{plugin="NodeResourcesFit",reason="Insufficient cpu"} 1.0' in text
         assert re.search(r"kschedx_explanation_duration_seconds_count 3\.0", text)
         assert "kschedx_api_server_up 1.0" in text and "process_resident_memory_bytes" in text
+        # How far behind it is: nothing waits once the first batch is written;
+        # the three explanations were each due from the start.
+        for gauge in ("kschedx_watch_events_queued", "kschedx_watch_oldest_event_age_seconds", "kschedx_pods_due",
+                      "kschedx_pods_due_oldest_age_seconds"):
+            assert re.search(rf"^{gauge} 0\.0$", text, re.M), gauge
+        assert re.search(r"kschedx_explanation_staleness_seconds_count 3\.0", text)
         conn_pod = api.get("Pod", "default", "web")
         from kschedx.sources.cluster import connect
 

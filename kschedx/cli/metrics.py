@@ -12,6 +12,11 @@ extra (`pip install 'kschedx[metrics]'`): it is imported only when
     kschedx_pods_gone_total{outcome}                 Bound, Deleted, Finished, Unexplained
     kschedx_watch_events_total{kind,type}            watch events applied
     kschedx_relists_total{kind}                      kinds listed again (410 Gone)
+    kschedx_watch_events_queued                      events received, not applied yet
+    kschedx_watch_oldest_event_age_seconds           how long the oldest of them has waited
+    kschedx_pods_due                                 pods due to be explained (again)
+    kschedx_pods_due_oldest_age_seconds              since the event that made the oldest of them due
+    kschedx_explanation_staleness_seconds            each explanation: from the event that made it due to it
     kschedx_api_server_up                            1 while the API server answers
     process_*                                        the process (resident memory...)
 """
@@ -90,6 +95,18 @@ class PrometheusObserver(WatchObserver):
         self.relists = Counter("kschedx_relists", "Kinds listed again", ["kind"], registry=registry)
         self.up = Gauge("kschedx_api_server_up", "1 while the API server answers", registry=registry)
         self.up.set(1)
+        # How far behind the cluster the watch is.
+        self.events_queued = Gauge("kschedx_watch_events_queued", "Watch events received and not applied yet",
+                                   registry=registry)
+        self.oldest_event = Gauge("kschedx_watch_oldest_event_age_seconds",
+                                  "How long the oldest event not applied yet has waited", registry=registry)
+        self.pods_due = Gauge("kschedx_pods_due", "Pending pods due to be explained (again)", registry=registry)
+        self.oldest_due = Gauge("kschedx_pods_due_oldest_age_seconds",
+                                "Since the event that made the oldest pod due", registry=registry)
+        self.staleness_seconds = Histogram(
+            "kschedx_explanation_staleness_seconds",
+            "From the event that made a pod due to its explanation written",
+            buckets=(.1, .25, .5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 300), registry=registry)
         ProcessCollector(registry=registry)
         try:
             self.server, self.thread = start_http_server(port, addr=host, registry=registry)
@@ -135,3 +152,12 @@ class PrometheusObserver(WatchObserver):
 
     def relisted(self, kind, reason):
         self.relists.labels(kind).inc()
+
+    def lag(self, events_queued, oldest_event_seconds, pods_due, oldest_due_seconds):
+        self.events_queued.set(events_queued)
+        self.oldest_event.set(oldest_event_seconds)
+        self.pods_due.set(pods_due)
+        self.oldest_due.set(oldest_due_seconds)
+
+    def staleness(self, seconds):
+        self.staleness_seconds.observe(seconds)

@@ -154,8 +154,16 @@ fix_option = click.option(
     "--fix",
     "fix",
     is_flag=True,
-    help="For each unschedulable pod, the smallest changes (to the pod or the cluster) that make it fit, each "
-         "checked by running the scheduling cycle again with it: a numbered list, `fixes` in json/yaml.",
+    help="For each unschedulable pod, the changes (to the pod or the cluster) that make it fit, what widens "
+         "least first, each checked by running the scheduling cycle again with it (for a workload: by placing "
+         "every replica again): a numbered list, `fixes` in json/yaml.",
+)
+simulate_fix_option = click.option(
+    "--fix",
+    "fix",
+    is_flag=True,
+    help="For each workload (and pod of its own) the run leaves with a pod not placed, the changes that place "
+         "all of its pods, what widens least first, each checked by running the whole simulation again with it.",
 )
 
 

@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..render.outputs import DOCUMENT_FORMATS
-from .options import debug_option, nodes_option, report_option, workload_options
+from .options import debug_option, nodes_option, report_option, simulate_fix_option, workload_options
 from .output import check_node_choice, output_sink, warn_unused_seed
 from .progress import placing_progress
 
@@ -18,9 +18,10 @@ from .progress import placing_progress
                    "failures keeps them for pods left unplaced only (the default with --report); "
                    "placements keeps the rest only (small documents on large clusters).")
 @nodes_option
+@simulate_fix_option
 @report_option
 @debug_option
-def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, report, cluster, selection,
+def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, fix, report, cluster, selection,
              all_pending, scheduler, sampling):
     """Place many pods one after another, as the scheduler would.
 
@@ -28,18 +29,20 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
     DaemonSets are expanded into the pods their controllers create) or,
     without POD_FILE, the snapshot's pending pods are scheduled in queue order;
     each placement, and each preemption (victims deleted, preemptor placed on
-    the nominated node), is applied before the next pod.
+    the nominated node), is applied before the next pod. With --fix, what
+    places the pods it leaves unplaced, checked by simulating again.
 
     \b
     Examples:
       kschedx simulate fixtures/simulate/deploy.yaml --snapshot fixtures/simulate/cluster.yaml
       kschedx simulate --snapshot cluster/ --tie-break name -o json
+      kschedx simulate deploy.yaml --snapshot cluster/ --fix
     """
     from ..commands import simulate as simulating
     from .workload import load_workload
 
     warn_unused_seed(tie_break, seed)
-    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection)
+    workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix)
     features, scheduler_config = scheduler.resolve(workload)
     check_node_choice(nodes, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     if detail is None:
@@ -51,7 +54,7 @@ def simulate(pod_files, snapshot_paths, output, tie_break, seed, detail, nodes, 
     with placing_progress(0 if output in DOCUMENT_FORMATS else len(workload.pods)) as progress:
         code = simulating.simulate_into(output_sink(output, "simulate", report=report), workload, tie_break=tie_break,
                                         seed=seed, progress=progress, detail=detail, config=scheduler_config,
-                                        features=features, sampling=sampling, nodes=nodes)
+                                        features=features, sampling=sampling, nodes=nodes, fix=fix)
     sys.exit(code)
 
 

@@ -1,7 +1,8 @@
 """`kschedx explain`: every pod against the same snapshot, each result
 handed to the sink as soon as it is computed. Identical pods share one cycle
 (reuse.py), worker processes compute pods ahead (util/workers.py), and
---fix searches each unschedulable pod's fixes (fixes/)."""
+--fix searches each unschedulable pod's fixes (fixes/). A workload's
+replicas are judged as a whole, one after another (sequence.py)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,10 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
     profile of its schedulerName. Each pod is its own first scheduling cycle
     (node sampling starts at index 0): an answer does not depend on which
-    other pods were asked about. `fix`: each Unschedulable pod's result
+    other pods were asked about. A workload of the POD_FILEs is judged as a
+    whole: its replicas one after another, each with the ones before it
+    placed, the snapshot put back after it (sequence.py); the document then
+    ends with `workloads`. `fix`: each Unschedulable pod's result
     gains `fixes`, changes checked by running its cycle again (kschedx/fixes;
     the workload must be loaded with keep_raw). `nodes`: a NodeChoice
     (--nodes), which node records each pod's document keeps (None: all).
@@ -47,8 +51,8 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     if scheds.extenders is not None:
         # An extender is a service of its own: it sees every pod, in order, once.
         reuse, jobs = False, 1
-    explained = pod_documents(explainer_for(scheds, workload, sink, reuse=reuse, fix=fix, nodes=nodes), pods,
-                              sink, jobs)
+    explainer = explainer_for(scheds, workload, sink, reuse=reuse, fix=fix, nodes=nodes)
+    explained = pod_documents(explainer, pods, sink, jobs)
     while True:
         with collector_paused():  # from the pod's cycle until it is written and dropped
             p = next(explained, None)
@@ -57,7 +61,7 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
             tally.add(p)
             sink.pod(p)
             del p  # the sink has it written: only the next pod is kept
-    sink.end(tail(scheds, workload))
+    sink.end(tail(scheds, workload, {"workloads": explainer.workloads} if explainer.workloads else None))
     return tally.exit_code
 
 
@@ -92,6 +96,22 @@ class _PodExplainer:
         # node was drawn at random is then its draw's own.
         self.draw_shapes_nodes = nodes is not None and not nodes.is_all
         self.reuse = ResultReuse(scheds, workload) if reuse else None
+        # on_cycle(pod, result): told of each cycle before its document is
+        # made (explain --watch keeps what its verdict depends on).
+        self.on_cycle = None
+        self.workloads: list[dict] = []  # each workload's summary (sequence.py), in order
+        self._simulation = None
+
+    def simulation(self):
+        """The simulate step over this run's snapshot (a workload's replicas)."""
+        if self._simulation is None:
+            from ..framework.simulation import Simulation
+
+            self._simulation = Simulation(self.scheds)
+        return self._simulation
+
+    def choose_nodes(self, doc: dict, r) -> None:
+        _choose_nodes(doc, r, self.nodes)
 
     def key(self, pi: PodInfo) -> str | None:
         return self.reuse.key(pi) if self.reuse is not None else None
@@ -108,6 +128,8 @@ class _PodExplainer:
         before = rng.draws
         scheds.sampling.next_start_node_index = 0
         r = scheds.schedule(pi)
+        if self.on_cycle is not None:
+            self.on_cycle(pi, r)
         drawn = r.tie_drawn
         own = own and self.reuse is not None
         records = None
@@ -159,7 +181,14 @@ class _PodExplainer:
 
 def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None, renderer=None):
     """Each pod's document, in order. `encoder`: the sink's nodes_encoder,
-    `renderer`: its body_renderer, applied by the workers."""
+    `renderer`: its body_renderer, applied by the workers. A workload's
+    replicas are judged together, in this process (sequence.py)."""
+    from .sequence import units
+
+    work = units(pods, explainer.workload)
+    if any(isinstance(u, tuple) for u in work):
+        yield from _explained_units(explainer, work, jobs, encoder, renderer)
+        return
     if jobs <= 1 or len(pods) <= 2:
         for i, pi in enumerate(pods, 1):
             yield explainer.explain(pi, explainer.key(pi), last=i == len(pods))
@@ -168,6 +197,33 @@ def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder
     # then the workers' too.
     yield explainer.explain(pods[0], explainer.key(pods[0]))
     yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1), encoder, renderer)
+
+
+def _explained_units(explainer: _PodExplainer, work: list, jobs: int, encoder=None, renderer=None):
+    """Pods and workloads (sequence.units): a workload's replicas one after
+    another here; the pods between them as without workloads, by workers
+    when there are enough of them."""
+    from .sequence import explain_workload
+
+    i = 0
+    while i < len(work):
+        unit = work[i]
+        if isinstance(unit, tuple):
+            yield from explain_workload(explainer, *unit)
+            i += 1
+            continue
+        j = i
+        while j < len(work) and not isinstance(work[j], tuple):
+            j += 1
+        pods = work[i:j]
+        last = j == len(work)
+        if jobs <= 1 or len(pods) <= 2:
+            for k, pi in enumerate(pods, 1):
+                yield explainer.explain(pi, explainer.key(pi), last=last and k == len(pods))
+        else:
+            yield explainer.explain(pods[0], explainer.key(pods[0]))
+            yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1), encoder, renderer)
+        i = j
 
 
 def _explained_by_workers(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder=None, renderer=None):

@@ -37,6 +37,11 @@ class Workload:
     # workload (keep_raw): its fixes patch the workload's pod template, and
     # its raw pod is the one that template makes as written.
     workload_refs: dict = field(default_factory=dict)
+    # The workloads of the POD_FILEs (sources/workloads.WorkloadGroup, `pods`
+    # their uids in the controller's order), and uid -> (group, index):
+    # explain places a workload's replicas one after another.
+    groups: list = field(default_factory=list)
+    group_of: dict = field(default_factory=dict)
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
@@ -87,9 +92,11 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
     warnings = []
     notes: list[str] = []
     refs: dict = {}
+    groups: list = []
     if any(obj.get("kind") in WORKLOAD_KINDS for obj, _ in pod_objects):
         nodes = [obj for obj, _ in cluster_objects + pod_objects if obj.get("kind") == "Node"]
-        pod_objects, notes = expand_workloads(pod_objects, nodes, cluster_objects, refs if keep_raw else None)
+        pod_objects, notes = expand_workloads(pod_objects, nodes, cluster_objects, refs if keep_raw else None,
+                                              groups)
     for obj, origin in pod_objects:
         if obj["kind"] == "Pod":
             spec = obj.get("spec")
@@ -145,8 +152,21 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
     pod_infos = queue_order([PodInfo(p) for p in pods])
     sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
     unreadable = [unreadable_warning(kind, why) for kind, why in cluster.unreadable_kinds.items()]
+    group_of = _group_members(groups, incoming_uids)
     return Workload(cluster, pod_infos, warnings + unreadable + cluster.warnings, notes, sources, set(incoming_uids),
-                    raw_pods, refs)
+                    raw_pods, refs, groups, group_of)
+
+
+def _group_members(groups: list, uids: set) -> dict:
+    """Each workload's pods as uids (admission gave them in place), and
+    uid -> (group, index among its pods). Pods admission left out (none,
+    today) are left out of their group too."""
+    group_of = {}
+    for g in groups:
+        g.pods = [p["metadata"]["uid"] for p in g.pods if (p.get("metadata") or {}).get("uid") in uids]
+        for i, uid in enumerate(g.pods):
+            group_of[uid] = (g, i)
+    return group_of
 
 
 def unreadable_warning(kind: str, why: str) -> str:

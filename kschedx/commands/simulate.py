@@ -3,25 +3,29 @@ placement or preemption applied to the snapshot before the next pod."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 from ..framework.dispatch import new_schedulers
 from ..result.document import Tally
 from ..result.node_group import node_group
 from ..result.sink import DocumentSink, ResultSink
 from .document import head, pod_document, tail
 from .load import Workload
+from .sequence import workload_field
 
 def simulate(workload: Workload, *, tie_break: str = "random", seed: int | None = None, progress=None,
-             detail: str = "full", config=None, sampling: str = "all", nodes=None, features=None) -> dict:
+             detail: str = "full", config=None, sampling: str = "all", nodes=None, features=None,
+             fix: bool = False) -> dict:
     """The pods one after another (see simulate_into): the whole document."""
     sink = DocumentSink()
     simulate_into(sink, workload, tie_break=tie_break, seed=seed, progress=progress, detail=detail, config=config,
-                  sampling=sampling, nodes=nodes, features=features)
+                  sampling=sampling, nodes=nodes, features=features, fix=fix)
     return sink.doc
 
 
 def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random", seed: int | None = None,
                   progress=None, detail: str = "full", config=None, sampling: str = "all", nodes=None,
-                  features=None) -> int:
+                  features=None, fix: bool = False) -> int:
     """The pods one after another in queue order, each outcome applied to the
     snapshot before the next pod, as kube-scheduler's cache would see it.
 
@@ -43,6 +47,13 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     Returns the exit code. `config`, `features`: as for explain_into.
     Node sampling's start index is carried from each scheduling cycle to the
     next, as kube-scheduler carries it (the run starting at 0).
+
+    `fix` (the workload loaded with keep_raw): for each workload of the
+    POD_FILEs, and each pod of its own, that the run leaves with a pod not
+    placed, the first such pod's document gains the fixes that place all of
+    its pods, each checked by placing every pod again (fixes/sequence.py);
+    the run is then made in a trial and its pods are written once the
+    searches are done.
     """
     from ..framework.simulation import Simulation, without_nomination
 
@@ -51,6 +62,14 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     snapshot = scheds.snapshot
     sim = Simulation(scheds)
     queue = scheds.queue_order(list(workload.pods))
+    original = list(queue)  # the queue before nominations were cleared: what a fix's check places again
+    trial = ExitStack()
+    if fix:
+        # The run in a trial: the fix searches start from the cluster as it was.
+        trial.enter_context(sim.trial())
+    else:
+        trial = None
+    first_unplaced: dict = {}  # unit -> (position, PodInfo, document, PodResult) of its first pod not placed
     sink.begin(head(scheds, "simulate", nodes))
     before = node_usage(snapshot)
     position = {pi.uid: i for i, pi in enumerate(queue)}
@@ -70,8 +89,10 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
     if config is not None:
         summary["noProfile"] = 0  # pods of schedulerNames no profile serves
 
-    def release(i):
+    def release(i, final=False):
         # Hand over, in queue order, every pod no pod after position i can preempt.
+        if trial is not None and not final:
+            return  # --fix: the pods wait for their fixes
         while waiting:
             uid, p, priority = waiting[0]
             if p["placedNode"] and later_max[i] is not None and later_max[i] > priority:
@@ -92,6 +113,15 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
             settled = detail == "full" or (detail == "failures" and r.status != "Scheduled")
             return settled
 
+        unit = _unit(workload, pi) if trial is not None else None
+        search_here = unit is not None and unit not in first_unplaced
+        if search_here:
+            # Its fix search reads every node's verdicts if it is not placed.
+            settle_detail = settle
+
+            def settle(r, settle_detail=settle_detail):
+                return settle_detail(r) or r.status != "Scheduled"
+
         r = sim.step(pi, settle=settle)
         if r.status != "Scheduled" and r.nominated_node:
             summary["preemptions"] += 1
@@ -109,10 +139,22 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
                 j = position.get(np.uid)
                 if j is not None and j > i:
                     queue[j] = without_nomination(queue[j])
-        if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
-            r.drop_nodes()
-        p = pod_document(r, "simulate", workload, nodes, encoder)
+        if search_here and r.placed_node is None and r.status == "Unschedulable":
+            # Every node's verdicts, for its fix search (narrowed after it).
+            p = pod_document(r, "simulate", workload)
+            first_unplaced[unit] = (i, pi, p, r)
+        else:
+            if detail == "placements" or (detail == "failures" and (r.placed_node or not settled)):
+                r.drop_nodes()
+            p = pod_document(r, "simulate", workload, nodes, encoder)
         del r
+        member = workload.group_of.get(pi.uid)
+        if member is not None:
+            # Which workload of the POD_FILEs, which replica of how many.
+            source = p.pop("source", None)
+            p["workload"] = workload_field(member[0], member[1] + 1, len(member[0].pods))
+            if source is not None:
+                p["source"] = source
         if p["placedNode"]:
             held[pi.uid] = p
         waiting.append((pi.uid, p, pi.priority))
@@ -122,11 +164,45 @@ def simulate_into(sink: ResultSink, workload: Workload, *, tie_break: str = "ran
             progress(i + 1, len(queue))
 
     after = node_usage(snapshot)
-    extra = {"detail": detail, "summary": summary, "utilization": _utilization(snapshot, before, after)}
+    utilization = _utilization(snapshot, before, after)
+    if trial is not None:
+        trial.close()
+        _fixes(scheds, sim, workload, original, first_unplaced, waiting, detail, nodes)
+        release(len(queue) - 1, final=True)
+    extra = {"detail": detail, "summary": summary, "utilization": utilization}
     if workload.notes:
         extra["inputNotes"] = list(workload.notes)
     sink.end(tail(scheds, workload, extra))
     return tally.exit_code
+
+
+def _unit(workload: Workload, pi):
+    """What a pod's fixes are for in simulate: its workload of the POD_FILEs,
+    else the pod itself."""
+    hit = workload.group_of.get(pi.uid)
+    return ("workload", id(hit[0])) if hit is not None else ("pod", pi.uid)
+
+
+def _fixes(scheds, sim, workload: Workload, queue: list, first_unplaced: dict, waiting: list, detail: str,
+           nodes) -> None:
+    """simulate --fix: each unit's first pod not placed gains the fixes that
+    place all the unit's pods when the whole run is made again (and keep
+    every other pod placed before in its place)."""
+    from ..fixes.sequence import sequence_fixes
+
+    placed = {uid for uid, p, _ in waiting if p.get("placedNode")}
+    for unit, (i, pi, doc, r) in first_unplaced.items():
+        targets = [j for j, q in enumerate(queue) if _unit(workload, q) == unit]
+        keep = frozenset(j for j, q in enumerate(queue) if q.uid in placed and j not in targets)
+        unplaced = sum(1 for j in targets if queue[j].uid not in placed)
+        sequence_fixes(doc, scheds, sim, queue[i], queue, workload, targets=targets, keep=keep, unplaced=unplaced)
+        if detail == "placements":
+            r.drop_nodes()
+            doc["nodes"] = []
+        elif nodes is not None and not nodes.is_all:
+            keep_nodes = nodes.pick(r.outline(), r.selected_node)
+            doc["nodes"] = [n for n in doc["nodes"] if n["name"] in keep_nodes]
+        del r
 
 
 def _count(summary: dict, tally: Tally, p: dict) -> None:

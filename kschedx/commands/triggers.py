@@ -19,6 +19,14 @@ A pod is explained again when, after its last explanation:
 
 A nomination counts only for pods of at most the nominated pod's priority,
 as kube-scheduler counts nominated pods.
+
+A pod whose last cycle left a Reach (commands/reach.py: predicted Scheduled
+or rejected everywhere, no preemption about) is narrower: an event on one
+node (a pod arriving, leaving or changing there, the node changed, added or
+removed, its images) explains it again only when it can change its verdict
+through that node or through what the other plugins read (their
+EventReach). The Reach decides; these rules decide for every other pod and
+every other event.
 """
 
 from __future__ import annotations
@@ -50,6 +58,16 @@ class Event:
     node: str | None = None
     namespace: str | None = None
     priority: int | None = None
+    # What a Reach reads (commands/reach.py): the kind of change on the node
+    # ("pod", "node-changed", "node-images", "node-added", "node-removed";
+    # "" for the others), the pods concerned (a pod's objects before and
+    # after; the pods of a node removed), node label keys changed, whether
+    # taints or unschedulable changed, image names changed.
+    change: str = ""
+    pods: tuple = ()
+    label_keys: frozenset = frozenset()
+    taints_changed: bool = False
+    images: frozenset = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +84,7 @@ class PodView:
     top: tuple = ()
     plugins: frozenset = frozenset()
     preempting: bool = False
+    reach: object = None  # commands/reach.Reach of its last cycle, when it has one
 
 
 def events_of(change) -> list[Event]:
@@ -74,19 +93,20 @@ def events_of(change) -> list[Event]:
     not events for other pods: the watch handles them."""
     what = change.what
     if change.kind == POD:
-        if what == "arrived":
-            return [Event(POD, ActionType.Add, change.node)]
+        if what in ("arrived", "bound"):  # bound: a pending pod given a node, there now
+            return [Event(POD, ActionType.Add, change.node, change="pod", pods=(change.pod,))]
         if what == "left":
-            return [Event(POD, ActionType.Delete, change.node)]
+            return [Event(POD, ActionType.Delete, change.node, change="pod", pods=(change.pod,))]
         if what == "pod-changed":
             moved_from = (change.extra or {}).get("from")
             if moved_from and moved_from != change.node:
-                return [Event(POD, ActionType.Delete, moved_from), Event(POD, ActionType.Add, change.node)]
+                return [Event(POD, ActionType.Delete, moved_from, change="pod", pods=(change.old,)),
+                        Event(POD, ActionType.Add, change.node, change="pod", pods=(change.pod,))]
             if change.detail == "status":
                 # Nothing a plugin counts changed (its phase, conditions...).
                 return [Event(POD, ActionType(0), change.node)]
             return [Event(POD, pod_actions(change.old, change.pod, _requests_changed(change.old, change.pod)),
-                          change.node)]
+                          change.node, change="pod", pods=(change.old, change.pod))]
         if what == "nomination":
             priority = change.pod["spec"].get("priority") or 0
             out = [Event(POD, ActionType.Add, change.node, priority=priority)]
@@ -97,14 +117,17 @@ def events_of(change) -> list[Event]:
         return []
     if change.kind == NODE:
         if what == "node-added":
-            return [Event(NODE, ActionType.Add, change.node)]
+            return [Event(NODE, ActionType.Add, change.node, change=what)]
         if what == "node-removed":
-            return [Event(NODE, ActionType.Delete, change.node)]
+            return [Event(NODE, ActionType.Delete, change.node, change=what,
+                          pods=tuple((change.extra or {}).get("pods") or ()))]
         if what == "node-changed":
-            return [Event(NODE, node_actions(change.old, change.obj), change.node)]
+            old, new = change.old, change.obj
+            return [Event(NODE, node_actions(old, new), change.node, change=what, label_keys=_label_keys(old, new),
+                          taints_changed=_taints_changed(old, new), images=_images_changed(old, new))]
         if what == "node-images":
             # No plugin registers it (ImageLocality only scores): predictions only.
-            return [Event(NODE, ActionType(0), change.node)]
+            return [Event(NODE, ActionType(0), change.node, change=what, images=_images_changed(change.old, change.obj))]
         return []
     if what == "object":
         extra = change.extra or {}
@@ -113,6 +136,34 @@ def events_of(change) -> list[Event]:
 
 
 _OBJECT_ACTIONS = {"ADDED": ActionType.Add, "MODIFIED": ActionType.Update, "DELETED": ActionType.Delete}
+
+
+def _label_keys(old: dict | None, new: dict | None) -> frozenset:
+    """Node label keys added, removed or given another value."""
+    a = ((old or {}).get("metadata") or {}).get("labels") or {}
+    b = ((new or {}).get("metadata") or {}).get("labels") or {}
+    return frozenset(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+
+
+def _taints_changed(old: dict | None, new: dict | None) -> bool:
+    a, b = (old or {}).get("spec") or {}, (new or {}).get("spec") or {}
+    return (a.get("taints") or []) != (b.get("taints") or []) or bool(a.get("unschedulable")) != bool(
+        b.get("unschedulable"))
+
+
+def _images_changed(old: dict | None, new: dict | None) -> frozenset:
+    """Image names a node gained, lost, or holds at another size."""
+    def sizes(node):
+        out = {}
+        for image in ((node or {}).get("status") or {}).get("images") or ():
+            for name in image.get("names") or ():
+                out[name] = image.get("sizeBytes") or 0
+        return out
+
+    if old is None or new is None:
+        return frozenset({"*"})  # not known: every image
+    a, b = sizes(old), sizes(new)
+    return frozenset(n for n in a.keys() | b.keys() if a.get(n) != b.get(n))
 
 
 def _requests_changed(old: dict, new: dict) -> bool:
@@ -132,12 +183,21 @@ class Trigger:
     so all that depends on the event alone is worked out here once)."""
 
     __slots__ = ("registered", "known", "reads", "node", "namespace", "priority", "node_event", "pod_event",
-                 "frees_room", "add_or_update")
+                 "frees_room", "add_or_update", "change", "pods", "label_keys", "taints_changed", "images",
+                 "checker")
 
-    def __init__(self, event: Event, registered: frozenset, known, reads: tuple):
+    def __init__(self, event: Event, registered: frozenset, known, reads: tuple, checker=None):
         self.registered = registered
         self.known = known
         self.reads = reads
+        self.change = event.change
+        self.pods = event.pods
+        self.label_keys = event.label_keys
+        self.taints_changed = event.taints_changed
+        self.images = event.images
+        # What a Reach filters and scores a node with (commands/reach.Checker);
+        # None: no Reach is asked.
+        self.checker = checker
         self.node = event.node
         self.namespace = event.namespace
         self.priority = event.priority
@@ -154,6 +214,8 @@ class Trigger:
             return False
         if self.priority is not None and pod.priority > self.priority:
             return False
+        if pod.reach is not None and self.checker is not None and self.change and self.priority is None:
+            return pod.reach.wants(self, self.checker)
         if status == "Unschedulable":
             plugins = pod.plugins
             if plugins & self.registered or not plugins or not plugins <= self.known:
@@ -181,7 +243,7 @@ class Triggers:
         self.features = features
         self._by_kind: dict[tuple[str, int], tuple[frozenset, tuple]] = {}
 
-    def trigger(self, event: Event) -> Trigger:
+    def trigger(self, event: Event, checker=None) -> Trigger:
         key = (event.resource, int(event.action))
         found = self._by_kind.get(key)
         if found is None:
@@ -193,7 +255,7 @@ class Triggers:
                           for r in d.reads_for(self.features)
                           if event.resource in r.kinds and r.actions & event.action)
             found = self._by_kind[key] = (registered, reads)
-        return Trigger(event, found[0], self.declarations.keys(), found[1])
+        return Trigger(event, found[0], self.declarations.keys(), found[1], checker)
 
     def wants(self, event: Event, pod: PodView) -> bool:
         return self.trigger(event).wants(pod)

@@ -36,11 +36,12 @@ from ..util.gc_policy import collector_paused
 from .document import head as document_head
 from .explain import explainer_for, pod_documents
 from .load import Workload
+from .reach import Checker, Reach
 from .triggers import SELF_ONLY, PodView, Triggers, events_of
 
-# A drain applies at most this many events, or for this long, before pods due are explained.
-DRAIN_EVENTS = 2_000
-DRAIN_SECONDS = 0.1
+# A drain applies the events queued (every one, unless they keep coming for
+# longer than a batch may last) before pods due are explained.
+DRAIN_EVENTS = 100_000
 # Reasons (plugin, reason) kept per pod; label sets for metrics are capped elsewhere.
 MAX_REASONS = 32
 # Distinct warnings remembered as said.
@@ -67,6 +68,14 @@ class WatchObserver:
 
     def relisted(self, kind: str, reason: str) -> None:
         pass
+
+    def lag(self, events_queued: int, oldest_event_seconds: float, pods_due: int, oldest_due_seconds: float) -> None:
+        """How far behind the cluster the watch is, once per loop: events
+        waiting to be applied and the age of the oldest; pods due to be
+        explained and how long the oldest has been."""
+
+    def staleness(self, seconds: float) -> None:
+        """An explanation written: how long after the event that made it due."""
 
 
 @dataclass(slots=True)
@@ -96,6 +105,8 @@ class Tracked:
     last: Verdict | None = None
     traits: frozenset = frozenset()  # what the pod's spec asks for that triggers read (traits_of)
     view: PodView | None = None  # what the triggers read of it, made when first asked
+    due_since: float | None = None  # the event that first made it due since its last explanation
+    reach: Reach | None = None  # what its last explanation's cycle depends on (commands/reach.py)
 
     def seen(self, pod: dict) -> None:
         """The pod's spec as it is now."""
@@ -111,7 +122,7 @@ class Tracked:
                 view = PodView(self.namespace, self.priority, self.traits)
             else:
                 view = PodView(self.namespace, self.priority, self.traits, v.status, v.node, v.top, v.plugins,
-                               v.preempting)
+                               v.preempting, self.reach)
             self.view = view
         return view
 
@@ -128,6 +139,11 @@ class Summary:
     gone: dict[str, int] = field(default_factory=lambda: {"Bound": 0, "Deleted": 0, "Finished": 0})
     gone_unexplained: int = 0
     predictions: dict[str, int] = field(default_factory=lambda: {"hit": 0, "miss": 0, "unpredicted": 0})
+    max_staleness: float = 0.0
+    max_events_queued: int = 0
+    max_event_age: float = 0.0
+    rescored: int = 0  # Reaches whose scores were computed again (and whether it moved the verdict: `rescored_moved`)
+    rescored_moved: int = 0
 
 
 def _now_text(wall=None) -> str:
@@ -199,6 +215,13 @@ class WatchRun:
         self.batches = 0
         self.head: dict | None = None
         self._window: float | None = None
+        # What re-checks a node for a Reach: the last batch's frameworks
+        # (None until the first batch, and after a nomination changed: the
+        # rules decide meanwhile).
+        self.checker: Checker | None = None
+        self._flagged: dict = {}  # Reaches with nodes to score again -> since when (Checker.flag)
+        self._reaches: dict = {}  # this batch's Reaches, by scheduling key (or uid)
+        self._explain_cost = 0.05  # seconds an explanation takes, on average lately
 
     # -- for tests and the benchmark ------------------------------------------------------
     def sync(self, rv: int, timeout: float = 30.0) -> bool:
@@ -237,6 +260,9 @@ class WatchRun:
             now = self.clock()
             wait = 0.5
             next_due = min((t.due for t in self.tracked.values() if t.due is not None), default=None)
+            if self._flagged:
+                rescore_at = min(at for at, _ in self._flagged.values()) + self.settle
+                next_due = rescore_at if next_due is None else min(next_due, rescore_at)
             if next_due is not None:
                 wait = max(0.0, min(wait, next_due - now))
             try:
@@ -252,9 +278,13 @@ class WatchRun:
                 break
             if self.stop.is_set():
                 break
+            self._lag(self.clock())
             self._flush(self.clock())
             self._stale_warnings()
-            self.live.maybe_compact()
+            if self.live.should_compact():
+                # What holds the old snapshot goes first: the build freezes what is alive.
+                self._forget_reaches()
+                self.live.compact()
             if getattr(self.sink, "closed", False):
                 self.summary.stop_reason = "stdout closed"
                 break
@@ -276,7 +306,10 @@ class WatchRun:
             self._synced.set()
 
     def _drain(self, ev) -> None:
-        deadline = self.clock() + DRAIN_SECONDS
+        """Every event queued applied before the next batch (a batch explains
+        the state as it is now); a stream that never pauses is cut after as
+        long as a batch may last, so that pods due are explained too."""
+        deadline = self.clock() + max(self.settle, 1.0)
         n = 0
         events = self.watcher.events
         while ev is not None:
@@ -309,7 +342,11 @@ class WatchRun:
         for text in self.live.take_notices():
             self._say(text)
         if changes:
-            self._triggers(changes)
+            now = self.clock()
+            # A pod is due `settle` after the event reached the watch, not
+            # after it was applied: time waited in the queue counts.
+            at = ev.received if ev.received is not None and ev.received <= now else now
+            self._triggers(changes, at)
 
     def _connection(self, extra: dict) -> None:
         server = self.watcher.conn.server
@@ -359,9 +396,12 @@ class WatchRun:
             t.due, t.reason = when, reason
         elif when < t.due:
             t.due = when
+        if t.due_since is None:
+            t.due_since = now
 
-    def _triggers(self, changes: list[Change]) -> None:
-        now = self.clock()
+    def _triggers(self, changes: list[Change], now: float | None = None) -> None:
+        if now is None:
+            now = self.clock()
         for c in changes:
             what = c.what
             if c.kind == "Pod":
@@ -381,7 +421,13 @@ class WatchRun:
                     t = self.tracked.pop(key, None)
                     if t is not None:
                         self._gone(t, c)
+                    if what == "bound":  # it is on its node now, for the other pods
+                        self._each(now, f"pod {key} bound to node {c.node}", events_of(c))
                     continue
+                if what == "nomination":
+                    # The checker's frameworks hold the nominations of their
+                    # batch: the rules decide until the next one.
+                    self.checker = None
                 if what in ("nomination", "left", "arrived", "pod-changed"):
                     self._each(now, _pod_reason(c, key), events_of(c))
             elif c.kind == "Node":
@@ -394,12 +440,15 @@ class WatchRun:
 
     def _each(self, now: float, reason: str, events) -> None:
         """Each tracked pod one of the events explains again is due (commands/triggers.py)."""
-        triggers = [self.triggers.trigger(e).wants for e in events]
+        checker = self.checker
+        triggers = [self.triggers.trigger(e, checker).wants for e in events]
         if not triggers:
             return
+        if checker is not None:
+            checker.now, checker.reason = now, reason
         for t in self.tracked.values():
-            if t.due is not None and t.last is None:
-                continue  # not explained yet: it will be
+            if t.due is not None:
+                continue  # due already (or not explained yet): it will be
             view = t.view
             if view is None:
                 view = t.view_of()
@@ -434,21 +483,55 @@ class WatchRun:
                           features=self.features, sampling=self.sampling, snapshot=self.live.snapshot,
                           extenders=self.extenders, freeze=False)
 
+    def _rescore(self, now: float, scheds: Schedulers) -> None:
+        """The Reaches whose feasible nodes changed are scored again, once
+        `settle` has passed since the first such change; the pods of those
+        whose verdict moved are due now."""
+        if not self._flagged or now < min(at for at, _ in self._flagged.values()) + self.settle:
+            return
+        flagged = dict(self._flagged)
+        self._flagged.clear()
+        fresh = Checker(scheds)
+        by_reach: dict[int, list[Tracked]] = {}
+        for t in self.tracked.values():
+            if t.reach is not None and t.reach in flagged:
+                by_reach.setdefault(id(t.reach), []).append(t)
+        for reach, (since, reason) in flagged.items():
+            self.summary.rescored += 1
+            if not reach.rescore(fresh):
+                continue
+            self.summary.rescored_moved += 1
+            for t in by_reach.get(id(reach), ()):
+                if t.due is None:
+                    t.due_since = since
+                self._due(t, now, reason or "node changed", settle=0.0)
+
     def _flush(self, now: float, scheds: Schedulers | None = None) -> None:
+        if self._flagged and now >= min(at for at, _ in self._flagged.values()) + self.settle:
+            if scheds is None:
+                scheds = self._schedulers()
+            self._rescore(now, scheds)
         due = [t for t in self.tracked.values() if t.due is not None and t.due <= now]
         if not due:
             return
         if self._window is not None and self._window <= now:
             self._window = None
-        pods = []
-        for t in sorted(due, key=lambda t: t.key):
+        budget = max(self.settle, 1.0)
+        # Oldest first: the pods due the longest, as many as a batch can
+        # explain; the batch itself runs in queue order.
+        due.sort(key=lambda t: (t.due_since if t.due_since is not None else t.due, t.key))
+        room = max(1, int(budget / max(self._explain_cost, 1e-3)))
+        chosen = []
+        for t in due:
             pod = self.live.pending_pod(t.key)
             if pod is None:  # gone meanwhile; its Change says so
                 t.due = None
                 continue
-            pods.append(self.live.snapshot.pod_info(pod))
-        if not pods:
+            if len(chosen) < room:
+                chosen.append((t.key, pod))
+        if not chosen:
             return
+        pods = [self.live.snapshot.pod_info(pod) for _, pod in sorted(chosen, key=lambda kp: kp[0])]
         if scheds is None:
             scheds = self._schedulers()
         # "Now" for what depends on time (DynamicResources' binding timeout), as a read sets it.
@@ -456,10 +539,17 @@ class WatchRun:
         pods = scheds.queue_order(queue_order(pods))
         workload = Workload(self.live.cluster, pods, asked=self._asked(pods))
         explainer = explainer_for(scheds, workload, self.sink, reuse=self.reuse, nodes=self.nodes)
-        budget = max(self.settle, 1.0)
+        lowest = min((pi.priority for ni in self.live.snapshot.node_infos for pi in ni.pods), default=0)
+        reaches = self._reaches = {}
+
+        def on_cycle(pi, r):
+            reaches[explainer.key(pi) or pi.uid] = Reach.of(scheds.framework_for(pi), pi, r, lowest)
+
+        explainer.on_cycle = on_cycle
         started = self.clock()
         documents = pod_documents(explainer, pods, self.sink, 1)
         self.batches += 1
+        explained = 0
         for pi in pods:
             if self.stop.is_set() or self.clock() - started > budget:
                 break  # the rest stay due: the next batch takes them
@@ -470,9 +560,49 @@ class WatchRun:
                 if doc is None:
                     break
                 seconds = self.clock() - t0
+                t.reach = reaches.get(explainer.key(pi) or pi.uid)
                 self._explained(t, doc, seconds)
+                explained += 1
                 del doc
+        if explained:
+            cost = (self.clock() - started) / explained
+            self._explain_cost = 0.5 * self._explain_cost + 0.5 * cost
+        self._reaches = {}
+        # The next events' Reaches ask these frameworks (the state is the live one).
+        self.checker = Checker(scheds, self._flagged)
         self._pending_gauges()
+
+    def _forget_reaches(self) -> None:
+        """The snapshot was built again (label signatures forgotten, new
+        NodeInfos and PodInfos): what the Reaches kept is of the old one. The
+        rules decide for every pod until it is explained again; nodes kept
+        to be scored again make their pods due."""
+        now = self.clock()
+        flagged, self._flagged = self._flagged, {}
+        self.checker = None
+        for t in self.tracked.values():
+            if t.reach is not None and t.reach in flagged:
+                self._due(t, now, "cluster read again", settle=0.0)
+            t.reach = None
+            t.view = None
+
+    def _lag(self, now: float) -> None:
+        """How far behind the watch is (observer.lag, the summary's maxima)."""
+        events = self.watcher.events
+        queued = events.qsize()
+        oldest_event = 0.0
+        if queued:
+            with events.mutex:
+                head = events.queue[0] if events.queue else None
+            received = getattr(head, "received", None)
+            if received is not None:
+                oldest_event = max(0.0, time.monotonic() - received)
+        due = [t.due_since for t in self.tracked.values() if t.due is not None and t.due_since is not None]
+        oldest_due = max(0.0, now - min(due)) if due else 0.0
+        s = self.summary
+        s.max_events_queued = max(s.max_events_queued, queued)
+        s.max_event_age = max(s.max_event_age, oldest_event)
+        self.observer.lag(queued, oldest_event, len(due), oldest_due)
 
     def _asked(self, pods) -> set:
         if self.named is None:
@@ -482,6 +612,11 @@ class WatchRun:
     def _explained(self, t: Tracked, doc: dict, seconds: float) -> None:
         t.explanations += 1
         reason, t.reason, t.due = t.reason, None, None
+        if t.due_since is not None:
+            stale = max(0.0, self.clock() - t.due_since)
+            self.summary.max_staleness = max(self.summary.max_staleness, stale)
+            self.observer.staleness(stale)
+            t.due_since = None
         at = _now_text(self.wall)
         t.last = verdict_of(doc, self.live.version, at)
         t.view = None
@@ -570,6 +705,8 @@ class WatchRun:
             "gone": dict(s.gone),
             "goneUnexplained": s.gone_unexplained,
             "predictions": dict(s.predictions),
+            "lag": {"maxStalenessSeconds": round(s.max_staleness, 1), "maxEventsQueued": s.max_events_queued,
+                    "maxEventAgeSeconds": round(s.max_event_age, 1)},
             "pending": dict(sorted(pending.items())),
             "exitCode": self.exit_code,
         }

@@ -30,7 +30,7 @@ import json
 
 from ..config import names
 from .parts import Context, Part
-from .search import CLUSTER, POD, Candidate
+from .search import CLUSTER, POD, Candidate, candidate_key
 
 KIND = "combined"
 ORDER_POD = 14
@@ -130,6 +130,7 @@ def join(parts: list[Part], node: str | None, base: Candidate | None = None) -> 
     cand.order = ORDER_POD if cand.side == POD else ORDER_CLUSTER
     if node is not None:
         cand.change += f" (for node {node})"
+    cand.joined = (list(parts), node, base)
     return cand
 
 
@@ -198,9 +199,71 @@ def _check(search, candidates, limit: int) -> bool:
         fix = search.check(cand, combination=True)
         tried += search.tried - before
         if fix is not None:
-            search.fixes.append(fix)
+            fix = smallest(search, cand, fix)
+            if not any(f.changes == fix.changes for f in search.fixes):
+                search.fixes.append(fix)
             return True
     return False
+
+
+def smallest(search, cand: Candidate, fix):
+    """The verified join `cand` (its Fix `fix`) without every part it does
+    not need: each part left out in turn (the largest first), the join of
+    the others checked; one that verifies replaces it, and is made smaller
+    again. A join is proposed only when no part of it can go: a single part
+    left is its own kind's fix (not `combined`). The change a chain starts
+    from stays (it alone did not place the pod)."""
+    while cand.joined is not None:
+        parts, node, base = cand.joined
+        if len(parts) + (base is not None) < 2:
+            break
+        smaller = None
+        for i in sorted(range(len(parts)), key=lambda i: -parts[i].magnitude):
+            if not search.has_budget():
+                return fix
+            rest = parts[:i] + parts[i + 1:]
+            if base is None and not _could_open(search.blockers, rest):
+                continue  # no node fails only what the rest opens: it cannot place the pod
+            trial = _single(rest[0], node) if len(rest) == 1 and base is None else join(rest, node, base)
+            if candidate_key(trial) in search.failed:
+                continue  # checked already (a single change of its kind): it does not place the pod
+            found = search.check(trial, combination=True)
+            if found is not None:
+                smaller = (trial, found)
+                break
+        if smaller is None:
+            break
+        cand, fix = smaller
+    return fix
+
+
+# A Filter plugin whose verdict other fields of the pod change too: its
+# node inclusion policies read the pod's node affinity and tolerations.
+_INDIRECT = frozenset({names.PodTopologySpread})
+
+
+def _could_open(blockers, parts: list[Part]) -> bool:
+    """Whether some node fails only plugins the parts open (a part changes
+    the verdicts of the plugins it opens and of none other, but for
+    _INDIRECT): else the parts cannot place the pod, and need no cycle."""
+    opened = frozenset().union(*(p.opens() for p in parts)) | _INDIRECT
+    return any(failing and failing <= opened for failing in blockers.groups())
+
+
+def _single(part: Part, node: str | None) -> Candidate:
+    """One part as the fix of its own kind."""
+    from .kinds import kind_order
+
+    cand = Candidate(part.kind, part.side, part.words, pod_patch=list(part.pod_patch) if part.pod_patch else None,
+                     magnitude=part.magnitude, order=kind_order(part.kind))
+    cand.claim_edits = {k: list(v) for k, v in part.claim_edits.items()}
+    cand.node_patches = {k: list(v) for k, v in part.node_patches.items()}
+    cand.objects = list(part.objects)
+    cand.removed = list(part.removed)
+    cand.new_nodes = list(part.new_nodes)
+    for change in part.changes:
+        _add_change(cand.changes, change)
+    return cand
 
 
 def pod_join(search) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from .blockers import Blockers
+from .kinds import kinds as _kinds
 from .search import CLUSTER, MAX_FIXES, MAX_RUNS, Fix, Search
 from .verify import Verifier
 
@@ -15,30 +16,20 @@ LARGE = 1000
 ENOUGH = 1
 
 
-def _kinds():
-    from . import (add_node, create_pv, create_pvc, device_class, device_count, device_selector, free_devices,
-                   free_rwop_claim, host_port, node_affinity, node_labels, node_taints, pod_affinity, priority,
-                   remove_pods, requests, resource_slice, spread, storage_class, tolerations)
-
-    # Cheap, likely candidates first: the budget is shared. The pod's side,
-    # then the cluster's.
-    pod_side = (tolerations, node_affinity, node_affinity.move, spread, pod_affinity, host_port, requests, device_count,
-                device_selector, device_selector.constraint, device_class, create_pvc, storage_class, priority)
-    cluster_side = (node_taints, node_labels, free_rwop_claim, create_pv, resource_slice, add_node, free_devices,
-                    remove_pods)
-    return pod_side, cluster_side
-
-
-def find_fixes(fw, pod_info, pod_doc: dict, raw_pod: dict, *, max_runs: int = MAX_RUNS, workload=None) -> dict:
+def find_fixes(fw, pod_info, pod_doc: dict, raw_pod: dict, *, max_runs: int = MAX_RUNS, workload=None,
+               verifier=None) -> dict:
     """The `fixes` of one Unschedulable pod's result, how the search went,
     and advice: {"fixes": [...], "fixSearch": {...}[, "fixAdvice": [...]]}.
     `workload`: the pod's WorkloadRef when it was expanded from a POD_FILE
-    workload (its fixes then patch the workload)."""
+    workload (its fixes then patch the workload). `verifier`: what checks
+    a candidate, when not one cycle of the pod (sequence.py: every replica
+    of its workload placed again); `max_runs` then counts its checks."""
     from . import advice, combine
     from .workload_target import find_owner
 
-    owner = find_owner(pod_info.pod, fw.snapshot.cluster) if workload is None else None
-    verifier = Verifier(fw, raw_pod, pod_info, workload=workload, owner=owner)
+    if verifier is None:
+        owner = find_owner(pod_info.pod, fw.snapshot.cluster) if workload is None else None
+        verifier = Verifier(fw, raw_pod, pod_info, workload=workload, owner=owner)
     search = Search(verifier, Blockers(pod_doc), pod_doc, max_runs=max_runs)
     if len(fw.snapshot.node_infos) > LARGE:
         search.enough = ENOUGH
@@ -63,8 +54,12 @@ def find_fixes(fw, pod_info, pod_doc: dict, raw_pod: dict, *, max_runs: int = MA
     advice.find(search)
     found = sorted(search.fixes, key=Fix.rank)
     shown = found[:MAX_FIXES]
-    fix_search = {"candidates": search.tried, "combinations": search.combinations, "cycles": verifier.runs,
+    cycles = getattr(verifier, "cycles", None)
+    fix_search = {"candidates": search.tried, "combinations": search.combinations,
+                  "cycles": verifier.runs if cycles is None else cycles,
                   "verified": len(found), "budgetExhausted": not search.has_budget()}
+    if cycles is not None:
+        fix_search["sequences"] = verifier.runs  # each check placed the replicas again
     if search.stopped and search.has_budget():
         fix_search["stopped"] = "enough"
     if search.uncovered:

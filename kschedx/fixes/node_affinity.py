@@ -14,7 +14,48 @@ ORDER = 1
 _REQUIRED = ("spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 
 
-def _candidates(spec: dict):
+def _per_node(spec: dict, nodes) -> list:
+    """(change, patch, magnitude) dropping, for a node, every nodeSelector
+    entry and the required node affinity it does not match: the smallest
+    relaxation that opens it when no single entry does (a selector naming
+    two labels the node lacks). One candidate per distinct change."""
+    out, seen = [], set()
+    for ni in nodes:
+        made = _unmatched(spec, ni)
+        if made is None or len(made[0]) < 2:
+            continue  # one entry: a single candidate already
+        ops, words = made
+        key = repr(ops)
+        if key not in seen:
+            seen.add(key)
+            out.append(("; ".join(words), ops, len(ops) + (1 if ops[-1]["path"] == pointer(*_REQUIRED) else 0)))
+    return out
+
+
+def _unmatched(spec: dict, ni) -> tuple[list, list] | None:
+    """(ops, words): drop the nodeSelector entries the node does not match,
+    and the required node affinity when the node matches none of its terms."""
+    labels = ni.labels
+    ops, words = [], []
+    for key, value in (spec.get("nodeSelector") or {}).items():
+        if labels.get(key) != value:
+            ops.append({"op": "remove", "path": pointer("spec", "nodeSelector", key)})
+            words.append(f"drop nodeSelector {key}={value}")
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution")
+    if required:
+        terms = NodeSelector(required) if isinstance(required, dict) else None
+        if terms is None or not terms.matches(labels, ni.name):
+            ops.append({"op": "remove", "path": pointer(*_REQUIRED)})
+            words.append("drop the required node affinity")
+    return (ops, words) if ops else None
+
+
+def _candidates(spec: dict) -> list:
+    return list(_single(spec))
+
+
+def _single(spec: dict):
     """(change, patch, magnitude): smaller relaxations first."""
     for key, value in (spec.get("nodeSelector") or {}).items():
         yield (f"drop nodeSelector {key}={value}", [{"op": "remove", "path": pointer("spec", "nodeSelector", key)}], 1)
@@ -44,7 +85,8 @@ def find(search) -> list:
     if not nodes or daemon_pod(search):
         return []
     screened = []
-    for change, patch, magnitude in _candidates(search.raw_pod.get("spec") or {}):
+    spec = search.raw_pod.get("spec") or {}
+    for change, patch, magnitude in _candidates(spec) + _per_node(spec, nodes):
         pi = search.verifier.patched_pod(patch)
         if pi is None:
             continue
@@ -72,23 +114,10 @@ def parts(ctx, node: str):
 
     if daemon_pod(ctx.search):
         return []
-    ni = ctx.search.snapshot.get(node)
-    spec = ctx.raw_pod.get("spec") or {}
-    labels = ni.labels
-    ops, words = [], []
-    for key, value in (spec.get("nodeSelector") or {}).items():
-        if labels.get(key) != value:
-            ops.append({"op": "remove", "path": pointer("spec", "nodeSelector", key)})
-            words.append(f"drop nodeSelector {key}={value}")
-    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution")
-    if required:
-        terms = NodeSelector(required) if isinstance(required, dict) else None
-        if terms is None or not terms.matches(labels, ni.name):
-            ops.append({"op": "remove", "path": pointer(*_REQUIRED)})
-            words.append("drop the required node affinity")
-    if not ops:
+    made = _unmatched(ctx.raw_pod.get("spec") or {}, ctx.search.snapshot.get(node))
+    if made is None:
         return []
+    ops, words = made
     return [Part(KIND, names.NodeAffinity, POD, "; ".join(words), pod_patch=ops, magnitude=len(ops))]
 
 

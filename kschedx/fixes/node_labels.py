@@ -69,23 +69,38 @@ def labels_for(spec: dict, labels: dict) -> dict | None:
     return add or None
 
 
+def load(ni) -> float:
+    """How full a node is: the larger of its cpu and memory requested over allocatable."""
+    alloc, used = ni.allocatable, ni.requested
+    return max(used.milli_cpu / alloc.milli_cpu if alloc.milli_cpu else 1.0,
+               used.memory / alloc.memory if alloc.memory else 1.0)
+
+
+def _room(pi, ni) -> bool:
+    """Whether the pod's requests fit what the node has free."""
+    free = ni.allocatable.as_dict()
+    used = ni.requested.as_dict()
+    return all(v <= free.get(k, 0) - used.get(k, 0) for k, v in pi.resource.as_dict().items() if v)
+
+
 def find(search) -> list:
+    """Per set of labels to add, the least loaded node it opens that has
+    room for the pod (the labels mark the node for the pod: its busiest
+    nodes are the last to choose)."""
     from .search import MAX_CANDIDATES, node_target
 
     spec = search.pod_info.spec
     candidates = []
     for name in search.blockers.only(names.NodeAffinity):
-        node = search.snapshot.get(name).node
-        labels = (node.get("metadata") or {}).get("labels") or {}
+        ni = search.snapshot.get(name)
+        labels = (ni.node.get("metadata") or {}).get("labels") or {}
         add = labels_for(spec, labels)
         if add:
-            candidates.append((len(add), name, add))
-        if len(candidates) >= 4 * MAX_CANDIDATES:
-            break
-    candidates.sort(key=lambda c: c[0])
+            candidates.append((len(add), not _room(search.pod_info, ni), load(ni), name, add))
+    candidates.sort(key=lambda c: c[:4])
     fixes = []
     seen = set()
-    for size, name, add in candidates:
+    for size, _, _, name, add in candidates:
         key = tuple(sorted(add.items()))
         if key in seen:
             continue  # the same labels on another node: one node is the smaller change

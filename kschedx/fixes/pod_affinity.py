@@ -23,24 +23,33 @@ def _term_text(term: dict) -> str:
 
 
 def find(search) -> list:
+    """Per own term the Filter names: made a preference (the same term,
+    preferred with weight 100), else dropped."""
+    from .common import append_ops
     from .search import MAX_CANDIDATES
 
     nodes = search.blockers.only(names.InterPodAffinity)
     reasons = {r for n in nodes for r in search.blockers.reasons(n, names.InterPodAffinity)}
     affinity = (search.raw_pod.get("spec") or {}).get("affinity") or {}
-    candidates = []
+    terms_of = []
     for kind, reason in _OWN.items():
         if reason not in reasons:
             continue
         terms = (affinity.get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
-        for i, term in enumerate(terms):
-            what = "anti-affinity" if kind == "podAntiAffinity" else "affinity"
-            candidates.append((f"drop required pod {what} term {i} ({_term_text(term)})",
-                               [{"op": "remove", "path": pointer("spec", "affinity", kind,
-                                                                 "requiredDuringSchedulingIgnoredDuringExecution", i)}]))
+        terms_of += [(kind, i, term) for i, term in enumerate(terms)]
     fixes = []
-    for change, patch in candidates[:MAX_CANDIDATES]:
-        fix = search.try_pod_patch(KIND, change, patch, order=ORDER)
+    for kind, i, term in terms_of[:MAX_CANDIDATES]:
+        what = "anti-affinity" if kind == "podAntiAffinity" else "affinity"
+        remove = [{"op": "remove", "path": pointer("spec", "affinity", kind,
+                                                   "requiredDuringSchedulingIgnoredDuringExecution", i)}]
+        soft = remove + append_ops(search.raw_pod, ("spec", "affinity", kind,
+                                                    "preferredDuringSchedulingIgnoredDuringExecution"),
+                                   [{"weight": 100, "podAffinityTerm": term}])
+        fix = search.try_pod_patch(KIND, f"make required pod {what} term {i} ({_term_text(term)}) preferred "
+                                         "(weight 100)", soft, magnitude=0.5, order=ORDER)
+        if fix is None:
+            fix = search.try_pod_patch(KIND, f"drop required pod {what} term {i} ({_term_text(term)})", remove,
+                                       order=ORDER)
         if fix is not None:
             fixes.append(fix)
     return fixes

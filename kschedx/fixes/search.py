@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from .blockers import Blockers
 from .jsonpatch import PatchError, apply_patch
-from .verify import Refused, Verifier, outcome, preemption_outcome
+from .verify import Refused, Verifier
 
 # Cycles one pod's search may run (bisections included), and fixes shown.
 MAX_RUNS = 48
@@ -35,6 +35,7 @@ class Fix:
     order: int = 0  # the kind's place among kinds of its side
     parts: list[str] | None = None  # a combination: the kinds it joins
     owner: dict | None = None  # the object a live pod's owner would change instead
+    widening: object = None  # widens.Widening: how far it lets pods go beyond what was asked
 
     @property
     def objects(self) -> int:
@@ -42,10 +43,25 @@ class Fix:
         return sum(1 for c in self.changes if not c.get("by"))
 
     def rank(self) -> tuple:
-        return (self.objects, 0 if self.side == POD else 1, self.order, self.magnitude, self.change)
+        """Fixes that widen less first (widens.py), then fewer objects, the
+        pod's side before the cluster's, the kinds in their order, the
+        smaller quantity."""
+        level = self.widening.level if self.widening is not None else 0
+        return (level, self.objects, 0 if self.side == POD else 1, self.order, self.magnitude, self.change)
 
     def description(self) -> str:
         v = self.verified
+        if "nodeCount" in v:  # a sequence placed again (fixes/sequence.py)
+            n, names = v["nodeCount"], v.get("nodes") or []
+            more = f" and {n - len(names)} more" if n > len(names) else ""
+            pre = (f", {v['placedByPreemption']} by preempting {len(v.get('victims') or ())} pod(s)"
+                   if v.get("placedByPreemption") else "")
+            kept = (f"; the {v['othersKeptPlaced']} other pod(s) placed before still are"
+                    if v.get("othersKeptPlaced") else "")
+            if "replicas" in v:
+                return (f"{self.change}: all {v['replicas']} replicas placed, on {n} node(s) "
+                        f"({', '.join(names)}{more}){pre}{kept}")
+            return f"{self.change}: placed on {v['selectedNode']} when the pods are placed again{pre}{kept}"
         if v.get("nominatedNode"):
             victims = v.get("victims") or []
             return (f"{self.change}: preemption nominates {v['nominatedNode']}, evicting "
@@ -62,6 +78,8 @@ class Fix:
             "side": self.side,
             "description": self.description(),
             "objects": self.objects,
+            "widening": self.widening.name if self.widening is not None else "none",
+            "widens": [dict(e) for e in self.widening.entries] if self.widening is not None else [],
             "target": first["target"],
             "patch": first["patch"],
             "changes": self.changes,
@@ -120,6 +138,20 @@ class Candidate:
     objects: list = field(default_factory=list)
     removed: list = field(default_factory=list)
     new_nodes: list = field(default_factory=list)
+    # A join (combine.py): (its parts, the node it was made for, the single
+    # change it was chained on), to look for a smaller join that verifies.
+    joined: tuple | None = None
+
+
+def candidate_key(cand: Candidate) -> str:
+    """What a candidate changes, as one string (two candidates making the
+    same changes have the same key)."""
+    import json
+
+    return json.dumps([cand.pod_patch or None, cand.claim_edits, cand.node_patches,
+                       [(k, key) for k, key, _ in cand.objects], sorted(pi.uid for pi in cand.removed),
+                       cand.new_nodes, cand.changes, len(cand.apply)],
+                      sort_keys=True, default=str)
 
 
 @dataclass
@@ -159,6 +191,9 @@ class Search:
     enough: int | None = None
     phase: str = POD
     stopped: bool = False
+    # Candidates checked that did not place the pod (candidate_key): a
+    # smaller join (combine.smallest) equal to one is known not to verify.
+    failed: set = field(default_factory=set)
 
     @property
     def pod_info(self):
@@ -177,7 +212,7 @@ class Search:
         return self.verifier.cluster
 
     def has_budget(self, runs: int = 1) -> bool:
-        return self.verifier.runs + runs <= self.max_runs
+        return self.verifier.runs + runs <= self.max_runs and not self.verifier.exhausted()
 
     def done(self) -> bool:
         """No more cycles: the budget is spent, or enough fixes of the side
@@ -264,9 +299,11 @@ class Search:
                     self.combinations -= 1
                 return None
             result = v.run(pi, preemption=preemption)
-            verified = preemption_outcome(result) if preemption else outcome(result)
+            verified = v.verdict(result, preemption)
         if verified is None:
-            if not preemption and len(self.attempts) < MAX_KEPT_ATTEMPTS:
+            if not preemption:
+                self.failed.add(candidate_key(cand))
+            if not preemption and len(self.attempts) < MAX_KEPT_ATTEMPTS and hasattr(result, "node_records"):
                 self.attempts.append(Attempt(cand, result))
             return None
         changes = []
@@ -276,5 +313,8 @@ class Search:
             changes.append(pod_change)
         changes += claim_changes
         changes += cand.changes
+        from .widens import widening
+
+        widened = widening(self, cand.kind, cand.parts, cand.pod_patch, changes, verified)
         return Fix(cand.kind, cand.side, cand.change, changes, verified, cand.magnitude, cand.order,
-                   parts=cand.parts, owner=owner)
+                   parts=cand.parts, owner=owner, widening=widened)

@@ -127,6 +127,16 @@ class Verifier:
             if sampling is not None:
                 sampling.next_start_node_index = start
 
+    def verdict(self, result, preemption: bool = False) -> dict | None:
+        """What a check's result achieves (the fix's `verified`), None when
+        it did not place the pod (or, for `preemption`, nominate a node)."""
+        return preemption_outcome(result) if preemption else outcome(result)
+
+    def exhausted(self) -> bool:
+        """Whether the checks took all they may beyond the search's count of
+        them (sequence.py counts the cycles of its checks)."""
+        return False
+
     # -- the snapshot, changed for one cycle ---------------------------------------
     @contextmanager
     def node_replaced(self, node: dict):

@@ -74,7 +74,15 @@ class Declaration:
     the kinds of objects it reads besides pods and nodes (Reads). events:
     its EventsToRegister. gates: every feature gate it reads, its events'
     and reads' gates included. details: the form of the explanations it
-    attaches to its verdicts (render/details.py words each form)."""
+    attaches to its verdicts (render/details.py words each form).
+    node_local: its PreFilter and PreScore state are functions of the pod
+    alone, and its Filter verdict and raw Score on a node functions of that
+    state and the node's own NodeInfo (and of the kinds in `reads`, for the
+    pods those concern; a normalized score also of the other nodes' raw
+    scores): a preemption dry run that only such plugins filter can be kept
+    from one cycle to the next while the node is unchanged
+    (preemption_memo.py), and `explain --watch` asks only the node an event
+    is on (commands/reach.py)."""
 
     name: str
     factory: type | None
@@ -87,6 +95,7 @@ class Declaration:
     events: tuple = ()
     gates: frozenset = frozenset()
     details: str | None = None
+    node_local: bool = False
 
     def __post_init__(self):
         for what in (*self.events, *self.reads):

@@ -65,6 +65,26 @@ class PreFilterResult:
         return PreFilterResult(self.node_names & other.node_names)
 
 
+@dataclass(frozen=True)
+class EventReach:
+    """How far beyond the node it filters or scores a plugin's verdict for
+    one pod reaches, as its cycle left it (Plugin.event_reach): what
+    `explain --watch` reads to leave alone the pods an event cannot move.
+
+    pods(pod dict): whether another pod's arriving, leaving or relabelling,
+    on any node, can change the verdict (pods on the node itself are the
+    node's own matter); label_keys: node label keys read on any node;
+    node_set: whether a node added or removed changes the verdict on other
+    nodes; taints: whether nodes' taints are read beyond the node filtered;
+    images: image names whose coming or going on any node matters."""
+
+    pods: object = None  # callable(pod dict) -> bool, or None: no other pod
+    label_keys: frozenset = frozenset()
+    node_set: bool = False
+    taints: bool = False
+    images: frozenset = frozenset()
+
+
 @dataclass
 class NodeScore:
     name: str
@@ -142,6 +162,12 @@ class Plugin:
 
     def score_details(self, state, pod_info, node_info):
         """kschedx's explanation of a score (optional)."""
+        return None
+
+    def event_reach(self, state, pod_info) -> EventReach | None:
+        """What beyond the node it looks at this plugin read for the pod in
+        the cycle that left `state` (EventReach), for a plugin whose
+        declaration is not node-local; None: anything may matter."""
         return None
 
     def cluster_objects_changed(self, kinds: frozenset):

@@ -19,11 +19,13 @@ computed from one dry run per potential node.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..api.labels import SelectorError, label_selector
 from .fit_error import fit_error_message
 from .interface import PostFilterResult, features_of
+from .preemption_memo import DryRunMemo, Kept, same_pods
 from .preemption_search import outcome_shares
 from .status import Code, Status
 
@@ -49,11 +51,18 @@ def _start_key(pi):
     return (1, 0.0) if pi.start_time is None else (0, pi.start_time.timestamp())
 
 
+def importance_key(pi) -> tuple:
+    """MoreImportantPod as a key, smaller first: (-priority, start key);
+    kept on the PodInfo (a pod is compared many times, in many dry runs)."""
+    key = pi.importance
+    if key is None:
+        key = pi.importance = (-pi.priority, *_start_key(pi))
+    return key
+
+
 def more_important_pod(a, b) -> bool:
     """util.MoreImportantPod: higher priority, then earlier start time."""
-    if a.priority != b.priority:
-        return a.priority > b.priority
-    return _start_key(a) < _start_key(b)
+    return importance_key(a) < importance_key(b)
 
 
 # -- PodDisruptionBudgets ---------------------------------------------------------------
@@ -127,6 +136,8 @@ class Candidate:
     victims: list  # PodInfo, most important first
     num_pdb_violations: int
     lost_on: str | None = None
+    # scores(), when known already (kept with a dry run).
+    known_scores: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def highest_priority(self) -> int:
@@ -155,6 +166,8 @@ class Candidate:
 
     def scores(self):
         """The scores of pickOneNodeForPreemption, higher is better, in order."""
+        if self.known_scores is not None:
+            return self.known_scores
         return (
             -self.num_pdb_violations,
             -self.highest_priority,
@@ -188,6 +201,7 @@ class Evaluator:
         self.plugin_name = plugin_name
         self.handle = handle
         self.interface = interface
+        self.memo = DryRunMemo()
 
     def preempt(self, state, pod, m) -> tuple[PostFilterResult | None, Status]:
         nominated = ((pod.pod.get("status") or {}).get("nominatedNodeName")) or ""
@@ -247,8 +261,9 @@ class Evaluator:
             return DryRun()
         budgets = budgets_from_cluster(self.handle.cluster)
         offset, num = self.interface.get_offset_and_num_candidates(len(potential))
+        dry_run = self._dry_runner(state, pod, budgets, len(all_nodes))
         if num >= len(potential) or not getattr(self.handle, "preemption_search", True):
-            run = self.dry_run_preemption(state, pod, potential, budgets, offset, num)
+            run = self.dry_run_preemption(state, pod, potential, budgets, offset, num, dry_run=dry_run)
             if num >= len(potential):
                 # The walk examined every potential node (it stops early only
                 # once every node is a candidate): its candidates are all.
@@ -257,10 +272,46 @@ class Evaluator:
             return run
         # kube-scheduler examines only some: what every order could find
         # needs every node's dry run, which the walk from the offset reads.
-        results = [self.dry_run_node(state, pod, ni, budgets) for ni in potential]
+        results = [dry_run(ni) for ni in potential]
         run = self.dry_run_preemption(state, pod, potential, budgets, offset, num, results)
         run.all_candidates = [c for c, _ in results if c is not None]
         return run
+
+    def _dry_runner(self, state, pod, budgets, num_nodes: int):
+        """dry_run_node for this cycle, answered from the memo where it can
+        be (preemption_memo.py)."""
+        memo = self.memo
+        handle = self.handle
+        shape = memo.shape_key(handle, state, pod) if getattr(handle, "dry_run_memo", True) else None
+        if shape is None:
+            def dry_run_each(ni):
+                memo.dry_runs += 1
+                return self.dry_run_node(state, pod, ni, budgets)
+            return dry_run_each
+        kept_by_node = memo.shape(shape, handle.cluster, num_nodes).by_node
+        nominator = handle.nominator
+        nominated_on = memo.nominated_on
+        verify = memo.verify
+
+        def dry_run(ni):
+            name = ni.name
+            kept = kept_by_node.get(name)
+            nominated = nominated_on(nominator, pod, name) if name in nominator.by_node else ()
+            if kept is not None and (kept.generation != ni.generation or not same_pods(kept.nominated, nominated)):
+                kept = None
+            if kept is not None and not verify:
+                memo.hits += 1
+                return kept.candidate, kept.status
+            memo.dry_runs += 1
+            c, status = self.dry_run_node(state, pod, ni, budgets)
+            if c is not None:
+                c.known_scores = c.scores()
+            if kept is not None:
+                memo.check(kept, c, status)
+                return kept.candidate, kept.status
+            kept_by_node[name] = Kept(ni.generation, nominated, c, status)
+            return c, status
+        return dry_run
 
     def dry_run_node(self, state, pod, node_info, budgets) -> tuple[Candidate | None, Status | None]:
         """SelectVictimsOnNode on copies of the node and of the cycle state:
@@ -273,22 +324,28 @@ class Evaluator:
             status = Status.as_error(f'expected at least one victim pod on node "{node_copy.name}"')
         return None, status
 
-    def dry_run_preemption(self, state, pod, potential, budgets, offset: int, num: int, results=None) -> DryRun:
+    def dry_run_preemption(self, state, pod, potential, budgets, offset: int, num: int, results=None,
+                           dry_run=None) -> DryRun:
         """DryRunPreemption, one node after another from `offset`, stopping
         once `num` candidates are found, one of them without a PDB
         violation. `results`: every potential node's dry_run_node, when
-        done already (the walk then only reads them)."""
+        done already (the walk then only reads them); `dry_run`: how a node
+        is dry-run otherwise (dry_run_node by default)."""
+        if dry_run is None:
+            def dry_run(ni):
+                return self.dry_run_node(state, pod, ni, budgets)
         run = DryRun(potential=len(potential), offset=offset, num_candidates=num)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         for i in range(len(potential)):
             j = (offset + i) % len(potential)
             run.evaluated += 1
-            c, status = results[j] if results is not None else self.dry_run_node(state, pod, potential[j], budgets)
+            c, status = results[j] if results is not None else dry_run(potential[j])
             if c is not None:
                 # Each list holds at most `num` candidates; extra ones are dropped.
                 target = non_violating if c.num_pdb_violations == 0 else violating
                 if len(target) < num:
+                    c.lost_on = None  # a kept candidate may have lost in an earlier cycle
                     target.append(c)
                 if non_violating and len(non_violating) + len(violating) >= num:
                     break
@@ -361,11 +418,7 @@ class Evaluator:
             # order: kschedx asks them once, about the set it found.
             search["alternativesOmitted"] = "preemption extenders"
             return
-        details["nodePreemption"] = {
-            c.name: {"numVictims": len(c.victims), "pdbViolations": c.num_pdb_violations,
-                     "couldBeNominated": bool(shares.numerators[i]), "share": round(shares.value(i), 6)}
-            for i, c in enumerate(cands)
-        }
+        details["nodePreemption"] = NodePreemption(cands, shares)
         if outcomes <= 1:
             return
         possible = [i for i, n in enumerate(shares.numerators) if n]
@@ -425,6 +478,33 @@ class Evaluator:
                 for name, st in sorted(run.statuses.items())
             ],
         }
+
+
+class NodePreemption(Mapping):
+    """Each candidate node's part in the search, by node name (the records'
+    `preemption`), made when a record asks for it: a run that writes no
+    node records (simulate --detail placements) builds none of it."""
+
+    __slots__ = ("_cands", "_shares", "_index")
+
+    def __init__(self, cands: list[Candidate], shares):
+        self._cands = cands
+        self._shares = shares
+        self._index = None
+
+    def __getitem__(self, name: str) -> dict:
+        if self._index is None:
+            self._index = {c.name: i for i, c in enumerate(self._cands)}
+        i = self._index[name]
+        c, shares = self._cands[i], self._shares
+        return {"numVictims": len(c.victims), "pdbViolations": c.num_pdb_violations,
+                "couldBeNominated": bool(shares.numerators[i]), "share": round(shares.value(i), 6)}
+
+    def __iter__(self):
+        return (c.name for c in self._cands)
+
+    def __len__(self) -> int:
+        return len(self._cands)
 
 
 def _name_of(c: Candidate) -> str:

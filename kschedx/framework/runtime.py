@@ -85,6 +85,12 @@ class Framework:
             if st is not None and not st.is_success():
                 raise PluginError(f'running {point} on PreFilter plugin "{name}": {st.message()}')
 
+    def pre_filter_extensions(self, state: CycleState) -> list:
+        """The PreFilterExtensions RunPreFilterExtensionAddPod / RemovePod
+        call for this cycle (empty: adding or removing a pod changes no
+        state but the node's)."""
+        return self._pre_filter_extensions(state.skip_filter_plugins)
+
     def _pre_filter_extensions(self, skip: set) -> list:
         """(plugin name, PreFilterExtensions) of the PreFilter plugins that
         have them and are not in `skip`: kept for the last `skip` seen (the
@@ -295,9 +301,9 @@ class Framework:
                 return st
         return None
 
-    def schedule(self, pod: PodInfo, *, post_filter: bool = True) -> PodResult:
+    def schedule(self, pod: PodInfo, *, post_filter: bool = True, record: bool = True) -> PodResult:
         """One scheduling cycle of the pod (schedule_one.schedule_pod)."""
-        return schedule_one.schedule_pod(self, pod, post_filter=post_filter)
+        return schedule_one.schedule_pod(self, pod, post_filter=post_filter, record=record)
 
     def run_pre_filter_plugins(self, state: CycleState, pod: PodInfo, result: PodResult):
         """RunPreFilterPlugins. Returns (PreFilterResult, rejection Status, plugins that narrowed nodes)."""
@@ -339,6 +345,13 @@ class Framework:
     def run_score_plugins(self, state: CycleState, pod: PodInfo, result: PodResult, feasible: list[NodeInfo]) -> list[int]:
         """RunPreScorePlugins + RunScorePlugins; records scores, returns each
         feasible node's total."""
+        table, totals = self.score_nodes(state, pod, feasible)
+        result.node_records.scored(table, totals)
+        return totals
+
+    def score_nodes(self, state: CycleState, pod: PodInfo, feasible: list[NodeInfo]) -> tuple[ScoreTable, list[int]]:
+        """RunPreScorePlugins + RunScorePlugins over the feasible nodes: the
+        ScoreTable and each node's total (run_score_plugins records them)."""
         for pl in self.profile.pre_score:
             try:
                 st = pl.pre_score(state, pod, feasible)
@@ -376,9 +389,7 @@ class Framework:
                 )
             table.add(pl, weight, raw, normalized)
 
-        totals = table.totals()
-        result.node_records.scored(table, totals)
-        return totals
+        return table, table.totals()
 
     def run_post_filter_plugins(self, state: CycleState, pod: PodInfo, node_status: dict,
                                 absent_status: Status | None):

@@ -22,12 +22,20 @@ from .status import Code, Status
 # CycleState key: this cycle ends before PostFilter (schedule_pod).
 NO_POST_FILTER = "kschedx/no-post-filter"
 ONE_FEASIBLE_NOTE = "only one feasible node: kube-scheduler selects it without scoring (scores shown for information)"
+# The nominated node passed: kube-scheduler looked no further (other nodes'
+# verdicts are shown for information).
+NOMINATED_FITS_NOTE = ("nominated node {node} passed the filters: kube-scheduler selects it without looking at "
+                       "other nodes or scoring")
 
 
-def schedule_pod(fwk, pod: PodInfo, *, post_filter: bool = True) -> PodResult:
+def schedule_pod(fwk, pod: PodInfo, *, post_filter: bool = True, record: bool = True) -> PodResult:
     """One scheduling cycle. `post_filter=False` stops an unschedulable
     pod's cycle before PostFilter (preemption): for callers that only ask
-    whether a pod fits as it is (`explain --fix` checking a change)."""
+    whether a pod fits as it is (`explain --fix` checking a change).
+    `record=False`: only the outcome is wanted (simulate's retry of a
+    preemptor on its nominated node): when the nominated node fits, the
+    cycle stops there as kube-scheduler's does (evaluateNominatedNode),
+    without filtering or scoring the other nodes for their records."""
     result = PodResult(pod)
     try:
         gate = fwk.run_pre_enqueue(pod)
@@ -46,7 +54,7 @@ def schedule_pod(fwk, pod: PodInfo, *, post_filter: bool = True) -> PodResult:
         state.write(NO_POST_FILTER, True)
     result.cycle_state = state
     try:
-        _schedule_pod(fwk, state, pod, result)
+        _schedule_pod(fwk, state, pod, result, record)
     except PluginError as exc:
         result.status = "Error"
         result.message = str(exc)
@@ -69,21 +77,28 @@ class FitResult:
     absent_status: Status | None = None
     search: object = None
     pre_filter_msg: str = ""
+    nominated_fits: bool = False
+    nominated_only: bool = False  # the nominated node fit and nothing else was filtered
 
 
-def _schedule_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult) -> None:
+def _schedule_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult, record: bool = True) -> None:
     """schedulePod: the nodes that fit, then (unless only one does) their
     scores and the pick; the FitError and PostFilter when none fits."""
     if not fwk.snapshot.node_infos:
         result.message = "no nodes available to schedule pods"
         return
-    fit = find_nodes_that_fit_pod(fwk, state, pod, result)
+    fit = find_nodes_that_fit_pod(fwk, state, pod, result, record)
     feasible = fit.feasible
+    if fit.nominated_only:
+        result.top_nodes = [feasible[0].name]
+        result.selected_node = feasible[0].name
+        result.status = "Scheduled"
+        return
     if not feasible:
         _unschedulable(fwk, state, pod, result, fit.node_status, fit.absent_status, fit.pre_filter_msg)
         return
     if len(feasible) == 1:
-        _only_feasible(fwk, state, pod, result, feasible[0])
+        _only_feasible(fwk, state, pod, result, feasible[0], fit.nominated_fits)
         totals = [0]
     else:
         totals = prioritize_nodes(fwk, state, pod, result, feasible)
@@ -92,10 +107,12 @@ def _schedule_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult) -> No
         _could_pick(fwk, result, feasible, totals, fit.search)
 
 
-def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult) -> FitResult:
+def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodResult,
+                            record: bool = True) -> FitResult:
     """findNodesThatFitPod: PreFilter, the nominated node first, Filter on
     every node (the records of all of them left to the result), the
-    sampled search, the extenders' filters."""
+    sampled search, the extenders' filters. Without `record`, a nominated
+    node that fits ends the search (see schedule_pod)."""
     snapshot = fwk.snapshot
     all_nodes = snapshot.node_infos
     pre_res, pre_status, narrowing = fwk.run_pre_filter_plugins(state, pod, result)
@@ -126,7 +143,14 @@ def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodRes
     nominated = snapshot.get(nominated_name) if nominated_name else None
     explicit: dict[str, NodeResult] = {}  # nodes filtered one by one
     if nominated is not None:
-        explicit[nominated.name] = fwk.record_node(state, pod, nominated)
+        try:
+            explicit[nominated.name] = fwk.record_node(state, pod, nominated)
+        except PluginError:
+            # kube-scheduler logs an Error on the nominated node and filters
+            # every node, this one included, in node order: the Error it
+            # reports is the first one met there.
+            nominated = None
+    if nominated is not None:
         if explicit[nominated.name].feasible and fwk.extenders is not None \
                 and not fwk.extenders.filter_nominated(result, pod, nominated, node_status):
             # Rejected by an extender: upstream then filters every node,
@@ -134,6 +158,8 @@ def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodRes
             del explicit[nominated.name]
             node_status.pop(nominated.name, None)
             nominated = None
+    if not record and nominated is not None and explicit[nominated.name].feasible:
+        return FitResult([nominated], node_status, absent_status, nominated_only=True)
 
     feasible = find_nodes_that_pass_filters(fwk, state, pod, result, candidate_names, nominated, explicit,
                                             node_status, absent_status, narrowing)
@@ -147,7 +173,8 @@ def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodRes
         # findNodesThatPassExtenders, on the nodes the search kept (the
         # nominated node passed them already)
         feasible = fwk.extenders.filter(result, pod, feasible, node_status)
-    return FitResult(feasible, node_status, absent_status, search)
+    return FitResult(feasible, node_status, absent_status, search,
+                     nominated_fits=nominated is not None and explicit[nominated.name].feasible)
 
 
 def find_nodes_that_pass_filters(fwk, state, pod, result, candidate_names, nominated, explicit, node_status,
@@ -314,11 +341,13 @@ def _could_pick(fwk, result, feasible, totals, search) -> None:
     info["upstreamCouldPick"] = sorted(ordered[i] for i in picks)
 
 
-def _only_feasible(fwk, state: CycleState, pod: PodInfo, result: PodResult, node: NodeInfo) -> None:
-    """kube-scheduler takes the only feasible node without running
-    PreScore/Score, so a scoring failure cannot fail this cycle; kschedx
-    scores it all the same, for information."""
-    result.notes.append(ONE_FEASIBLE_NOTE)
+def _only_feasible(fwk, state: CycleState, pod: PodInfo, result: PodResult, node: NodeInfo,
+                   nominated: bool = False) -> None:
+    """kube-scheduler takes the only feasible node (or the nominated node
+    that passed the filters) without running PreScore/Score, so a scoring
+    failure cannot fail this cycle; kschedx scores it all the same, for
+    information."""
+    result.notes.append(NOMINATED_FITS_NOTE.format(node=node.name) if nominated else ONE_FEASIBLE_NOTE)
     try:
         fwk.run_score_plugins(state, pod, result, [node])
     except PluginError as exc:

@@ -16,8 +16,8 @@ from ..config.pluginargs import checked_plugin_args
 from ..framework.declaration import Declaration, reads
 from ..framework.events import ActionType as A, POD, Register
 from ..framework.interface import Plugin, PluginError, features_of
-from ..framework.preemption import Evaluator, more_important_pod, split_by_pdb_violation
-from ..framework.gosort import sort_slice
+from ..framework.preemption import Evaluator, importance_key, split_by_pdb_violation
+from ..framework.gosort import sort_slice_by_key
 from ..framework.status import Code, Status
 
 NAME = names.DefaultPreemption
@@ -112,14 +112,19 @@ class DefaultPreemption(Plugin):
         status None means Success.
         """
         fh = self.handle
+        extensions = getattr(fh, "pre_filter_extensions", None)
+        if extensions is not None and not extensions(state):
+            # No PreFilter state follows the node's pods: only the node changes.
+            remove_pod = node_info.remove_pod
+            add_pod = node_info.add_pod
+        else:
+            def remove_pod(pi):
+                node_info.remove_pod(pi)
+                fh.run_pre_filter_extension_remove_pod(state, pod_info, pi, node_info)
 
-        def remove_pod(pi):
-            node_info.remove_pod(pi)
-            fh.run_pre_filter_extension_remove_pod(state, pod_info, pi, node_info)
-
-        def add_pod(pi):
-            node_info.add_pod(pi)
-            fh.run_pre_filter_extension_add_pod(state, pod_info, pi, node_info)
+            def add_pod(pi):
+                node_info.add_pod(pi)
+                fh.run_pre_filter_extension_add_pod(state, pod_info, pi, node_info)
 
         def fits() -> Status | None:
             try:
@@ -144,7 +149,7 @@ class DefaultPreemption(Plugin):
         if st is not None and not st.is_success():
             return [], 0, st
 
-        sort_slice(potential, more_important_pod)
+        sort_slice_by_key(potential, importance_key)
         violating, non_violating = split_by_pdb_violation(potential, pdbs, self.pdb_first_violation_stops)
         victims = []
         num_violating = 0
@@ -167,7 +172,7 @@ class DefaultPreemption(Plugin):
         except PluginError as exc:
             return [], 0, Status.as_error(str(exc))
         if violating and non_violating:
-            sort_slice(victims, more_important_pod)
+            sort_slice_by_key(victims, importance_key)
         return victims, num_violating, None
 
 

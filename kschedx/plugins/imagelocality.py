@@ -13,7 +13,7 @@ from itertools import compress
 
 from ..config import names
 from ..framework.declaration import Declaration
-from ..framework.interface import MAX_NODE_SCORE, Plugin, features_of
+from ..framework.interface import MAX_NODE_SCORE, EventReach, Plugin, features_of
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
@@ -104,6 +104,14 @@ class ImageLocality(Plugin):
             if st is not None:
                 present.append({"image": name, "sizeBytes": st.size, "nodesWithImage": st.num_nodes})
         return {"images": present} if present else None
+
+    def event_reach(self, state, pod_info) -> EventReach:
+        """The pod's images, on any node (a node's score counts the nodes
+        holding each of them); the number of nodes, once one holds one."""
+        names = frozenset(self._images(pod_info)[0])
+        existence = getattr(self.handle.snapshot, "image_existence", None)
+        held = existence is None or any(existence.get(n) for n in names)
+        return EventReach(images=names, node_set=held)
 
 
 DECLARATION = Declaration(

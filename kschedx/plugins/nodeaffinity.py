@@ -242,4 +242,5 @@ DECLARATION = Declaration(
     points=frozenset({"preFilter", "filter", "preScore", "score"}),
     events=(Register(NODE, A.Add | A.UpdateNodeLabel),),
     details="node-affinity",
+    node_local=True,
 )

@@ -162,4 +162,5 @@ DECLARATION = Declaration(
     events=(Register(NODE, A.Add | A.UpdateNodeDeclaredFeature, gate="NodeDeclaredFeatures"),
             Register(POD, A.Update, gate="NodeDeclaredFeatures")),
     gates=frozenset({"NodeDeclaredFeatures"}),
+    node_local=True,
 )

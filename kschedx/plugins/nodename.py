@@ -43,4 +43,5 @@ DECLARATION = Declaration(
     points=frozenset({"filter"}),
     points_from=(("1.37", frozenset({"preFilter"})),),
     events=(Register(NODE, A.Add),),
+    node_local=True,
 )

@@ -45,4 +45,5 @@ DECLARATION = Declaration(
     points=frozenset({"preFilter", "filter"}),
     events=(Register(POD, A.Delete), Register(NODE, A.Add)),
     details="ports",
+    node_local=True,
 )

@@ -53,4 +53,5 @@ DECLARATION = Declaration(
     points_from=(("1.37", frozenset({"preFilter"})),),
     events=(Register(NODE, A.Add | A.UpdateNodeTaint), Register(POD, A.UpdatePodToleration)),
     gates=frozenset({"TaintTolerationComparisonOperators"}),
+    node_local=True,
 )

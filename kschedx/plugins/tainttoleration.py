@@ -92,4 +92,5 @@ DECLARATION = Declaration(
     events=(Register(NODE, A.Add | A.UpdateNodeTaint), Register(POD, A.UpdatePodToleration)),
     gates=frozenset({"TaintTolerationComparisonOperators"}),
     details="taints",
+    node_local=True,
 )

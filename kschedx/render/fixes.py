@@ -82,8 +82,25 @@ def owner_command(owner: dict) -> str | None:
 
 
 def fix_lines(pod: dict) -> list[str]:
-    """`[kind] description` per fix, for the CI formats."""
-    return [f"[{f['kind']}] {f['description']}" for f in pod.get("fixes") or ()]
+    """`[kind] description (widens: ...)` per fix, for the CI formats."""
+    return [f"[{f['kind']}] {f['description']} ({widens_text(f)})" for f in pod.get("fixes") or ()]
+
+
+def widens_text(fix: dict) -> str:
+    """What a fix widens, in one phrase (fix.md#what-a-fix-widens)."""
+    entries = fix.get("widens") or []
+    if not entries:
+        return "widens nothing"
+    return "widens: " + "; ".join(e["text"] for e in entries)
+
+
+def checked_words(pod: dict) -> str:
+    """How each fix was checked: one cycle of the pod, or its workload's
+    replicas all placed again."""
+    w = pod.get("workload")
+    if w is not None and "sequences" in (pod.get("fixSearch") or {}):
+        return f"each checked by placing all {w['replicas']} replicas again with it, one after another"
+    return "each checked by running the scheduling cycle again with it"
 
 
 def search_words(pod: dict) -> str:

@@ -1,13 +1,12 @@
 """-o github: GitHub Actions workflow commands, one `::error` annotation per
-pod that fails the exit code, on the POD_FILE line of the pod's
-metadata.name when it was read from a file, then one `::notice` per fix
-`explain --fix` verified for it. Passing pods print nothing; a last plain
-line sums up."""
+pod (or workload explain judged as a whole) that fails the exit code, on
+the POD_FILE line of its metadata.name when it was read from a file, then
+one `::notice` per fix `explain --fix` verified for it. Passing cases print
+nothing; a last plain line sums up."""
 
 from __future__ import annotations
 
-from .ci import failure_message, pod_fails, scheduler_text, summary
-from .fixes import fix_lines
+from .ci import Case, cases, failure_message, scheduler_text, summary
 
 
 def _data(s: str) -> str:
@@ -19,39 +18,41 @@ def _property(s: str) -> str:
     return _data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(pod: dict) -> str:
+def _where(source: dict | None) -> list[str]:
     props = []
-    source = pod.get("source")
     if source:
         props.append(f"file={_property(source['file'])}")
         if source.get("line"):
             props.append(f"line={source['line']}")
-    props.append(f"title={_property(pod['pod'] + ' is ' + pod['status'])}")
+    return props
+
+
+def annotation(pod: dict) -> str:
+    props = _where(pod.get("source")) + [f"title={_property(pod['pod'] + ' is ' + pod['status'])}"]
     return f"::error {','.join(props)}::{_data(failure_message(pod))}"
 
 
-def fix_notices(pod: dict) -> list[str]:
-    """One `::notice` per verified fix (explain --fix), where the pod's
-    annotation is."""
-    props = []
-    source = pod.get("source")
-    if source:
-        props.append(f"file={_property(source['file'])}")
-        if source.get("line"):
-            props.append(f"line={source['line']}")
+def _annotation(case: Case) -> str:
+    props = _where(case.source) + [f"title={_property(case.title)}"]
+    return f"::error {','.join(props)}::{_data(case.message)}"
+
+
+def _notices(case: Case) -> list[str]:
+    """One `::notice` per fix `explain --fix` verified, where the case's annotation is."""
+    props = _where(case.source)
     out = []
-    for i, line in enumerate(fix_lines(pod), 1):
-        title = f"title={_property(pod['pod'] + ' fix ' + str(i))}"
+    for i, line in enumerate(case.fixes or (), 1):
+        title = f"title={_property(case.name + ' fix ' + str(i))}"
         out.append(f"::notice {','.join(props + [title])}::{_data(line)}")
     return out
 
 
 def to_github(doc: dict) -> str:
     lines = []
-    for p in doc["pods"]:
-        if pod_fails(p):
-            lines.append(annotation(p))
-            lines += fix_notices(p)
+    for case in cases(doc):
+        if case.fails:
+            lines.append(_annotation(case))
+            lines += _notices(case)
     scheduler = scheduler_text(doc)
     lines.append(f"kschedx {doc.get('mode', 'explain')}{f' ({scheduler})' if scheduler else ''}: {summary(doc)}")
     return "\n".join(lines) + "\n"

@@ -224,6 +224,13 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
     cls, text = verdict(pod)
     requests = ", ".join(f"{k} {v}" for k, v in (pod.get("requests") or {}).items()) or "nothing"
     parts = [f'<p class="meta">priority {e(pod.get("priority", 0))} · requests {e(requests)}']
+    w = pod.get("workload")
+    if w is not None:
+        # A replica placed after the ones before it (explain judges its workload as a whole).
+        parts[0] = (f'<p class="meta">replica {e(w["replica"])} of {e(w["replicas"])} of {e(w["kind"])} '
+                    f'{e(w["namespace"])}/{e(w["name"])}' + (f' · placed on {e(pod["placedNode"])}'
+                                                           if pod.get("placedNode") else " · not placed")
+                    + f' · priority {e(pod.get("priority", 0))} · requests {e(requests)}')
     source = pod.get("source")
     if source:
         parts[0] += f' · from {e(source["file"])}' + (f':{source["line"]}' if source.get("line") else "")
@@ -273,11 +280,13 @@ def _fixes(pod: dict) -> str:
         head = f'<h3>Fixes</h3><p class="warn">none found: no change kschedx tried makes the pod schedulable ' \
                f'({e(words.search_words(pod))})</p>'
     else:
-        head = (f'<h3>Fixes</h3><p class="muted">each checked by running the scheduling cycle again with it; '
-                f'smallest change first; {e(words.search_words(pod))}</p>')
+        head = (f'<h3>Fixes</h3><p class="muted">{e(words.checked_words(pod))}; '
+                f'least widening first; {e(words.search_words(pod))}</p>')
     items = []
     for fix in fixes:
         body = [f'<span class="kind {e(fix["side"])}">{e(fix["kind"])}</span> {e(fix["description"])}']
+        if "widens" in fix:
+            body.append(f'<p class="{"warn" if fix["widens"] else "muted"}">{e(words.widens_text(fix))}</p>')
         for change in fix.get("changes") or ():
             body.append(f'<p class="muted">{e(words.change_line(change))}</p>')
             if change["action"] != "delete":

@@ -1,7 +1,8 @@
-"""-o junit: one JUnit test case per pod, for the test reporters of GitLab,
-Jenkins and GitHub. A pod that fails the exit code (Unschedulable, Gated,
-Error) is a <failure> whose message is the exact FailedScheduling text;
-with --fix its text adds one line per verified fix.
+"""-o junit: one JUnit test case per pod (and per workload explain judged
+as a whole), for the test reporters of GitLab, Jenkins and GitHub. A case
+that fails the exit code (Unschedulable, Gated, Error; a workload with a
+replica not placed) is a <failure> whose message is the exact
+FailedScheduling text; with --fix its text adds one line per verified fix.
 
 No timestamps, host names or durations: the same input gives the same file.
 """
@@ -10,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .ci import failure_message, outcome, pod_fails
-from .fixes import fix_lines
+from .ci import cases
 
 # Characters XML 1.0 cannot carry at all, even escaped.
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -25,9 +25,9 @@ def to_junit(doc: dict) -> str:
     import xml.etree.ElementTree as ET
 
     mode = doc.get("mode", "explain")
-    pods = doc["pods"]
-    failures = sum(1 for p in pods if pod_fails(p))
-    counts = {"tests": str(len(pods)), "failures": str(failures), "errors": "0"}
+    all_cases = cases(doc)
+    failures = sum(1 for c in all_cases if c.fails)
+    counts = {"tests": str(len(all_cases)), "failures": str(failures), "errors": "0"}
     root = ET.Element("testsuites", {"name": "kschedx", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": f"kschedx {mode}", **counts, "skipped": "0"})
     props = ET.SubElement(suite, "properties")
@@ -39,18 +39,17 @@ def to_junit(doc: dict) -> str:
                         ("notEvaluated", ", ".join(doc.get("notEvaluated") or ()))):
         if value:
             ET.SubElement(props, "property", {"name": name, "value": _text(str(value))})
-    for pod in pods:
-        case = ET.SubElement(suite, "testcase", {"name": _text(pod["pod"]), "classname": f"kschedx.{mode}"})
-        source = pod.get("source")
+    for c in all_cases:
+        case = ET.SubElement(suite, "testcase", {"name": _text(c.name), "classname": f"kschedx.{mode}"})
         where = ""
-        if source:
-            where = f"\n{source['file']}" + (f":{source['line']}" if source.get("line") else "")
-        if pod_fails(pod):
-            message = _text(failure_message(pod))
-            failure = ET.SubElement(case, "failure", {"type": pod["status"], "message": message})
-            fixes = "".join(f"\nfix {i}: {line}" for i, line in enumerate(fix_lines(pod), 1))
+        if c.source:
+            where = f"\n{c.source['file']}" + (f":{c.source['line']}" if c.source.get("line") else "")
+        if c.fails:
+            message = _text(c.message)
+            failure = ET.SubElement(case, "failure", {"type": c.status, "message": message})
+            fixes = "".join(f"\nfix {i}: {line}" for i, line in enumerate(c.fixes or (), 1))
             failure.text = message + _text(where) + _text(fixes)
         else:
-            ET.SubElement(case, "system-out").text = _text(outcome(pod) + where)
+            ET.SubElement(case, "system-out").text = _text(c.text + where)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -72,6 +72,11 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
         self.counts: dict[str, int] = {}
         # The last pod's body blocks: (its key, its nodes list, the blocks). See pod().
         self._last_body: tuple | None = None
+        # A workload being shown (explain judges its replicas one after another):
+        # its tally, and the run of replicas with the same answer folded into one line.
+        self._workload: dict | None = None
+        self._run: dict | None = None
+        self.workloads: list[dict] = []  # each workload's tally, for the summary
 
     def build(self) -> list:
         """Every block of the report, in reading order."""
@@ -94,18 +99,107 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
             self.add(Blank())
 
     def next_pod(self, pod: dict) -> None:
-        if self.pods:
+        w = pod.get("workload")
+        if w is None:
+            self._end_workload()
+        elif self._workload is None or w["replica"] == 1 or self._workload["key"] != _workload_key(w):
+            self._end_workload()
+            self._begin_workload(pod)
+        elif not self.wide and self._run is not None and self._run["answer"] == _answer(pod):
+            # The same answer as the replica before: one line for the run (below).
+            self.pods += 1
+            self.count(pod)
+            self._tally(pod)
+            # Only what the run's line shows: a whole document per replica would
+            # keep every node's verdicts until the run ends.
+            self._run["pods"].append({"placedNode": pod.get("placedNode"), "status": pod["status"],
+                                      "workload": pod["workload"]})
+            return
+        self._fold()
+        if self.pods and not (w is not None and w["replica"] == 1 and self._run is None):
             self.add(Blank())
         self.pods += 1
         self.count(pod)
         self.pod(pod)
+        if w is not None:
+            self._tally(pod)
+            self._run = {"answer": _answer(pod), "first": w["replica"], "pods": []}
 
     def end(self) -> None:
+        self._end_workload()
         if not self.pods:
             self.add(line_of("No pods to evaluate: the snapshot has no pending pods (name POD_FILEs to evaluate)."))
         if self.pods > 1:
             self.add(Blank())
             self.summary()
+
+    # -- a workload's replicas ------------------------------------------------------------------
+    def _begin_workload(self, pod: dict) -> None:
+        w = pod["workload"]
+        if self.pods or self.workloads:
+            self.add(Blank())
+        self.add(line_of((f"{w['kind']} {w['namespace']}/{w['name']}", STRONG),
+                         (f": {plural(w['replicas'], 'replica')}, placed one after another as its controller "
+                          "creates them, each with the ones before it in place", MUTED)))
+        self.add(Blank())
+        self._workload = {"key": _workload_key(w), "kind": w["kind"], "name": f"{w['namespace']}/{w['name']}",
+                          "replicas": w["replicas"], "seen": 0, "placed": 0, "byPreemption": 0, "nodes": {},
+                          "first": None}
+        self._run = None
+
+    def _tally(self, pod: dict) -> None:
+        t = self._workload
+        t["seen"] += 1
+        node = pod.get("placedNode")
+        if node:
+            t["placed"] += 1
+            t["nodes"][node] = None
+            t["byPreemption"] += pod["status"] != "Scheduled"
+        elif t["first"] is None:
+            t["first"] = (pod["workload"]["replica"], pod["pod"])
+
+    def _fold(self) -> None:
+        """The replicas after a run's first, which got its answer: one line."""
+        run, self._run = self._run, None
+        if not run or not run["pods"]:
+            return
+        sym = self.sym
+        pods = run["pods"]
+        first, last = pods[0]["workload"]["replica"], pods[-1]["workload"]["replica"]
+        which = f"replica {first}" if first == last else f"replicas {first}-{last}"
+        p = pods[0]
+        self.add(Blank())
+        if p.get("placedNode"):
+            nodes = names_text([q["placedNode"] for q in pods], None if self.wide else GROUP_NAMES * 2, sym)
+            verdict = (f"{sym.ok} Scheduled {sym.arrow} {nodes}" if p["status"] == "Scheduled" else
+                       f"{sym.fail} placed by preemption {sym.arrow} {nodes}", PASS if p["status"] == "Scheduled"
+                       else WARN)
+            self.add(line_of((which, STRONG), "  ", verdict,
+                             (f"   each with the replicas before it in place", MUTED), indent=2))
+        else:
+            self.add(line_of((which, STRONG), "  ", (f"{sym.fail} {p['status']}", FAIL),
+                             (f"   the same answer as replica {run['first']}", MUTED), indent=2))
+
+    def _end_workload(self) -> None:
+        t = self._workload
+        if t is None:
+            return
+        self._fold()
+        self._workload = None
+        self.workloads.append(t)
+        sym = self.sym
+        self.add(Blank())
+        what = (t["kind"] + " " + t["name"], STRONG)
+        # (The summary of a workload, after its replicas.)
+        if t["placed"] == t["replicas"]:
+            more = f", {t['byPreemption']} by preempting" if t["byPreemption"] else ""
+            self.add(line_of(what, ": ", (f"{sym.ok} all {plural(t['replicas'], 'replica')} placed", PASS),
+                             f", on {plural(len(t['nodes']), 'node')}{more}"))
+        else:
+            replica, name = t["first"] or (None, None)
+            self.add(line_of(what, ": ", (f"{sym.fail} {t['placed']} of {plural(t['replicas'], 'replica')} placed",
+                                          FAIL),
+                             f"; the first not placed: replica {replica} ({name})" if replica else ""))
 
     def take_blocks(self) -> list:
         blocks, self.blocks = self.blocks, []
@@ -164,11 +258,13 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
             self.add(line_of((f"fixes: none found: no change kschedx tried makes the pod schedulable "
                             f"({words.search_words(pod)})", WARN), indent=2))
         else:
-            self.add(line_of(("fixes", STRONG), (f" (each checked by running the scheduling cycle again with it; "
-                                               f"smallest change first; {words.search_words(pod)}):", MUTED),
+            self.add(line_of(("fixes", STRONG), (f" ({words.checked_words(pod)}; "
+                                               f"least widening first; {words.search_words(pod)}):", MUTED),
                            indent=2))
         for i, fix in enumerate(fixes, 1):
             self.add(line_of(f"{i}. ", (f"[{fix['kind']}] ", STRONG), fix["description"], indent=2))
+            if "widens" in fix:
+                self.add(line_of((words.widens_text(fix), WARN if fix["widens"] else MUTED), indent=5))
             for change in fix.get("changes") or ():
                 self.add(line_of((words.change_line(change, self.sym.ellipsis), MUTED), indent=5))
                 command = words.kubectl_command(change)
@@ -191,6 +287,9 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
     def header(self, pod: dict) -> None:
         sym = self.sym
         context = [f"priority {pod.get('priority', 0)}"]
+        w = pod.get("workload")
+        if w is not None:
+            context.insert(0, f"replica {w['replica']} of {w['replicas']}")
         if self.doc.get("profiles") and pod.get("profile"):
             context.insert(0, f"profile {pod['profile']}")  # --config: which profile evaluated it
         reqs = pod.get("requests")
@@ -208,6 +307,8 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
             verdict = (f"{sym.error} Error", FAIL)
         elif status == "NoProfile":
             verdict = (f"{sym.gated} not served by this configuration's profiles", WARN)
+        elif pre.get("nominatedNode") and pod.get("placedNode"):
+            verdict = (f"{sym.fail} Unschedulable now {sym.dot} placed on {pod['placedNode']} by preemption", WARN)
         elif pre.get("nominatedNode"):
             verdict = (f"{sym.fail} Unschedulable now {sym.dot} preemption nominates {pre['nominatedNode']}", WARN)
         else:
@@ -258,6 +359,25 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
         parts = [f"{counts[k]} {k.lower()}" for k in order if k in counts]
         parts += [f"{v} {k.lower()}" for k, v in counts.items() if k not in order]
         self.add(line_of((f"{plural(self.pods, 'pod')}: " + ", ".join(parts), STRONG)))
+        if self.workloads:
+            short = [t for t in self.workloads if t["placed"] < t["replicas"]]
+            text = f"{plural(len(self.workloads), 'workload')}: {len(self.workloads) - len(short)} with every " \
+                   "replica placed"
+            if short:
+                text += ", " + ", ".join(f"{t['kind']} {t['name']} {t['placed']} of {t['replicas']}" for t in short)
+            self.add(line_of((text, STRONG)))
+
+
+def _workload_key(w: dict) -> tuple:
+    return (w["kind"], w["namespace"], w["name"])
+
+
+def _answer(pod: dict) -> tuple:
+    """What makes two replicas' results the same answer: placed with the
+    same status, or not placed with the same status and message."""
+    if pod.get("placedNode"):
+        return ("placed", pod["status"])
+    return ("unplaced", pod["status"], pod.get("message"))
 
 
 def _yaml(obj) -> str:

@@ -51,6 +51,33 @@ def placement_rows(doc: dict, wide: bool = False) -> tuple[list[list], dict[str,
     return rows, reasons
 
 
+def fix_lines(pods: list[dict]) -> list[str]:
+    """simulate --fix: per workload (or pod of its own) left with a pod not
+    placed, the fixes that place all its pods, each with its changes."""
+    from . import fixes as words
+
+    lines = ["fixes (what places every pod of each workload, and each pod of its own, the run leaves unplaced; "
+             "each checked by simulating again with it; least widening first)"]
+    for p in pods:
+        w = p.get("workload")
+        unit = f"{w['kind']} {w['namespace']}/{w['name']} (replica {w['replica']} of {w['replicas']}, {p['pod']}, " \
+               "is the first not placed)" if w else p["pod"]
+        lines.append("")
+        lines.append(f"{unit}: {words.search_words(p)}")
+        if not p["fixes"]:
+            lines.append("  none found: no change kschedx tried places them all")
+        for i, fix in enumerate(p["fixes"], 1):
+            lines.append(f"  {i}. [{fix['kind']}] {fix['description']}")
+            lines.append(f"     {words.widens_text(fix)}")
+            for change in fix.get("changes") or ():
+                lines.append(f"     {words.change_line(change)}")
+                command = words.kubectl_command(change)
+                if command is not None:
+                    lines.append(f"       $ {command}")
+        lines += [f"  {t}" for t in words.uncovered_lines(p) + words.advice_lines(p)]
+    return lines
+
+
 def victim_rows(pods: list[dict]) -> list[list]:
     rows = []
     for p in pods:
@@ -125,6 +152,9 @@ def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None 
         w("\nwhy not placed\n")
         for message, (ref, count) in reasons.items():
             w(f"[{ref}] {count} pod{'' if count == 1 else 's'}: {message}\n")
+    fixed = [p for p in doc["pods"] if "fixes" in p]
+    if fixed:
+        w("\n" + "\n".join(fix_lines(fixed)) + "\n")
     victims = victim_rows([p for p in doc["pods"] if p.get("placedNode")])
     if victims:
         w("\npreemptions\n")

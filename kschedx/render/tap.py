@@ -1,12 +1,11 @@
 """-o tap: the Test Anything Protocol (version 13, which TAP 14 consumers
-read too): one test point per pod, `not ok` for a pod that fails the exit
-code, with the FailedScheduling message in a YAML diagnostic block (and,
+read too): one test point per pod (and per workload explain judged as a
+whole), `not ok` for one that fails the exit code, with the FailedScheduling message in a YAML diagnostic block (and,
 with --fix, `fixes`: one line per verified fix)."""
 
 from __future__ import annotations
 
-from .ci import failure_message, outcome, pod_fails, scheduler_text
-from .fixes import fix_lines
+from .ci import cases, scheduler_text
 
 
 def _description(s: str) -> str:
@@ -22,24 +21,24 @@ def _diagnostics(fields: dict) -> list[str]:
 
 
 def to_tap(doc: dict) -> str:
-    pods = doc["pods"]
-    lines = ["TAP version 13", f"1..{len(pods)}"]
+    all_cases = cases(doc)
+    lines = ["TAP version 13", f"1..{len(all_cases)}"]
     scheduler = scheduler_text(doc)
     if scheduler:
         # A comment line (TAP consumers skip it): which scheduler the verdicts are.
         lines.append(f"# {_description(scheduler)}")
-    for i, pod in enumerate(pods, 1):
-        if pod_fails(pod):
-            lines.append(f"not ok {i} - {_description(pod['pod'])}: {pod['status']}")
-            fields = {"status": pod["status"], "message": failure_message(pod)}
-            if "fixes" in pod:
-                fields["fixes"] = fix_lines(pod)
-            source = pod.get("source")
-            if source:
-                fields["file"] = source["file"]
-                if source.get("line"):
-                    fields["line"] = source["line"]
+    for i, case in enumerate(all_cases, 1):
+        if case.fails:
+            lines.append(f"not ok {i} - {_description(case.name)}: "
+                         f"{_description(case.status_words if case.workload else case.status)}")
+            fields = {"status": case.status, "message": case.message}
+            if case.fixes is not None:
+                fields["fixes"] = case.fixes
+            if case.source:
+                fields["file"] = case.source["file"]
+                if case.source.get("line"):
+                    fields["line"] = case.source["line"]
             lines.extend(_diagnostics(fields))
         else:
-            lines.append(f"ok {i} - {_description(pod['pod'] + ': ' + outcome(pod))}")
+            lines.append(f"ok {i} - {_description(case.name + ': ' + case.text)}")
     return "\n".join(lines) + "\n"

@@ -150,6 +150,10 @@ def pod_fails(pod: dict) -> bool:
     if pod["status"] == "NoProfile":
         # Another scheduler's pod: a finding only when it was asked for.
         return bool(pod.get("askedByName"))
+    if pod.get("workload") is not None and pod["status"] == "Unschedulable":
+        # A replica explain placed in sequence: it fits when it was placed
+        # (by preemption: the preemptor placed on its node after the victims went).
+        return not pod.get("placedNode")
     pre = pod.get("preemption") or {}
     return not (pod["status"] == "Unschedulable" and pre.get("nominatedNode"))
 

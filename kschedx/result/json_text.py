@@ -68,6 +68,131 @@ def encode(o, nl: str) -> str:
     return _fallback(o, nl)
 
 
+class ShapeEncoder:
+    """encode(value, nl) for many values of the same shape: dicts with the
+    same keys in the same order, lists of the same lengths, at every level,
+    and str, int, float, bool or None in the same places (a node's score
+    explanation from one plugin, across the nodes of a pod). The text
+    around the values is worked out once per shape (by the keys at the top:
+    a value of another shape under the same keys is encoded as usual).
+    Character for character encode's text (tests/test_json_shapes.py)."""
+
+    __slots__ = ("nl", "shapes")
+
+    def __init__(self, nl: str):
+        self.nl = nl
+        self.shapes: dict = {}  # top-level keys -> (shape, pieces), or None: not worth a template
+
+    def __call__(self, d) -> str:
+        if type(d) is not dict or not d:
+            return encode(d, self.nl)
+        keys = tuple(d)
+        found = self.shapes.get(keys, False)
+        if found is False:
+            found = self.shapes[keys] = _compile(d, self.nl)
+        if found is None:
+            return encode(d, self.nl)
+        shape, pieces = found
+        leaves: list = []
+        if not _leaves(d, shape, leaves):
+            return encode(d, self.nl)
+        out = [pieces[0]]
+        append = out.append
+        for v, piece in zip(leaves, pieces[1:]):
+            t = type(v)
+            if t is str:
+                append(string(v))
+            elif t is int:
+                append(int.__repr__(v))
+            elif t is float:
+                append(_float(v))
+            elif v is None:
+                append("null")
+            elif v is True:
+                append("true")
+            else:
+                append("false")
+            append(piece)
+        return "".join(out)
+
+
+_LEAF = (str, int, float, bool, type(None))
+_LEAF_TYPES = frozenset(_LEAF)
+
+
+def _leaves(v, shape, out: list) -> bool:
+    """The leaves of `v` in order into `out`, when `v` has `shape`
+    (None: a leaf; (keys, shapes): a dict; [shapes]: a list)."""
+    if shape is None:
+        if type(v) in _LEAF_TYPES:
+            out.append(v)
+            return True
+        return False
+    if type(shape) is tuple:
+        if type(v) is not dict or tuple(v) != shape[0]:
+            return False
+        for x, sub in zip(v.values(), shape[1]):
+            if sub is None:
+                if type(x) not in _LEAF_TYPES:
+                    return False
+                out.append(x)
+            elif not _leaves(x, sub, out):
+                return False
+        return True
+    if type(v) is not list or len(v) != len(shape):
+        return False
+    for x, sub in zip(v, shape):
+        if not _leaves(x, sub, out):
+            return False
+    return True
+
+
+def _compile(d: dict, nl: str):
+    """(shape, pieces): d's shape (see _leaves) and the text between its
+    leaves, encode's; None when a key is not a str or a value of another type."""
+    pieces = [""]
+    try:
+        shape = _shape(d, nl, pieces)
+    except TypeError:
+        return None
+    return shape, pieces
+
+
+def _shape(v, nl: str, pieces: list):
+    t = type(v)
+    if t in _LEAF_TYPES:
+        pieces.append("")
+        return None
+    inner = nl + "  "
+    if t is dict:
+        if not v:
+            pieces[-1] += "{}"
+            return ((), ())
+        subs = []
+        first = True
+        for k, x in v.items():
+            if type(k) is not str:
+                raise TypeError
+            pieces[-1] += ("{" if first else ",") + inner + string(k) + ": "
+            first = False
+            subs.append(_shape(x, inner, pieces))
+        pieces[-1] += nl + "}"
+        return (tuple(v), tuple(subs))
+    if t is list:
+        if not v:
+            pieces[-1] += "[]"
+            return []
+        subs = []
+        first = True
+        for x in v:
+            pieces[-1] += ("[" if first else ",") + inner
+            first = False
+            subs.append(_shape(x, inner, pieces))
+        pieces[-1] += nl + "]"
+        return subs
+    raise TypeError
+
+
 def _float(f: float) -> str:
     # json's own spelling: repr, and JavaScript's names for what JSON lacks.
     if f != f:

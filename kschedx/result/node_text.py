@@ -21,7 +21,7 @@ from itertools import repeat
 
 from ..framework.records import table_groups
 from ..framework.status import Code
-from .json_text import encode, string
+from .json_text import ShapeEncoder, encode, string
 from .node_record import node_dict
 
 _INT = {int}
@@ -60,6 +60,7 @@ class _Writer:
         self.filter_values: dict = {}  # (plugin, code, reasons) -> text
         self.scores: dict = {}  # score row without details -> text
         self.score_heads: dict = {}  # (plugin, raw, normalized, weight, skipped) -> text before "details"
+        self.explainers: dict = {}  # plugin -> ShapeEncoder of its score explanations
 
     def nodes(self, records) -> str:
         # The verdicts and scores still in the runner's tables are written a
@@ -138,8 +139,9 @@ class _Writer:
         close = self.close_entry
         heads = {pair: self.score_head(plugin, pair[0], pair[1], weight, False) for pair in set(pairs)}
         key = "," + self.i4 + '"details": '
-        i4 = self.i4
-        return [heads[pair] + (key + encode(d, i4) if d else "") + close for pair, d in zip(pairs, details)]
+        # One plugin's explanations have one shape across the nodes, mostly.
+        explain = self.explainer(plugin)
+        return [heads[pair] + (key + explain(d) if d else "") + close for pair, d in zip(pairs, details)]
 
     def score_text(self, row) -> str:
         if row[5] is not None or type(row[1]) is not int or type(row[2]) is not int or type(row[3]) is not int:
@@ -223,9 +225,15 @@ class _Writer:
                 self.score_heads[key] = head
         return head
 
+    def explainer(self, plugin) -> ShapeEncoder:
+        enc = self.explainers.get(plugin)
+        if enc is None:
+            enc = self.explainers[plugin] = ShapeEncoder(self.i4)
+        return enc
+
     def score_entry(self, row) -> str:
         plugin, raw, normalized, weight, skipped, details = row
         head = self.score_head(plugin, raw, normalized, weight, skipped)
         if not details:
             return head + self.close_entry
-        return head + "," + self.i4 + '"details": ' + encode(details, self.i4) + self.close_entry
+        return head + "," + self.i4 + '"details": ' + self.explainer(plugin)(details) + self.close_entry

@@ -28,7 +28,7 @@ import queue
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..util.errors import ClusterError
 from .kinds import Kind, POD
@@ -52,6 +52,9 @@ class WatchEvent:
     # STATUS: {"up": bool, "error": str, "down_for": seconds}; WARNING, FATAL: {"text": str};
     # RELIST_BEGIN: {"reason": str}
     extra: dict | None = None
+    # When the watcher had it (its clock, time.monotonic): how long it waited
+    # to be applied (None: not stamped, e.g. made by a test).
+    received: float | None = None
 
 
 class WatchExpired(Exception):
@@ -159,6 +162,8 @@ class Watcher:
     def _put(self, event: WatchEvent) -> bool:
         """Onto the queue, waiting while it is full (back-pressure on the
         stream); False once stopped."""
+        if event.received is None:
+            event = replace(event, received=self.clock())
         while not self._stop.is_set():
             try:
                 self.events.put(event, timeout=0.2)

@@ -69,6 +69,34 @@ class WorkloadRef:
         return (self.raw.get("spec") or {}).get("template") or {}
 
 
+@dataclass
+class WorkloadGroup:
+    """One workload of a POD_FILE and the pods it expands into, in the order
+    its controller creates them (a StatefulSet's ordinals, a ReplicaSet's or
+    Job's replicas one after another, a DaemonSet's pods by node name):
+    `explain` places them in that order, each with the ones before it."""
+
+    kind: str
+    api_version: str
+    namespace: str
+    name: str
+    origin: object
+    pods: list  # the pod objects, then (commands/load.py) their uids
+
+    @property
+    def ref(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+
+def expand_again_all(ref: WorkloadRef, obj: dict) -> tuple[list[dict], list[dict]]:
+    """`obj` (the workload of `ref`, changed) expanded as it was: every pod
+    in the controller's order, and the other objects created that are not
+    in the cluster (a Deployment's new ReplicaSet)."""
+    nodes, objects = ref.expansion
+    created = _expand(obj, ref.origin, _Context(nodes, objects))
+    return [o for o in created if o["kind"] == "Pod"], [o for o in created if o["kind"] == "ReplicaSet"]
+
+
 def expand_again(ref: WorkloadRef, obj: dict) -> tuple[dict | None, list[dict]]:
     """`obj` (the workload of `ref`, changed) expanded as it was: the pod in
     the place of ref's (None when there is none), and the other objects
@@ -86,14 +114,16 @@ def expand_again(ref: WorkloadRef, obj: dict) -> tuple[dict | None, list[dict]]:
     return (pods[ref.index] if ref.index < len(pods) else None), others
 
 
-def expand_workloads(objects, nodes, cluster_objects=(), refs: dict | None = None) -> tuple[list, list[str]]:
+def expand_workloads(objects, nodes, cluster_objects=(), refs: dict | None = None,
+                     groups: list | None = None) -> tuple[list, list[str]]:
     """[(obj, origin)] -> ([(obj, origin)] with workloads replaced by what
     their controllers create (pods, ReplicaSets, PVCs), notes).
 
     `nodes` are the cluster's Node objects (for DaemonSets); `cluster_objects`
     the snapshot's objects (existing PVCs, StorageClasses, DaemonSet pods).
     `refs`, when given, receives each created pod's WorkloadRef by
-    "namespace/name" (`explain --fix` patches the workload's template).
+    "namespace/name" (`explain --fix` patches the workload's template);
+    `groups`, when given, a WorkloadGroup per workload (its pods in order).
     """
     out = []
     notes: list[str] = []
@@ -121,6 +151,10 @@ def expand_workloads(objects, nodes, cluster_objects=(), refs: dict | None = Non
                 refs[f"{p['metadata']['namespace']}/{p['metadata']['name']}"] = WorkloadRef(raw, origin, index,
                                                                                           expansion)
         pods = sum(1 for o in created if o["kind"] == "Pod")
+        if groups is not None:
+            api = obj.get("apiVersion") or ("batch/v1" if kind in ("Job", "CronJob") else "apps/v1")
+            groups.append(WorkloadGroup(kind, api, _namespace(obj), obj["metadata"]["name"], origin,
+                                        [o for o in created if o["kind"] == "Pod"]))
         total += pods
         if total > MAX_EXPANDED_PODS:
             raise InputError(f"expanding it brings the pods to create to {total:,}: kschedx expands at most "

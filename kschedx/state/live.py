@@ -59,8 +59,9 @@ class Change:
     while pending), bound (a pending pod got a node), arrived (a bound pod
     appeared), left (a bound pod went, or finished), pod-changed (a bound pod
     changed; detail "status" when nothing scheduling counts changed),
-    node-added, node-removed, node-changed (detail: labels, spec, status,
-    metadata; old and obj: the node before and after), node-images,
+    node-added, node-removed (extra: the pods it held), node-changed
+    (detail: labels, spec, status, metadata; old and obj: the node before
+    and after), node-images (old and obj too),
     nomination (a pending pod's nominated node; old: the pod before), object
     (any other kind; detail: its key; extra: its namespace, and the watch
     event's type: ADDED, MODIFIED, DELETED)."""
@@ -161,6 +162,15 @@ class LiveCluster:
         rollout) and never freed: when most of them are no longer used, and
         when the parsed-term caches have filled, build the snapshot again from
         the current objects, forgetting them all. Between batches only."""
+        if not self.should_compact():
+            return False
+        self.compact()
+        return True
+
+    def should_compact(self) -> bool:
+        """Whether maybe_compact would build the snapshot again now (a caller
+        holding what was derived from the old one lets it go first: the
+        build freezes what is alive, reference cycles included)."""
         from . import podaffinity
 
         index = self.snapshot.pod_index
@@ -172,7 +182,6 @@ class LiveCluster:
             if sizes["nodeCounts"] > 2 * len(self.snapshot.node_infos) + 1_000:
                 podaffinity.forget_node_counts()
             return False
-        self.compact()
         return True
 
     def compact(self) -> None:
@@ -396,7 +405,7 @@ class LiveCluster:
             changed = cache.update_node(snap, node)
             nodes[self._node_index(name)] = node
             if changed <= {"images"}:
-                return [Change("Node", "node-images", node=name)] if changed else []
+                return [Change("Node", "node-images", node=name, old=old, obj=node)] if changed else []
             if changed <= {"metadata", "images"}:
                 return []  # annotations and such: no plugin reads them of a node
             return [Change("Node", "node-changed", node=name, detail=",".join(sorted(changed - {"images"})), old=old,
@@ -424,7 +433,8 @@ class LiveCluster:
         if pis:
             self.orphans[name] = {pi.key: pi.pod for pi in pis}
             self._orphan_since.setdefault(name, self.clock())
-        return [Change("Node", "node-removed", node=name)]
+        # The pods that were there (they wait for the node), for what reads them.
+        return [Change("Node", "node-removed", node=name, extra={"pods": [pi.pod for pi in pis or ()]})]
 
     # -- other kinds --------------------------------------------------------------------------
     def _put_other(self, kind: str, obj: dict) -> list[Change]:

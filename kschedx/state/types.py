@@ -110,6 +110,7 @@ class PodInfo:
         "has_affinity",
         "has_required_anti_affinity",
         "signature",
+        "importance",
         "_cache",
     )
 
@@ -129,6 +130,9 @@ class PodInfo:
         self.node_name = spec.get("nodeName") or ""
         self._start_time = self._creation_time = _UNPARSED
         self._cache = None  # made when first used (a snapshot holds many pods)
+        # Preemption's ordering key (framework/preemption.py importance_key),
+        # made when first compared.
+        self.importance = None
         self.signature = label_signature_of(self.namespace, self.labels, meta.get("deletionTimestamp") is not None)
         if facts is not None:
             self.resource = facts.resource

@@ -6,6 +6,9 @@ scripts compare kschedx with the real scheduler field by field.
 
     build(version) -> Path of the binary (built once, then cached)
     run(version, fixture, mode, config=None, feature_gates=None) -> dict
+    Server(version, feature_gates=None).run(fixture, mode, config=None) -> dict
+        the same document from one long-running oracle (`--serve`): many
+        runs without a process each (the differential tests)
 
 Go missing: build() raises OracleUnavailable. Tests call binary_or_skip(),
 which skips them then, unless KSCHEDX_REQUIRE_ORACLE=1 (CI sets it: there a
@@ -18,6 +21,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -156,6 +160,75 @@ def _spec_dict(row) -> dict:
     if len(row) > 4 and row[4]:
         d["minCompatibilityVersion"] = row[4]
     return d
+
+
+class Server:
+    """One oracle process serving many runs (`oracle --serve`): requests
+    one at a time, each answered with the document `run()` would return.
+    Feature gates are the process's own. Restarted once if it died."""
+
+    def __init__(self, version: str, feature_gates=None):
+        self.version = version
+        self.feature_gates = feature_gates
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+        self._next = 0
+
+    def _start(self) -> subprocess.Popen:
+        args = [str(build(self.version)), "--serve"]
+        if self.feature_gates:
+            args += ["--feature-gates", _gates_arg(self.feature_gates)]
+        return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, bufsize=1)
+
+    def run(self, fixture, mode: str = "explain", config=None) -> dict:
+        paths = [fixture] if isinstance(fixture, (str, os.PathLike)) else list(fixture)
+        with self._lock:
+            self._next += 1
+            request = {"id": self._next, "mode": mode, "paths": [str(p) for p in paths]}
+            if config is not None:
+                request["config"] = str(config)
+            for attempt in (1, 2):
+                if self._proc is None or self._proc.poll() is not None:
+                    self._proc = self._start()
+                try:
+                    self._proc.stdin.write(json.dumps(request) + "\n")
+                    self._proc.stdin.flush()
+                    line = self._proc.stdout.readline()
+                except (BrokenPipeError, OSError):
+                    line = ""
+                if line:
+                    break
+                try:
+                    code = self._proc.wait(timeout=10)
+                    err = self._proc.stderr.read()
+                except subprocess.TimeoutExpired:
+                    self._proc.kill()
+                    code, err = None, "(no answer, killed)"
+                self._proc = None
+                if code == 2:
+                    raise OracleError(f"oracle {self.version} refused its flags: {err.strip()[-2000:]}")
+                if attempt == 2:
+                    raise OracleError(f"oracle {self.version} --serve died on {', '.join(map(str, paths))}:\n"
+                                      f"{err[-4000:]}")
+        answer = json.loads(line)
+        if answer.get("id") != request["id"]:
+            raise OracleError(f"oracle {self.version} --serve answered request {answer.get('id')}, "
+                              f"not {request['id']}")
+        if "error" in answer:
+            raise OracleError(f"oracle {self.version} refused {', '.join(map(str, paths))}: {answer['error']}")
+        return answer["document"]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._proc is not None and self._proc.poll() is None:
+                self._proc.stdin.close()
+                try:
+                    self._proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    self._proc.kill()
+                    self._proc.wait()
+            self._proc = None
 
 
 def binary_or_skip(version: str) -> Path:

@@ -26,7 +26,7 @@ from ...config import names
 from ...config.pluginargs import checked_plugin_args, parse_duration
 from ...framework.declaration import Declaration, reads
 from ...framework.events import ActionType as A, DEVICE_CLASS, NODE, POD, RESOURCE_CLAIM, RESOURCE_SLICE, Register
-from ...framework.interface import Plugin, PluginError, features_of
+from ...framework.interface import EventReach, Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...api.labels import NodeSelector
 from ...state.dra import DRA_KINDS, time_nanos
@@ -430,6 +430,11 @@ class DynamicResources(Plugin):
             return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed",
                                 details={"delete": claim_key(ext)})
         return None, self._post_filter_status("still not schedulable")
+
+    def event_reach(self, state, pod_info):
+        """Nothing for a pod without claims (its PreFilter skipped: the score
+        is 0 everywhere); anything otherwise."""
+        return EventReach() if self.name in state.skip_filter_plugins else None
 
     def score(self, state, pod_info, node_info) -> int:
         if not self.enabled:

@@ -191,4 +191,5 @@ DECLARATION = Declaration(
     gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodLevelResourcesVerticalScaling",
                      "PodLevelResources"}),
     details="balance",
+    node_local=True,
 )

@@ -477,4 +477,5 @@ DECLARATION = Declaration(
     gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodVerticalScaling",
                      "PodLevelResources"}),
     details="resources",
+    node_local=True,
 )

@@ -7,11 +7,12 @@ from ...config import names
 from ...config.pluginargs import checked_plugin_args
 from ...framework.declaration import Declaration, reads
 from ...framework.events import ActionType as A, NODE, POD, Register
-from ...framework.interface import Plugin, PluginError, features_of
+from ...framework.interface import EventReach, Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...state.pod_index import index_of
 from . import filtering, scoring
-from .common import DO_NOT_SCHEDULE_ACTION, SCHEDULE_ANYWAY, SYSTEM_DEFAULT_CONSTRAINTS, SpreadError, get_constraints
+from .common import (DO_NOT_SCHEDULE_ACTION, HONOR, SCHEDULE_ANYWAY, SYSTEM_DEFAULT_CONSTRAINTS, SpreadError,
+                     get_constraints)
 
 
 def _read(state, key):
@@ -120,6 +121,44 @@ class PodTopologySpread(Plugin):
         if s is None:
             return None
         return scoring.score_details(s, node_info)
+
+    def event_reach(self, state, pod_info) -> EventReach:
+        """Pods of the pod's namespace its constraints select; their topology
+        keys, and the pod's node affinity keys where nodes are counted by
+        it; taints where nodes are counted by them; the set of nodes where
+        a DoNotSchedule constraint counts domains (a domain may come or go)."""
+        pre_filter = state.read(filtering.PRE_FILTER_STATE_KEY)
+        pre_score = state.read(scoring.PRE_SCORE_STATE_KEY)
+        constraints = [*(pre_filter.constraints if pre_filter is not None else ()),
+                       *(pre_score.constraints if pre_score is not None else ())]
+        if not constraints:
+            return EventReach()
+        namespace = pod_info.namespace
+        selectors = [c.selector for c in constraints]
+
+        def pods(pod: dict) -> bool:
+            meta = pod.get("metadata") or {}
+            if (meta.get("namespace") or "default") != namespace:
+                return False
+            labels = meta.get("labels") or {}
+            return any(sel.matches(labels) for sel in selectors)
+
+        keys = {c.topology_key for c in constraints}
+        if any(c.node_affinity_policy == HONOR for c in constraints):
+            keys |= node_affinity_keys(pod_info.spec)
+        return EventReach(pods=pods, label_keys=frozenset(keys), node_set=pre_filter is not None,
+                          taints=any(c.node_taints_policy == HONOR for c in constraints))
+
+
+def node_affinity_keys(spec: dict) -> set:
+    """The node label keys a pod's nodeSelector and required node affinity read."""
+    keys = set(spec.get("nodeSelector") or ())
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution") or {}
+    for term in required.get("nodeSelectorTerms") or ():
+        for expr in (term or {}).get("matchExpressions") or ():
+            keys.add(expr.get("key"))
+    return keys
 
 
 DECLARATION = Declaration(

@@ -1,0 +1,88 @@
+"""explain --watch says how far behind the cluster it is, and stays close:
+a pod is due `settle` after the event reached the watch (time queued
+counts), the oldest due pods are explained first, the lag goes to the
+observer (--metrics-addr) and the summary. A fake clock drives WatchRun."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from builders import api_node, api_pod
+from kschedx.commands.load import Workload
+from kschedx.commands.watch import WatchObserver, WatchRun
+from kschedx.state.types import PodInfo
+from test_live_state import Model, start
+from test_watch_soundness import FakeWatcher
+from watching import Recorder
+
+
+class Lags(WatchObserver):
+    def __init__(self):
+        self.seen = []
+        self.stale = []
+
+    def lag(self, events_queued, oldest_event_seconds, pods_due, oldest_due_seconds):
+        self.seen.append((events_queued, oldest_event_seconds, pods_due, oldest_due_seconds))
+
+    def staleness(self, seconds):
+        self.stale.append(seconds)
+
+
+def watch(pending: int = 6):
+    model = Model(random.Random(1))
+    model.put(api_node("n1", cpu="4"))
+    model.put(api_node("n2", cpu="4"))
+    for i in range(pending):
+        model.put(api_pod(f"p{i}", cpu="100m"))
+    live = start(model)
+    now = [100.0]
+    observer = Lags()
+    sink = Recorder()
+    run = WatchRun(sink, FakeWatcher(), live, Workload(live.cluster, [PodInfo(p) for p in live.pending.values()]),
+                   selected=lambda pod: True, named=None, tie_break="name", seed=None, settle=2.0,
+                   clock=lambda: now[0], wall=lambda: 1_700_000_000.0, observer=observer)
+    for pi in run.workload.pods:
+        run._due(run._track(pi.pod, now[0]), now[0], "pending", settle=0.0)
+    run._flush(now[0], run._schedulers())
+    return model, run, now, observer, sink
+
+
+def test_a_pod_is_due_settle_after_the_event_reached_the_watch():
+    model, run, now, observer, sink = watch()
+    # A pod of the cluster leaves n1 (every pod predicted there may move):
+    # the event reached the watch 1.5 s before it was applied.
+    ev = model.put(api_pod("big", node_name="n1", cpu="3"))
+    run._event(replace(ev, received=now[0] - 1.5))
+    due = [t for t in run.tracked.values() if t.due is not None]
+    assert due and all(t.due == now[0] + 0.5 and t.due_since == now[0] - 1.5 for t in due)
+    now[0] += 0.6
+    run._lag(now[0])
+    assert observer.seen[-1][2] == len(due) and abs(observer.seen[-1][3] - 2.1) < 1e-9
+    run._flush(now[0])
+    assert all(t.due is None for t in run.tracked.values())
+    assert max(observer.stale) == run.summary.max_staleness and abs(run.summary.max_staleness - 2.1) < 1e-9
+    assert run.summary_dict()["lag"]["maxStalenessSeconds"] == 2.1
+
+
+def test_the_oldest_due_pods_go_first_when_a_batch_cannot_take_them_all():
+    model, run, now, observer, sink = watch(pending=6)
+    run._explain_cost = 1.0  # a batch (2 s) takes two pods
+    keys = sorted(run.tracked)
+    for i, key in enumerate(reversed(keys)):  # the last key is due the longest
+        t = run.tracked[key]
+        t.due, t.due_since, t.reason = now[0], now[0] - 10 + i, "test"
+    seen = len(sink.items)
+    run._flush(now[0])
+    explained = [item["pod"] for kind, item in sink.items[seen:] if kind == "pod"]
+    assert explained == sorted(keys[-2:])  # the two oldest, in queue order
+
+
+def test_the_queue_is_measured():
+    model, run, now, observer, sink = watch()
+    ev = model.put(api_node("n3", cpu="4"))
+    run.watcher.events.put(replace(ev, received=0.0))
+    run._lag(now[0])
+    queued, oldest, _, _ = observer.seen[-1]
+    assert queued == 1 and oldest > 0
+    assert run.summary.max_events_queued == 1
