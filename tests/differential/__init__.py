@@ -82,9 +82,9 @@ def gates_for(case: Case, version: str) -> dict[str, bool]:
     table of kschedx's version for it)."""
     if not case.feature_gates:
         return {}
-    from kschedx.features.versions import version_module
+    from kschedx.features.versions import gate_table
 
-    table = version_module(kschedx_version(version)).GATES
+    table, _ = gate_table(kschedx_version(version))
     return {g: on for g, on in case.feature_gates.items() if g in table and not table[g][2]}
 
 
