@@ -149,7 +149,9 @@ def mutate(data, docs: list, protect=("kind", "apiVersion")) -> list[str]:
 
 
 def assert_clean(result, allowed: set[int], what: str) -> None:
-    """The rule: a documented exit code, no traceback, an error in one line."""
+    """The rule: a documented exit code, no traceback, an error in one line;
+    objects the API server would refuse (strict input) a line per problem,
+    each a `kschedx: error:` line, at most MAX_ERROR_LINES and the count."""
     err = result.stderr
     out = result.stdout
     exc = result.exception
@@ -157,5 +159,10 @@ def assert_clean(result, allowed: set[int], what: str) -> None:
     assert result.exit_code in allowed, f"{what}: exit {result.exit_code}: {err[-2000:]}"
     assert "Traceback" not in err and "Traceback" not in out, f"{what}: {err[-2000:]}"
     if result.exit_code not in (0, 1):
+        from kschedx.sources.strict import MAX_ERROR_LINES
+
         lines = err.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("kschedx: "), f"{what}: {err[-2000:]}"
+        if len(lines) > 1:
+            assert len(lines) <= MAX_ERROR_LINES + 1 and all(
+                line.startswith("kschedx: error: ") for line in lines), f"{what}: {err[-2000:]}"
+        assert len(lines) >= 1 and lines[0].startswith("kschedx: "), f"{what}: {err[-2000:]}"

@@ -235,14 +235,21 @@ def test_seed_makes_random_tie_break_reproducible():
 BAD_INPUTS = {
     "malformed YAML": ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n spec: [\n", "malformed YAML: line 5"),
     "invalid quantity": (POD.replace("100m", "1.5.3"),
-                         "Pod/default/web: field spec.containers[0].resources.requests.cpu: invalid quantity '1.5.3'"),
+                         "Pod/default/web: field spec.containers[0].resources.requests.cpu: quantities must match "
+                         "the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    "negative quantity": (POD.replace("100m", "-1"),
+                          "Pod/default/web: field spec.containers[0].resources.requests.cpu: invalid quantity -1: "
+                          "must be greater than or equal to 0"),
     "no kind": ("apiVersion: v1\nmetadata: {name: web}\n", "field kind: object has no kind"),
     "missing PriorityClass": (POD.replace("spec:\n", "spec:\n  priorityClassName: high\n"),
                               "field spec.priorityClassName: no PriorityClass with name high"),
     "duplicate objects": (POD + "---\n" + POD, "duplicate object: Pod/default/web"),
     "not an object": ("- just\n- a list\n", "expected a Kubernetes object"),
     "wrong type": (POD.replace("metadata: {name: web}", "metadata: {name: web, labels: {gpu: true}}"),
-                   "Pod/default/web: field metadata.labels[gpu]: must be a string, not bool True"),
+                   "Pod/default/web: field metadata.labels.gpu: json: cannot unmarshal bool into Go struct field "
+                   "ObjectMeta.metadata.labels of type string (quote it in YAML)"),
+    "unknown field": (POD.replace("containers:", "containerz:"),
+                      'Pod/default/web: unknown field "spec.containerz" (did you mean "containers"?)'),
 }
 
 
@@ -431,10 +438,37 @@ def test_a_pod_file_with_a_lowercase_kind_says_so(tmp_path):
     p = write(tmp_path, "pod.yaml", POD.replace("kind: Pod", "kind: pod"))
     r = run("explain", p, "--snapshot", CLUSTER)
     assert r.exit_code == 3
-    assert "kind 'pod' is not a kind (did you mean Pod?)" in r.stderr
+    assert 'field kind: no matches for kind "pod" in version "v1" (did you mean Pod?)' in r.stderr
 
 
 def test_stdin_can_be_read_only_once():
     r = run("explain", "-", "--snapshot", "-", input=Path(pod("web")).read_text())
     assert r.exit_code == 3
     assert "stdin (-) can be read only once" in r.stderr
+
+
+_TYPO_PODS = "".join(f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n"
+                     f"  containers: [{{name: c, image: i}}]\n  nodeSelectr: {{a: b}}\n" for i in range(40))
+
+
+@pytest.mark.parametrize("reader", ["head -1", "true"])
+@pytest.mark.parametrize("args, code", [
+    # a warning on stderr after the result (a selection that took no pod), exit 0
+    ("explain --snapshot fixtures/cluster/ -n shop -l 'app in (nothing)'", 0),
+    ("explain fixtures/pods/web.yaml --snapshot fixtures/cluster/ -o wide", 0),
+    ("explain fixtures/pods/too-big.yaml --snapshot fixtures/cluster/", 1),
+    ("explain fixtures/pods/web.yaml --snapshot fixtures/cluster/ --kube-version 0.1", 2),
+    # strict input: one error line per problem, many lines after the reader left
+    ("explain - --snapshot fixtures/cluster/", 3),
+])
+def test_closed_pipe_on_stderr_keeps_the_exit_code(reader, args, code):
+    # `2>&1 | head -1`: stdout and stderr share a pipe whose reader leaves
+    # after one line (or before any): what is left to say goes nowhere, the
+    # exit code stays the run's own.
+    r = subprocess.run(
+        f"printf '%s' \"$PODS\" | '{sys.executable}' -m kschedx {args} 2>&1 | {reader}; exit ${{PIPESTATUS[1]}}",
+        shell=True, executable="/bin/bash", capture_output=True, text=True, cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), PODS=_TYPO_PODS),
+    )
+    assert r.returncode == code, r.stdout + r.stderr
+    assert "Traceback" not in r.stdout + r.stderr and "BrokenPipe" not in r.stdout + r.stderr

@@ -278,7 +278,9 @@ def test_snapshot_keeps_only_what_scheduling_reads_unless_full(kube_api, tmp_pat
                                         {"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
     assert noisy["metadata"]["annotations"] == {"team": "web"}
     assert "managedFields" not in noisy["metadata"]
+    # Ready (whether it holds: a drain's budgets count Ready pods) and DisruptionTarget.
     assert noisy["status"] == {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "True"},
         {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}]}
     assert "hunter2" not in (tmp_path / "lean.json").read_text()
     assert lean["snapshot"]["fields"] == "scheduling"

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kschedx"
 LAYERS = (
     ("cli",),
     ("render", "commands"),
-    ("fixes",),
+    ("fixes", "whatif"),
     ("result",),
     ("plugins",),
     ("framework",),

@@ -29,7 +29,10 @@ def grants(rules) -> set[tuple[str, str, str]]:
 
 
 def test_read_role_is_exactly_the_kinds_read():
-    read = {(k.api_version.rpartition("/")[0], k.plural, verb) for k in KINDS for verb in ("get", "list", "watch")}
+    from kschedx.sources.kinds import CONTROLLER_KINDS
+
+    read = {(k.api_version.rpartition("/")[0], k.plural, verb) for k in KINDS + CONTROLLER_KINDS
+            for verb in ("get", "list", "watch")}
     assert grants(roles()["kschedx-read"]) == read
     assert not [g for g in grants(roles()["kschedx-read"]) if g[1] in ("secrets", "configmaps")]
 

@@ -30,10 +30,27 @@ def _set(obj: dict, path: tuple, value) -> None:
     obj[path[-1]] = value
 
 
-def _explain(tmp_path, docs):
+# What `kschedx snapshot` writes first: its objects were served by an API
+# server and are not validated again (sources/strict.py), so the shapes are
+# what stands between a wrongly shaped object and the plugins.
+SNAPSHOT_INFO = {"apiVersion": "kschedx/v1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+                 "source": {"server": "https://example"}, "fields": "scheduling", "unreadableKinds": {}}
+
+
+def _explain(tmp_path, docs, *, written_by_kschedx: bool = True):
     path = tmp_path / "cluster.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
+    path.write_text(yaml.safe_dump_all(([SNAPSHOT_INFO] if written_by_kschedx else []) + docs, sort_keys=False))
     return run("explain", "--snapshot", str(path), "-o", "json"), str(path)
+
+
+def test_a_hand_written_file_gets_the_api_servers_words_first(tmp_path):
+    # the same wrong shape outside a kschedx snapshot: strict validation
+    # names it as the API server would, before the shapes are reached
+    docs = _docs("dra-2-0.yaml")
+    _set(_first(docs, "ResourceSlice"), ("spec", "pool"), "pool-a")
+    result, file = _explain(tmp_path, docs, written_by_kschedx=False)
+    _one_line_error(result, file, "ResourceSlice/", "field spec.pool: json: cannot unmarshal string into Go struct "
+                                                    "field ResourceSliceSpec.spec.pool of type v1.ResourcePool")
 
 
 def _one_line_error(result, path: str, *fragments: str) -> None:
@@ -230,7 +247,8 @@ def test_a_pod_file_of_the_wrong_shape_stays_exit_3_against_a_live_cluster(kube_
                    "  nodeSelector: [a]\n")
     r = run("explain", str(pod), "--kubeconfig", kube_api.kubeconfig, "-o", "json")
     assert r.exit_code == 3
-    assert f"{pod}: Pod/default/p: field spec.nodeSelector: must be a mapping" in r.stderr
+    assert (f"{pod}: Pod/default/p: field spec.nodeSelector: json: cannot unmarshal array into Go struct field "
+            "PodSpec.spec.nodeSelector of type map[string]string") in r.stderr
 
 
 def test_snapshot_of_a_wrongly_shaped_object_writes_nothing(kube_api, tmp_path):

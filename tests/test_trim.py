@@ -87,7 +87,8 @@ def test_pod_keeps_what_scheduling_reads():
                                {"name": "disk", "csi": {"driver": "d", "volumeAttributes": {"a": "b"}}}]
     assert t["status"] == {
         "phase": "Running", "startTime": "2025-01-01T00:00:01Z", "nominatedNodeName": "n2",
-        "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
+        "conditions": [{"type": "Ready", "status": "True"},
+                       {"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
         "containerStatuses": [{"name": "app", "resources": {"requests": {"cpu": "2"}},
                                "allocatedResources": {"cpu": "2"}}],
         "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "web-gpu"}]}

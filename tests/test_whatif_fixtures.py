@@ -1,12 +1,13 @@
 """fixtures/whatif/: the drain and node-template examples, worked out by hand.
 
-kschedx has no --drain or --node-template yet. These tests build, by hand,
-the cluster each change leaves behind (as kubectl drain, the Eviction API,
-the node lifecycle controller and the workload controllers would) and check
-that today's scheduling cycle gives the answers fixtures/whatif/README.md
-states: which node each replacement lands on, which template node takes a
-pending pod. A future `simulate --drain` / `--add-nodes auto` must give the
-same answers as these states.
+These tests build, by hand, the cluster each change leaves behind (as
+kubectl drain, the Eviction API, the node lifecycle controller and the
+workload controllers would) and check that the scheduling cycle gives the
+answers fixtures/whatif/README.md states: which node each replacement lands
+on, which template node takes a pending pod. `simulate --drain` and
+`--add-nodes auto` are held to the same answers (tests/test_whatif_drain.py,
+tests/test_whatif_templates.py), and these states are what the oracle
+schedules there.
 """
 
 from __future__ import annotations

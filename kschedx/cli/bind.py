@@ -10,7 +10,7 @@ import click
 from ..util.errors import KschedxError
 from .connection import Duration
 from .options import cluster_options, config_options, namespace_option
-from .output import fail, warn
+from .output import fail, silence_stdout, warn
 from .progress import stderr_is_terminal, read_progress, wait_progress
 from .workload import POD_NAME, POD_REF
 
@@ -126,7 +126,10 @@ def bind(pod_ref, node, preempt, dry_run, yes, timeout, output, tie_break, seed,
 def _render(doc: dict, output: str, node: str | None) -> None:
     from ..render.human import render
 
-    render(doc, wide=(output == "wide"), node=node)
+    try:
+        render(doc, wide=(output == "wide"), node=node)
+    except BrokenPipeError:
+        silence_stdout()  # a reader that left changes nothing that follows
 
 
 def _finish(plan, output: str, *, bound: bool, dry_run: bool, outcome=None) -> None:
@@ -136,12 +139,16 @@ def _finish(plan, output: str, *, bound: bool, dry_run: bool, outcome=None) -> N
     if output == "json":
         from ..render.machine import to_json
 
-        sys.stdout.write(to_json(doc))
+        text = to_json(doc)
     else:
         from ..render.machine import to_yaml
 
-        sys.stdout.write(to_yaml(doc))
-    sys.stdout.flush()
+        text = to_yaml(doc)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
 
 
 COMMAND = bind

@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from .options import (complete_pod_files, cluster_options, config_options, debug_option, report_option,
-                      seed_option, snapshot_option, tie_break_option)
-from .output import warn_unused_seed
+from .options import (complete_pod_files, cluster_options, config_options, debug_option, drain_options,
+                      report_option, seed_option, snapshot_option, tie_break_option, validate_option)
+from .output import check_drain_nodes, silence_stdout, warn_unused_seed
 
 CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 
@@ -36,10 +36,12 @@ CAPACITY_FORMATS = ("human", "wide", "json", "yaml", "jsonl")
 @tie_break_option
 @seed_option
 @config_options
+@validate_option
 @report_option
+@drain_options
 @debug_option
 def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copies, allow_preemption,
-             with_pending, output, tie_break, seed, scheduler, sampling, report):
+             with_pending, output, tie_break, seed, scheduler, sampling, validate, report, drain):
     """How many more replicas of a pod fit, and what stops them?
 
     Copies of each pod template (a Pod, or the template of a Deployment,
@@ -50,31 +52,43 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
     message of the first copy that does not fit with the plugin and
     resource that limit it.
 
+    With --drain the nodes are drained first, as kubectl drain would (their
+    pods recreated by their controllers and placed), and the count is of the
+    cluster the drain leaves.
+
     \b
-    Exit codes: 0 at least --min copies of every template fit, 1 fewer,
-    2 usage error, 3 input error, 4 cluster error.
+    Exit codes: 0 at least --min copies of every template fit (and the
+    drain completes), 1 fewer, 2 usage error, 3 input error, 4 cluster error.
 
     \b
     Examples:
       kschedx capacity fixtures/capacity/web.yaml --snapshot fixtures/capacity/cluster.yaml
       kschedx capacity deploy.yaml --snapshot cluster/ --min 3 -o json
+      kschedx capacity fixtures/whatif/drain/web.yaml --snapshot fixtures/whatif/drain/cluster.yaml --drain n1
     """
     from ..api.selection import PodSelection
     from ..commands import capacity as cap
+    from ..sources.strict import Validation
     from .workload import load_workload
 
     warn_unused_seed(tie_break, seed)
     options = cap.Options(max=max_copies, min=min_copies, allow_preemption=allow_preemption,
-                          with_pending=with_pending)
+                          with_pending=with_pending, drain=drain)
     options.check()
-    workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace))
+    workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace),
+                             controllers=drain is not None, validation=Validation(validate, scheduler.kube_version))
+    check_drain_nodes(drain, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     features, scheduler_config = scheduler.resolve(workload)
     failures = [] if report is not None else None
     doc = cap.capacity(workload, options, tie_break=tie_break, seed=seed, config=scheduler_config,
                        features=features, sampling=sampling, failures=failures)
     for w in doc.get("warnings") or ():
         click.echo(f"kschedx: warning: {w}", err=True)
-    render(doc, output)
+    try:
+        render(doc, output)
+    except BrokenPipeError:
+        # `| head`: the reader has what it wanted; the exit code stays the count's
+        silence_stdout()
     if report is not None:
         from ..render.capacity import report_document
         from .output import write_report

@@ -8,8 +8,9 @@ import sys
 import click
 
 from .connection import Duration
-from .options import debug_option, fix_option, node_option, nodes_option, report_option, workload_options
-from .output import check_node_choice, check_node_name, output_sink, warn_unused_seed
+from .options import (debug_option, fix_option, node_option, node_template_option, nodes_option, report_option,
+                      workload_options)
+from .output import check_node_choice, check_node_name, load_templates, output_sink, warn_unused_seed
 
 def default_jobs() -> int:
     """The CPUs this process may run on."""
@@ -24,6 +25,7 @@ def default_jobs() -> int:
 @node_option
 @nodes_option
 @fix_option
+@node_template_option
 @report_option
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Worker processes evaluating pods (default: the number of CPUs); the output is the same. "
@@ -42,8 +44,8 @@ def default_jobs() -> int:
               help="With --watch: serve Prometheus metrics on HOST:PORT at /metrics (:9090 for every interface); "
                    "needs pip install 'kschedx[metrics]'.")
 @debug_option
-def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,
-            all_pending, scheduler, sampling, jobs, no_reuse, watch, settle, metrics_addr):
+def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, node_templates, report, cluster,
+            selection, all_pending, scheduler, sampling, validate, jobs, no_reuse, watch, settle, metrics_addr):
     """Why does each pod go where it goes, or nowhere?
 
     POD_FILE pods (or, without POD_FILE, the snapshot's pending pods) are each
@@ -57,12 +59,16 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
       kschedx explain pod.yaml --snapshot cluster/ --node worker-a1
       kschedx explain --snapshot cluster/ -o json
       kschedx explain pod.yaml --snapshot cluster/ --fix
+      kschedx explain pod.yaml --snapshot cluster/ --node-template pools/
       kschedx explain --watch -A -o jsonl
     """
     from ..commands import explain as explaining
+    from ..sources.strict import Validation
     from .workload import load_workload
 
     warn_unused_seed(tie_break, seed)
+    if watch and node_templates:
+        raise click.UsageError("--node-template is not available with --watch")
     if watch:
         sys.exit(_watch(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster,
                         selection, all_pending, scheduler, sampling, jobs, no_reuse, settle, metrics_addr))
@@ -71,14 +77,20 @@ def explain(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix
     jobs = jobs if jobs is not None else default_jobs()
     # --jobs 1: one process, also for reading the snapshot.
     workload = load_workload(snapshot_paths, pod_files, cluster, all_pending, selection, keep_raw=fix,
-                             read_ahead=jobs > 1)
+                             read_ahead=jobs > 1, controllers=bool(node_templates),
+                             validation=Validation(validate, scheduler.kube_version))
     features, scheduler_config = scheduler.resolve(workload)
     where = "the snapshot" if snapshot_paths else "the cluster"
     check_node_name(node, workload.cluster, where)
     check_node_choice(nodes, workload.cluster, where)
+    templates = load_templates(node_templates, workload.cluster, Validation(validate, scheduler.kube_version),
+                               features.version)
+    for t in templates:
+        for w in t.warnings:
+            click.echo(f"kschedx: warning: {w}", err=True)
     sys.exit(explaining.explain_into(output_sink(output, "explain", node, report), workload, tie_break=tie_break,
                                      seed=seed, config=scheduler_config, features=features, sampling=sampling, fix=fix,
-                                     nodes=nodes.keeping(node), reuse=not no_reuse, jobs=jobs))
+                                     nodes=nodes.keeping(node), reuse=not no_reuse, jobs=jobs, templates=templates))
 
 
 def _watch(pod_files, snapshot_paths, output, tie_break, seed, node, nodes, fix, report, cluster, selection,

@@ -21,7 +21,7 @@ from .. import __version__
 from ..util.errors import KschedxError, one_line
 from . import bind, capacity, explain, simulate, snapshot
 from .options import debug_option
-from .output import silence_stdout
+from .output import ReaderMayLeave, silence, silence_stdout
 
 # Where the documentation says more: the README's sections and docs/ pages
 # (tests/test_readme.py checks every target exists); `kschedx --help` lists them.
@@ -52,7 +52,8 @@ class KschedxGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KschedxError as exc:
-            click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
+            for line in exc.lines():
+                click.echo(f"kschedx: error: {one_line(line)}", err=True)
             ctx.exit(exc.exit_code)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
@@ -79,6 +80,8 @@ def run(prog_name: str = "kschedx", **extra) -> None:
     main(), then the end of the process without freeing its data one
     object at a time, which for a 150,000-pod snapshot costs half a second
     when the work is done (end_process). Tests call `main` itself."""
+    if not isinstance(sys.stderr, ReaderMayLeave) and sys.stderr is not None:
+        sys.stderr = ReaderMayLeave(sys.stderr)
     try:
         main.main(prog_name=prog_name, **extra)
         code = 0
@@ -101,19 +104,28 @@ def end_process(code) -> None:
                                      for t in threading.enumerate()):
         raise SystemExit(code)
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_for_exit()
     except (OSError, ValueError):
         raise SystemExit(code) from None
     import atexit
 
     atexit._run_exitfuncs()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_for_exit()
     except (OSError, ValueError):
         pass
     os._exit(code & 0xFF)  # what the C exit() makes of any int, as Python's own exit
+
+
+def _flush_for_exit() -> None:
+    """Flush stdout and stderr; a reader that has left (`| head -1`) costs
+    what was still buffered for it, never the exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            silence(stream)
+            stream.flush()
 
 
 def _global_option(ctx, param, value):

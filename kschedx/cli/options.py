@@ -317,6 +317,25 @@ def config_options(f):
     return wrapper
 
 
+def _check_validate(_ctx, _param, value):
+    from ..sources.strict import parse_mode
+
+    try:
+        return parse_mode(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+validate_option = click.option(
+    "--validate", "validate", default="strict", show_default=True, metavar="strict|warn|ignore",
+    callback=_check_validate,
+    help="How the objects of POD_FILEs and --snapshot files are checked against the API of the Kubernetes "
+         "version reproduced, as kubectl apply's --validate: strict refuses an unknown or duplicate field "
+         "(exit 3); warn reports them as warnings and goes on; ignore does not report them. A wrong type, or "
+         "an apiVersion/kind that version does not serve, is refused whatever the setting. Files "
+         "`kschedx snapshot` wrote, and a live cluster's objects, are not checked again.")
+
+
 def workload_options(f):
     """The pods and cluster of explain and simulate (POD_FILE / NAMESPACE/NAME
     arguments, --snapshot or a live cluster, --all-pending) and how the result
@@ -332,7 +351,87 @@ def workload_options(f):
         tie_break_option,
         seed_option,
         config_options,
+        validate_option,
     )
     for decorator in reversed(decorators):  # applied bottom-up, as stacked decorators are
         f = decorator(f)
     return f
+
+
+# -- what if the cluster changes (docs/whatif.md) ---------------------------------------------------
+def _split_nodes(_ctx, _param, values):
+    names: list[str] = []
+    for value in values or ():
+        for name in value.split(","):
+            name = name.strip()
+            if not name:
+                raise click.BadParameter(f"{value!r}: an empty node name (NODE[,NODE...])")
+            if name not in names:
+                names.append(name)
+    return names
+
+
+_DRAIN_OPTIONS = (
+    click.option("--drain", "drain_nodes", multiple=True, metavar="NODE[,NODE...]", callback=_split_nodes,
+                 shell_complete=_complete_node,
+                 help="First drain these nodes as `kubectl drain --ignore-daemonsets` would, in this order: cordon, "
+                      "evict through the PodDisruptionBudgets, each evicted pod recreated by its controller and "
+                      "scheduled with the pending pods. Repeatable."),
+    click.option("--force", is_flag=True, default=False,
+                 help="With --drain: also delete pods no controller manages (they are lost), as kubectl drain --force."),
+    click.option("--delete-emptydir-data", is_flag=True, default=False,
+                 help="With --drain: also evict pods with emptyDir volumes, as kubectl drain --delete-emptydir-data."),
+    click.option("--disable-eviction", is_flag=True, default=False,
+                 help="With --drain: delete pods instead of evicting them, bypassing PodDisruptionBudgets, as "
+                      "kubectl drain --disable-eviction."),
+)
+
+
+def drain_options(f):
+    """--drain and kubectl drain's flags, passed to the command as `drain`: a
+    whatif.drain.DrainOptions, or None without --drain."""
+
+    @functools.wraps(f)
+    def wrapper(*args, drain_nodes, force, delete_emptydir_data, disable_eviction, **kwargs):
+        drain = None
+        if drain_nodes:
+            from ..whatif.drain import DrainOptions
+
+            drain = DrainOptions(list(drain_nodes), force=force, delete_emptydir_data=delete_emptydir_data,
+                                 disable_eviction=disable_eviction)
+        else:
+            for flag, on in (("--force", force), ("--delete-emptydir-data", delete_emptydir_data),
+                             ("--disable-eviction", disable_eviction)):
+                if on:
+                    raise click.UsageError(f"{flag} needs --drain (it is one of kubectl drain's flags)")
+        return f(*args, drain=drain, **kwargs)
+
+    for option in reversed(_DRAIN_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+node_template_option = click.option(
+    "--node-template", "node_templates", multiple=True, metavar="FILE",
+    type=click.Path(exists=True, allow_dash=False),
+    help="A node pool's node: a Node manifest (labels, taints, allocatable), optionally with the ResourceSlices "
+         "and static Pods such a node has. A file or a directory of them; repeatable.")
+
+
+def _parse_add_nodes(_ctx, _param, value):
+    if value is None or value == "auto":
+        return value
+    plan: dict[str, int] = {}
+    for part in value.split(","):
+        name, eq, count = part.partition("=")
+        if not eq or not name or not count.isdigit() or int(count) < 1:
+            raise click.BadParameter(f"{part!r}: give auto, or TEMPLATE=N[,TEMPLATE=N...] with N at least 1")
+        plan[name] = plan.get(name, 0) + int(count)
+    return plan
+
+
+add_nodes_option = click.option(
+    "--add-nodes", "add_nodes", default=None, metavar="auto|TEMPLATE=N,...", callback=_parse_add_nodes,
+    help="With --node-template: auto adds the fewest template nodes that place every pending pod a template can "
+         "take (each step the exact scheduling cycle) and says how many of which template, and why not the "
+         "others; TEMPLATE=N adds those nodes.")

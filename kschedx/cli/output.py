@@ -43,11 +43,49 @@ def write_report(doc: dict, path: str | None) -> None:
 
 
 def silence_stdout() -> None:
+    silence(sys.stdout)
+
+
+def silence(stream) -> None:
+    """Whatever is written to `stream` from now on (and what it still
+    buffers) goes to /dev/null: its reader has left."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
         pass
+
+
+class ReaderMayLeave:
+    """stderr for a run: when its reader leaves (`2>&1 | head -1`), what is
+    still to say goes nowhere instead of raising BrokenPipeError, which
+    would end the run with another exit code than its own. (stdout needs
+    no such guard: its sinks stop writing quietly, and explain --watch
+    stops when its reader leaves.)"""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            silence(self._stream)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            silence(self._stream)
+            try:
+                self._stream.flush()
+            except OSError:
+                pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 class StdoutSink(ResultSink):
@@ -135,9 +173,36 @@ def check_node_name(node: str | None, cluster, where: str = "the snapshot") -> N
 
 
 def fail(exc: KschedxError):
-    click.echo(f"kschedx: error: {one_line(str(exc))}", err=True)
+    for line in exc.lines():
+        click.echo(f"kschedx: error: {one_line(line)}", err=True)
     sys.exit(exc.exit_code)
 
 
 def warn(message: str) -> None:
     click.echo(f"kschedx: warning: {message}", err=True)
+
+
+def check_drain_nodes(drain, cluster, where: str = "the snapshot") -> None:
+    """--drain NODE: every name must be a node (exit 2, with close names)."""
+    if drain is None:
+        return
+    import difflib
+
+    names = [n["metadata"]["name"] for n in cluster.nodes]
+    known = set(names)
+    for node in drain.nodes:
+        if node not in known:
+            close = difflib.get_close_matches(node, names, n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise click.BadParameter(f"no node named {node!r} in {where}{hint}", param_hint="'--drain'")
+
+
+def load_templates(paths, cluster, validation=None, version: str | None = None) -> list:
+    """--node-template FILEs read and checked (exit 3 names the file, object
+    and field of a template that is not one; --validate as for the other
+    files, against the run's version)."""
+    if not paths:
+        return []
+    from ..sources.node_templates import read_templates
+
+    return read_templates(paths, cluster.priority_classes, cluster.runtime_classes, validation, version)

@@ -23,7 +23,6 @@ from ..features import (
     parse_flag_values,
     parse_kube_version,
     supported_text,
-    version_for_server,
 )
 from ..util.errors import KschedxError, UsageError
 
@@ -110,14 +109,12 @@ class SchedulerChoice:
         version --kube-version chose, else the server's, else the newest. A
         server version kschedx does not reproduce adds a warning to the
         workload naming the version used instead."""
-        version = self.kube_version
-        if version is None:
-            server = getattr(getattr(workload, "cluster", None), "server_version", None)
-            version = NEWEST
-            if server is not None:
-                version, warning = version_for_server(server)
-                if warning is not None:
-                    workload.warnings.insert(0, warning)
+        from ..features.versions import run_version
+
+        server = getattr(getattr(workload, "cluster", None), "server_version", None)
+        version, warning = run_version(self.kube_version, server)
+        if warning is not None:
+            workload.warnings.insert(0, warning)
         if self._early is not None and self._early[0].version == version:
             features, config = self._early
         elif self._early_error is not None and version == NEWEST:

@@ -39,14 +39,19 @@ def split_pod_arguments(args) -> tuple[list[str], list[str]]:
 
 
 def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bool = False, selection=None,
-                  keep_raw: bool = False, read_ahead: bool = True):
+                  keep_raw: bool = False, read_ahead: bool = True, controllers: bool = False,
+                  pods_optional: bool = False, validation=None):
     """The Workload of explain or simulate: from --snapshot files, or from the live
     cluster when --kubeconfig/--context, a pod name, --all-pending or a selection
     flag (-n, -A, -l, --field-selector) asks for it.
 
     Pending pods are taken (besides POD_FILEs and named pods) with --all-pending
     or a selector (-l, --field-selector), and when nothing else names pods: a
-    snapshot's pending pods, or on a cluster those -n / -A point at."""
+    snapshot's pending pods, or on a cluster those -n / -A point at.
+    `controllers` (--drain, --node-template): a live read also reads the
+    pods' controllers; `pods_optional` (--drain): no pod need be named (a
+    drain moves its own). `validation` (sources/strict.py): --validate and
+    the version to check the files against."""
     from ..commands import load
     from ..api.selection import PodSelection
 
@@ -59,7 +64,7 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
                                    "give one of them")
         # A snapshot has no current namespace: -n names one, else pods are taken from all.
         workload = load.load_workload(snapshot_paths, files, namespace=selection.namespace, keep_raw=keep_raw,
-                                     read_ahead=read_ahead)
+                                     read_ahead=read_ahead, validation=validation, pods_optional=pods_optional)
         if refs or take_pending:
             load.select_pods(workload, refs, all_pending=take_pending, keep=bool(files),
                             where=f"the snapshot ({', '.join(snapshot_paths)})", selection=selection)
@@ -68,14 +73,16 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
         raise click.UsageError("--snapshot is required (a cluster fixture file or directory), or read a "
                                "live cluster with --kubeconfig/--context, pod names, --all-pending, "
                                "-n, -A or -l")
-    if not (files or refs or take_pending):
+    if not (files or refs or take_pending or pods_optional):
         raise click.UsageError("which pods? give POD_FILEs, pod names (NAME with -n, or NAMESPACE/NAME), "
                                "--all-pending, -A, or a selector (-l, --field-selector)")
     conn = cluster.connect()
     try:
         with read_progress(conn) as progress:
             workload = load.load_workload_from_cluster(conn, files, refs, take_pending, progress=progress,
-                                                      selection=selection, keep_raw=keep_raw)
+                                                      selection=selection, keep_raw=keep_raw,
+                                                      controllers=controllers, pods_required=not pods_optional,
+                                                      validation=validation)
     finally:
         conn.close()
     return workload

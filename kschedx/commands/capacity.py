@@ -46,6 +46,8 @@ class Options:
     min: int = 1
     allow_preemption: bool = False
     with_pending: bool = False
+    # --drain (whatif.drain.DrainOptions): the count assumes these nodes drained.
+    drain: object = None
 
     def check(self) -> None:
         if self.max is not None and self.max < 1:
@@ -157,6 +159,9 @@ def capacity(workload, options: Options, *, tie_break: str = "random", seed: int
     if warnings:
         doc["warnings"] = warnings
     doc["exitCode"] = exit_code(doc, options.min)
+    if options.drain is not None and any((t.get("drain") or {}).get("outcome") != "Drained"
+                                         for t in doc["templates"]):
+        doc["exitCode"] = 1
     return doc
 
 
@@ -171,9 +176,6 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
     """Place copies of one template on a fresh snapshot until one is not
     placed (or --max is reached): (document head, the template's result)."""
     from ..framework.dispatch import new_schedulers
-    from ..result.node_group import node_group
-    from ..plugins.dynamicresources.controller import instantiate_pod_claims
-    from ..framework.simulation import Simulation
 
     cluster = workload.cluster
     scheds = new_schedulers(cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling,
@@ -182,9 +184,27 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
         # A copy placed by preemption takes kschedx's choice; what else kube-
         # scheduler's candidate search could reach is never reported here.
         fw.preemption_search = False
-    sim = Simulation(scheds)
     head = _head(scheds, options)
     head["_warnings"] = list(scheds.snapshot.warnings)
+    drained = play = None
+    if options.drain is not None:
+        from .whatif import drained_for_capacity
+
+        drained, play = drained_for_capacity(workload, scheds, options.drain)
+        head["_warnings"] += drained.pop("warnings", [])
+    try:
+        return _count(workload, template, options, scheds, head, cluster, progress, failures, drained)
+    finally:
+        if play is not None:
+            play.close()
+
+
+def _count(workload, template: Template, options: Options, scheds, head, cluster, progress, failures, drained):
+    from ..result.node_group import node_group
+    from ..plugins.dynamicresources.controller import instantiate_pod_claims
+    from ..framework.simulation import Simulation
+
+    sim = Simulation(scheds)
     source_pod = template.pod
     pending_summary = None
     if options.with_pending:
@@ -249,6 +269,8 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
             result["victims"] = victims
         if pending_summary is not None:
             result["pending"] = pending_summary
+        if drained is not None:
+            result["drain"] = drained
         chart = chart_resource(result["limitedBy"], source_pod)
         result["chartResource"] = chart
         result["utilization"] = [
@@ -296,7 +318,8 @@ def _head(scheds, options: Options) -> dict:
         **version_fields(scheds.features),
         "notEvaluated": list(scheds.not_evaluated),
         "options": {"max": options.max, "min": options.min, "allowPreemption": options.allow_preemption,
-                    "withPending": options.with_pending},
+                    "withPending": options.with_pending,
+                    **({"drain": options.drain.document()} if options.drain is not None else {})},
     }
 
 

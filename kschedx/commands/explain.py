@@ -15,17 +15,17 @@ from .document import head, pod_document, tail
 from .load import Workload
 
 def explain(workload: Workload, *, tie_break: str = "random", seed: int | None = None, config=None,
-            sampling: str = "all", fix: bool = False, nodes=None, features=None) -> dict:
+            sampling: str = "all", fix: bool = False, nodes=None, features=None, templates=()) -> dict:
     """Every pod against the same snapshot: the whole document."""
     sink = DocumentSink()
     explain_into(sink, workload, tie_break=tie_break, seed=seed, config=config, sampling=sampling, fix=fix,
-                 nodes=nodes, features=features)
+                 nodes=nodes, features=features, templates=templates)
     return sink.doc
 
 
 def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "random",
                  seed: int | None = None, config=None, sampling: str = "all", fix: bool = False,
-                 nodes=None, reuse: bool = True, jobs: int = 1, features=None) -> int:
+                 nodes=None, reuse: bool = True, jobs: int = 1, features=None, templates=()) -> int:
     """Every pod against the same snapshot, each result handed to `sink` as
     soon as it is computed and then dropped. Returns the exit code.
     `config`: a SchedulerConfig (--config): each pod is evaluated by the
@@ -42,7 +42,11 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     result (commands/reuse.py); `jobs`: worker processes
     (util/workers.py). Neither changes the output. `features`: the
     Kubernetes version and feature gates to reproduce (the configuration's;
-    without one, the newest version's defaults when None)."""
+    without one, the newest version's defaults when None). `templates`
+    (--node-template, sources/node_templates.NodeTemplate): each
+    unschedulable pod's result gains `templates`, which node pools could
+    take it (one new node of each, the cycle run again), and --fix adds
+    nodes of those pools instead of copies of existing nodes."""
     scheds = new_schedulers(workload.cluster, tie_break=tie_break, seed=seed, config=config, sampling=sampling,
                             features=features)
     pods = scheds.queue_order(workload.pods)
@@ -51,7 +55,7 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
     if scheds.extenders is not None:
         # An extender is a service of its own: it sees every pod, in order, once.
         reuse, jobs = False, 1
-    explainer = explainer_for(scheds, workload, sink, reuse=reuse, fix=fix, nodes=nodes)
+    explainer = explainer_for(scheds, workload, sink, reuse=reuse, fix=fix, nodes=nodes, templates=templates)
     explained = pod_documents(explainer, pods, sink, jobs)
     while True:
         with collector_paused():  # from the pod's cycle until it is written and dropped
@@ -66,11 +70,11 @@ def explain_into(sink: ResultSink, workload: Workload, *, tie_break: str = "rand
 
 
 def explainer_for(scheds, workload: Workload, sink: ResultSink, *, reuse: bool = True, fix: bool = False,
-                  nodes=None) -> "_PodExplainer":
+                  nodes=None, templates=()) -> "_PodExplainer":
     """What explains pods against `scheds` for `sink` (explain_into's, and
     each batch of a watch's: commands/watch.py)."""
     return _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None),
-                         getattr(sink, "reads_score_details", True))
+                         getattr(sink, "reads_score_details", True), templates)
 
 
 def pod_documents(explainer: "_PodExplainer", pods: list[PodInfo], sink: ResultSink, jobs: int = 1):
@@ -83,10 +87,11 @@ class _PodExplainer:
     """explain's work for one pod: its cycle, or an identical pod's result."""
 
     def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False, nodes=None, encoder=None,
-                 score_details: bool = True):
+                 score_details: bool = True, templates=()):
         from .reuse import ResultReuse
 
         self.scheds = scheds
+        self.templates = list(templates)
         self.encoder = encoder  # the sink's node_records_encoder
         self.score_details = score_details  # whether the sink reads score explanations
         self.workload = workload
@@ -136,8 +141,9 @@ class _PodExplainer:
         if self.fix and r.status == "Unschedulable":
             # The fix search reads every node's verdicts, whatever --nodes writes.
             doc = pod_document(r, "explain", self.workload)
-            _add_fixes(doc, scheds.framework_for(pi), pi, self.workload)
+            _add_fixes(doc, scheds.framework_for(pi), pi, self.workload, self.templates)
             _choose_nodes(doc, r, self.nodes)
+            _add_templates(doc, scheds, pi, self.templates)
         else:
             whole = self.encoder is None and (self.nodes is None or self.nodes.is_all)
             if whole:
@@ -148,6 +154,8 @@ class _PodExplainer:
             doc = pod_document(r, "explain", self.workload, self.nodes, self.encoder)
             if whole and own:
                 records = r.nodes  # built by the document (read before it, they change its counts)
+            if r.status == "Unschedulable":
+                _add_templates(doc, scheds, pi, self.templates)
         named = None
         if own:
             from .reuse import names_own_pod
@@ -304,13 +312,25 @@ def _choose_nodes(p: dict, r, nodes) -> None:
     p["nodes"] = [n for n in p["nodes"] if n["name"] in keep]
 
 
-def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload) -> None:
+def _add_templates(p: dict, scheds, pi: PodInfo, templates) -> None:
+    """--node-template: which pools could take an unschedulable pod."""
+    if not templates:
+        return
+    from ..whatif.templates import templates_answer
+
+    source = p.pop("source", None)
+    p["templates"] = templates_answer(scheds, pi, templates)
+    if source is not None:
+        p["source"] = source  # the pod's last key stays last
+
+
+def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload, templates=()) -> None:
     from ..fixes.find import find_fixes
 
     raw = workload.raw_pods.get(pi.key)
     if raw is None:
         return
-    found = find_fixes(fw, pi, p, raw, workload=workload.workload_refs.get(pi.key))
+    found = find_fixes(fw, pi, p, raw, workload=workload.workload_refs.get(pi.key), templates=templates)
     source = p.pop("source", None)
     p.update(found)
     if source is not None:

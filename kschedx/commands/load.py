@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from ..framework.queue import queue_order
 from ..sources import read_ahead as ahead_scan
 from ..sources.admission import object_ref
+from ..sources import strict
 from ..sources.fixtures import CLASS_KINDS, ObjectList, read_objects
+from ..sources.strict import Validation
 from ..sources.workloads import WORKLOAD_KINDS, expand_workloads
 from ..state.cluster import ClusterState, build_cluster
 from ..state.types import PodInfo
@@ -45,7 +47,9 @@ class Workload:
 
 
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
-                  enforce_namespace: bool | None = None, keep_raw: bool = False, read_ahead: bool = True) -> Workload:
+                  enforce_namespace: bool | None = None, keep_raw: bool = False, read_ahead: bool = True,
+                  validation: Validation | None = None, server_version: str | None = None,
+                  pods_optional: bool = False) -> Workload:
     """Read the snapshot (cluster) and the POD_FILEs.
 
     Objects in POD_FILEs other than pods (a PVC next to its pod, a
@@ -57,39 +61,47 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
     objects of another namespace, as kubectl does for an explicit -n.
     `read_ahead`: a second process may help read a big snapshot
     (sources/read_ahead.py); False keeps the load in this one.
+    `validation` (default: strict): how the objects of the files are checked
+    against the API of the run's version (sources/strict.py), that of
+    --kube-version, else `server_version` (a live cluster's gitVersion) or
+    the one the snapshot recorded, else the newest. `cluster_objects` are
+    not checked (an API server served them).
     """
+    validation = validation or Validation()
     # Reading a file twice needs a file: not stdin.
     read_ahead = read_ahead and "-" not in (snapshot_paths or ()) and "-" not in (pod_paths or ())
     try:
         return _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforce_namespace, keep_raw,
-                              read_ahead)
+                              read_ahead, validation, server_version, pods_optional)
     except ahead_scan.Void:
         # A document the read-ahead read otherwise than the parser (two
         # "items" keys...): read it again, in this process alone.
         ahead_scan.discard()
         return _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforce_namespace, keep_raw,
-                              False)
+                              False, validation, server_version, pods_optional)
     finally:
         ahead_scan.discard()  # a read-ahead of a snapshot that was not built (sources/read_ahead.py)
 
 
 def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforce_namespace,
-                   keep_raw, allow_read_ahead) -> Workload:
+                   keep_raw, allow_read_ahead, validation, server_version, pods_optional=False) -> Workload:
+    duplicates = validation.notes_duplicates
     if cluster_objects is None:
         _check_read_once(snapshot_paths, pod_paths)
-        cluster_objects = read_objects(snapshot_paths, read_ahead=allow_read_ahead)
+        cluster_objects = read_objects(snapshot_paths, read_ahead=allow_read_ahead, note_duplicates=duplicates)
         if snapshot_paths and not cluster_objects:
             # An empty file or an empty pipe (`kubectl get ... | kschedx` after kubectl
             # failed): not "no pending pods", which would read as a finding.
             raise InputError("holds no Kubernetes objects: the snapshot is empty", source=_sources(snapshot_paths))
     else:
         cluster_objects = list(cluster_objects)
-    pod_objects = read_objects(pod_paths, lines=True) if pod_paths else []
+    pod_objects = read_objects(pod_paths, lines=True, note_duplicates=duplicates) if pod_paths else []
     if namespace is not None:
         _place_in_namespace(pod_objects, namespace,
                             enforce=namespace is not None if enforce_namespace is None else enforce_namespace)
+    validation_warnings = _validate(validation, cluster_objects, pod_objects, server_version)
     incoming_uids = set()
-    warnings = []
+    warnings = validation_warnings
     notes: list[str] = []
     refs: dict = {}
     groups: list = []
@@ -143,6 +155,8 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
             warnings.extend(instantiate_pod_claims(pod, cluster.resource_claim_templates, cluster.resource_claims))
     else:
         pods = cluster.pending_pods()
+        if not pods and snapshot_paths and not pods_optional:  # (--drain moves pods of its own)
+            warnings.append(NO_PENDING)
     for key, pdb in sorted(cluster.pod_disruption_budgets.items()):
         if "disruptionsAllowed" not in (pdb.get("status") or {}):
             # kube-scheduler reads the count the disruption controller writes;
@@ -167,6 +181,30 @@ def _group_members(groups: list, uids: set) -> dict:
         for i, uid in enumerate(g.pods):
             group_of[uid] = (g, i)
     return group_of
+
+
+def _validate(validation: Validation, cluster_objects, pod_objects, server_version) -> list[str]:
+    """The objects of the files read, but those of snapshots kschedx wrote,
+    checked against the run's version (sources/strict.py): its warnings,
+    or an InvalidObjects error."""
+    items = []
+    for objects in (cluster_objects, pod_objects):
+        for part in getattr(objects, "files", ()):
+            if not part.own:
+                items.extend((obj, origin, part.duplicates) for obj, origin in objects[part.start:part.end])
+    if not items:
+        return []
+    if server_version is None:
+        for obj, _ in getattr(cluster_objects, "infos", ()):
+            git_version = (obj.get("source") or {}).get("gitVersion") if isinstance(obj.get("source"), dict) else None
+            if isinstance(git_version, str):
+                server_version = git_version
+                break
+    return strict.check(items, validation.version(server_version), validation.mode)
+
+
+# Said when a snapshot is given no POD_FILE and has no pending pod to take.
+NO_PENDING = "the snapshot has no pending pods: name POD_FILEs to evaluate them against it"
 
 
 def unreadable_warning(kind: str, why: str) -> str:
@@ -213,14 +251,9 @@ def _no_pods(objects, expansions) -> str:
         return "holds no Kubernetes objects: no pods to evaluate"
     if expansions:
         return "no pods to evaluate: " + "; ".join(n.partition(": ")[2] or n for n in expansions)
-    from ..state.cluster import suggest_kind
-
     kinds: dict[str, int] = {}
     for obj, _ in objects:
         kinds[obj["kind"]] = kinds.get(obj["kind"], 0) + 1
-    for kind in kinds:
-        if suggest_kind(kind) in ("Pod", *WORKLOAD_KINDS):
-            return f"no pods to evaluate: kind {kind!r} is not a kind (did you mean {suggest_kind(kind)}?)"
     found = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     return (f"no Pod or workload (Deployment, Job, ...) to evaluate, only {found}; "
             "cluster objects go in --snapshot")
@@ -270,7 +303,9 @@ def _place_in_namespace(objects, namespace: str, *, enforce: bool) -> None:
 
 
 def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: bool = False, *,
-                               progress=None, selection=None, keep_raw: bool = False) -> Workload:
+                               progress=None, selection=None, keep_raw: bool = False,
+                               controllers: bool = False, pods_required: bool = True,
+                               validation: Validation | None = None) -> Workload:
     """A live cluster instead of a snapshot: exactly the Workload load_workload
     gives for a `kschedx snapshot` of it.
 
@@ -280,21 +315,23 @@ def load_workload_from_cluster(conn, pod_paths=(), pod_refs=(), all_pending: boo
     --field-selector; by default the context's namespace) takes.
     Kinds the cluster would not let us read are recorded (SnapshotInfo, as a
     snapshot file records them): the plugins reading them are notEvaluated.
+    `controllers`: also read the pods' controllers (a drain, node templates);
+    without `pods_required` no pod need be named (a drain's own pods).
     """
     from ..util.errors import UsageError
 
-    if not (pod_paths or pod_refs or all_pending):
+    if pods_required and not (pod_paths or pod_refs or all_pending):
         raise UsageError("which pods? give POD_FILEs, NAMESPACE/NAME of pending pods, or --all-pending")
-    return workload_of_read(conn, conn.read_objects(progress), pod_paths, pod_refs, all_pending,
-                            selection=selection, keep_raw=keep_raw)
+    return workload_of_read(conn, conn.read_objects(progress, controllers=controllers), pod_paths, pod_refs,
+                            all_pending, selection=selection, keep_raw=keep_raw, validation=validation)
 
 
 def workload_of_read(conn, read, pod_paths=(), pod_refs=(), all_pending: bool = False, *, selection=None,
-                     keep_raw: bool = False) -> Workload:
+                     keep_raw: bool = False, validation: Validation | None = None) -> Workload:
     """load_workload_from_cluster's Workload, from a ClusterRead already made
     (a watch keeps the read: its resourceVersions, its unreadable kinds)."""
     from ..sources.fixtures import Origin
-    from ..sources.snapshot_info import snapshot_info
+    from ..sources.snapshot_info import server_git_version, snapshot_info
 
     origin = Origin(f"cluster {conn.server}")
     objects = [(obj, origin) for obj in read.objects]
@@ -306,7 +343,8 @@ def workload_of_read(conn, read, pod_paths=(), pod_refs=(), all_pending: bool = 
     try:
         workload = load_workload((), pod_paths, cluster_objects=objects,
                                  namespace=selection.namespace if explicit else conn.namespace,
-                                 enforce_namespace=explicit, keep_raw=keep_raw)
+                                 enforce_namespace=explicit, keep_raw=keep_raw, validation=validation,
+                                 server_version=server_git_version(read.version))
     except InputError as e:
         if e.source is not origin:
             raise  # a POD_FILE: the user's input
@@ -356,9 +394,14 @@ def select_pods(workload: Workload, pod_refs=(), *, all_pending: bool = False, k
         pending = workload.cluster.pending_pods()
         if selection.given or default_namespace is not None:
             matches = selection.matcher(default_namespace)
-            pending = [p for p in pending if matches(p)]
-            if not pending:
-                workload.warnings.append(f"no pending pods {selection.describe(default_namespace)} in {where}")
+            matching = [p for p in pending if matches(p)]
+            if not matching and NO_PENDING not in workload.warnings:
+                text = f"no pending pods {selection.describe(default_namespace)} in {where}"
+                if pending:
+                    text += (f": the selection matched none of its {len(pending)} pending "
+                             f"pod{'' if len(pending) == 1 else 's'}")
+                workload.warnings.append(text)
+            pending = matching
         picked.extend(pending)
     # Input order breaks queue-order ties: take the cluster's order, not the
     # command line's, so naming pods or taking them all orders them alike.

@@ -88,6 +88,7 @@ def explain_workload(explainer, group, members: list):
     fix = explainer.fix
     held: list[dict] = []  # with --fix: the documents from the first replica not placed on
     first = None  # (replica's PodInfo, its document, its PodResult)
+    first_unplaced = None  # the first replica not placed
     score_details = explainer.score_details
 
     def settle(r):
@@ -119,6 +120,14 @@ def explain_workload(explainer, group, members: list):
                     reuse.remember(key, pi, False, doc, rng.draws - before)
                 if whole:
                     first = (pi, doc, r)
+                if placed is None and first_unplaced is None and r.status == "Unschedulable" and explainer.templates:
+                    # Which pools could take it: with the replicas before it in
+                    # place, as the pod's own cycle saw the cluster.
+                    from .explain import _add_templates
+
+                    _add_templates(doc, scheds, pi, explainer.templates)
+                if placed is None and first_unplaced is None:
+                    first_unplaced = i
                 del r
             _set_fields(doc, placed, field)
             if placed is not None:
@@ -137,7 +146,7 @@ def explain_workload(explainer, group, members: list):
             del doc
     if first is not None:
         pi, doc, r = first
-        sequence_fixes(doc, scheds, sim, pi, members, workload)
+        sequence_fixes(doc, scheds, sim, pi, members, workload, templates=explainer.templates)
         explainer.choose_nodes(doc, r)
         del r, first
     yield from held

@@ -236,7 +236,8 @@ def _utilization(snapshot, before: dict, after: dict) -> list[dict]:
             "node": ni.name,
             "nodeGroup": node_group(ni.name, ni.labels),
             "allocatable": {"cpu": alloc.milli_cpu, "memory": alloc.memory, "pods": alloc.allowed_pod_number},
-            "before": before[ni.name],
+            # (a node added during the run had nothing before it)
+            "before": before.get(ni.name) or {"cpu": 0, "memory": 0, "pods": 0},
             "after": after[ni.name],
         })
     return out

@@ -12,7 +12,7 @@ def snapshot(conn, path: str, *, full: bool = False, progress=None):
     from ..sources.writer import write_snapshot
     from ..sources.shape import check_shape
 
-    read = conn.read_objects(progress, full=full)
+    read = conn.read_objects(progress, full=full, controllers=True)
     origin = f"cluster {conn.server}"
     for obj in read.objects:
         try:

@@ -162,5 +162,17 @@ def version_for_server(git_version: str | None, major: str | None = None,
                   "(--kube-version chooses)")
 
 
+def run_version(kube_version: str | None, server_git_version: str | None) -> tuple[str, str | None]:
+    """The version a run reproduces, and validates its input against:
+    --kube-version's (a supported minor), else the API server's (read
+    live, or recorded in a snapshot), else the newest; with
+    version_for_server's warning when the server's is not one kschedx knows."""
+    if kube_version is not None:
+        return kube_version, None
+    if server_git_version is None:
+        return NEWEST, None
+    return version_for_server(server_git_version)
+
+
 def _newer(a: str, b: str) -> bool:
     return minor_key(a) > minor_key(b)

@@ -3,17 +3,22 @@ shape only by what runs there (resources in use, host ports, pod affinity,
 spreading, volumes in use), or by an extended resource no node has enough
 of.
 
-A shape is what a new node is made from (`Shape`): today a copy of an
-existing node (its labels, taints and allocatable, without its pods), with
-the extended resources the pod asks for and no node advertises added. A
-node template could be one more source of shapes (`SHAPE_SOURCES`).
-Shapes are tried smallest first; the first that makes the pod fit is
-proposed, the nodes named after the shape.
+A shape is what a new node is made from (`Shape`): a copy of an existing
+node (its labels, taints and allocatable, without its pods but with the
+DaemonSet pods that would run there), with the extended resources the pod
+asks for and no node advertises added. Shapes are tried smallest first; the
+first that makes the pod fit is proposed, the nodes named after the shape.
 
 For a workload judged as a whole (sequence.py), the fix says how many such
 nodes: the fewest with which every replica is placed (an estimate from the
 replicas left and what one empty node takes, then checked, and one fewer
 checked too).
+
+With node templates (--node-template) the new node is one of a template
+instead, as its pool would make it (its own name and hostname, its
+ResourceSlices, its static and DaemonSet pods): templates are tried
+smallest first, whatever keeps the pod off the existing nodes (a template
+with devices fixes a device shortage too).
 """
 
 from __future__ import annotations
@@ -64,9 +69,9 @@ class Shape:
 
 def new_node(node: dict, name: str) -> dict:
     meta = node.get("metadata") or {}
-    labels = dict(meta.get("labels") or {})
-    if HOSTNAME in labels:
-        labels[HOSTNAME] = name
+    # A new node is labelled with its own hostname, whatever the copied one
+    # had (the kubelet sets it; cluster-autoscaler's copies get it too).
+    labels = dict(meta.get("labels") or {}, **{HOSTNAME: name})
     status = node.get("status") or {}
     obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
     taints = (node.get("spec") or {}).get("taints")
@@ -125,23 +130,32 @@ def copy_shapes(search) -> list[Shape]:
             continue
         alloc = ni.allocatable.as_dict()
         size = f"cpu {quantity_text(CPU, alloc.get(CPU, 0))}, memory {quantity_text(MEMORY, alloc.get(MEMORY, 0) * 1000)}"
-        words = f"shaped like {ni.name} ({size}, its labels and taints, no pods)"
+        # The verifier runs a new node's DaemonSet pods first (their room is theirs).
+        pods = "no pods but its DaemonSet pods" if _runs_daemon_pods(search, ni.node) else "no pods"
+        words = f"shaped like {ni.name} ({size}, its labels and taints, {pods})"
         why = ""
         if extra:
             added = ", ".join(f"{k} {v}" for k, v in sorted(extra.items()))
-            words = f"shaped like {ni.name} ({size}, its labels and taints, no pods) with {added}"
+            words = f"{words} with {added}"
             why = "; ".join(f"no node advertises {k}" if not _advertised(snap, k) else f"no node has {v} {k}"
                             for k, v in sorted(extra.items()))
         shapes[key] = Shape(ni.name, ni.node, words, dict(alloc, **extra), extra, why)
     return sorted(shapes.values(), key=lambda s: (s.allocatable.get(CPU, 0), s.allocatable.get(MEMORY, 0), s.base))
 
 
+def _runs_daemon_pods(search, node: dict) -> bool:
+    from ..sources.workloads import daemon_pods_for_node
+
+    daemon_sets = [o for o in search.cluster.workloads if o.get("kind") == "DaemonSet"]
+    return bool(daemon_sets) and bool(daemon_pods_for_node(node, daemon_sets))
+
+
 def _advertised(snapshot, resource: str) -> bool:
     return any(ni.allocatable.as_dict().get(resource, 0) for ni in snapshot.node_infos)
 
 
-# Where shapes come from, in turn: a node template (a --node-template FILE)
-# would be one more function of the search giving Shapes.
+# Where shapes come from when no --node-template is given (templates are
+# tried by from_templates: a template's node brings its slices and pods).
 SHAPE_SOURCES = [copy_shapes]
 
 
@@ -190,6 +204,8 @@ def _per_node(pi, shape: Shape) -> int:
 def find(search, shapes: list[Shape] | None = None) -> list:
     from .search import MAX_CANDIDATES
 
+    if shapes is None and search.templates:
+        return from_templates(search)
     if shapes is None:
         shapes = [s for source in SHAPE_SOURCES for s in source(search)]
     sequence = getattr(search.verifier, "sequence", False)
@@ -230,3 +246,48 @@ def _count(search, shape: Shape):
         else:
             lo = mid
     return best
+
+
+def _size(template) -> tuple:
+    from ..api.resources import Resource, to_milli_list
+
+    r = Resource.from_milli_list(to_milli_list(template.allocatable))
+    return r.milli_cpu, r.memory
+
+
+def from_templates(search) -> list:
+    """A node of the smallest template whose node takes the pod (checked by
+    the pod's cycle with the node, its slices and DaemonSet pods added)."""
+    from ..sources.node_templates import make_node, node_name
+    from ..sources.workloads import daemon_pods_for_node
+    from .search import MAX_CANDIDATES, node_target
+
+    snap = search.snapshot
+    requests = search.pod_info.resource.as_dict()
+
+    def offers_enough(template) -> bool:
+        from ..api.resources import Resource, to_milli_list
+
+        alloc = Resource.from_milli_list(to_milli_list(template.allocatable)).as_dict()
+        return all(v <= alloc.get(k, 0) for k, v in requests.items() if v)
+
+    # Templates whose node offers what the pod requests first, smallest first.
+    ordered = sorted(enumerate(search.templates),
+                     key=lambda it: (not offers_enough(it[1]), _size(it[1]), it[0]))
+    for _, template in ordered[:MAX_CANDIDATES]:
+        name, n = node_name(template, lambda name: snap.get(name) is not None)
+        made = make_node(template, name, n)
+        alloc = template.allocatable
+        size = ", ".join(f"{k} {v}" for k, v in alloc.items() if k != "pods")
+        daemon_sets = [o for o in search.cluster.workloads if o.get("kind") == "DaemonSet"]
+        runs = [f"{p['metadata']['namespace']}/{p['metadata']['name']}"
+                for p in made.pods + daemon_pods_for_node(made.node, daemon_sets)]
+        change = (f"add a node {name} from template {template.name} ({size}, its labels and taints"
+                  + (f"; runs {', '.join(runs)}" if runs else "") + "): scale node pool " + template.name + " by 1")
+        create = {"action": "create", "target": node_target(name), "template": template.name,
+                  "patch": [{"op": "add", "path": pointer(), "value": made.node}]}
+        fix = search.try_cluster_change(KIND, change, [create],
+                                        lambda made=made: search.verifier.template_node_added(made), order=ORDER)
+        if fix is not None:
+            return [fix]
+    return []

@@ -17,20 +17,22 @@ ENOUGH = 1
 
 
 def find_fixes(fw, pod_info, pod_doc: dict, raw_pod: dict, *, max_runs: int = MAX_RUNS, workload=None,
-               verifier=None) -> dict:
+               verifier=None, templates=()) -> dict:
     """The `fixes` of one Unschedulable pod's result, how the search went,
     and advice: {"fixes": [...], "fixSearch": {...}[, "fixAdvice": [...]]}.
     `workload`: the pod's WorkloadRef when it was expanded from a POD_FILE
     workload (its fixes then patch the workload). `verifier`: what checks
     a candidate, when not one cycle of the pod (sequence.py: every replica
-    of its workload placed again); `max_runs` then counts its checks."""
+    of its workload placed again); `max_runs` then counts its checks.
+    `templates`: node templates (--node-template): add-node adds a node of
+    one of them instead of a copy of an existing node."""
     from . import advice, combine
     from .workload_target import find_owner
 
     if verifier is None:
         owner = find_owner(pod_info.pod, fw.snapshot.cluster) if workload is None else None
         verifier = Verifier(fw, raw_pod, pod_info, workload=workload, owner=owner)
-    search = Search(verifier, Blockers(pod_doc), pod_doc, max_runs=max_runs)
+    search = Search(verifier, Blockers(pod_doc), pod_doc, max_runs=max_runs, templates=list(templates))
     if len(fw.snapshot.node_infos) > LARGE:
         search.enough = ENOUGH
     pod_side, cluster_side = _kinds()

@@ -194,6 +194,8 @@ class Search:
     # Candidates checked that did not place the pod (candidate_key): a
     # smaller join (combine.smallest) equal to one is known not to verify.
     failed: set = field(default_factory=set)
+    # Node templates (--node-template): where add-node's new nodes come from.
+    templates: list = field(default_factory=list)
 
     @property
     def pod_info(self):

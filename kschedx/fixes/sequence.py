@@ -273,10 +273,11 @@ def _place(pod: dict, kind: str, i: int):
 
 def sequence_fixes(doc: dict, scheds, sim, pi: PodInfo, members: list[PodInfo], workload, *,
                    targets: list[int] | None = None, keep: frozenset = frozenset(),
-                   unplaced: int | None = None) -> None:
+                   unplaced: int | None = None, templates=()) -> None:
     """Add to the document of the unit's first pod not placed (`pi`) the
     fixes that place every pod of the unit (`targets` in `members`; all of
-    them when None), each checked by placing the whole sequence again."""
+    them when None), each checked by placing the whole sequence again.
+    `templates` (--node-template): add-node's nodes come from them."""
     from .find import find_fixes
 
     raw = workload.raw_pods.get(pi.key)
@@ -285,7 +286,8 @@ def sequence_fixes(doc: dict, scheds, sim, pi: PodInfo, members: list[PodInfo], 
     if raw is None or fw is None:
         return
     verifier = SequenceVerifier(fw, raw, pi, ref, sim, members, targets, keep, unplaced)
-    found = find_fixes(fw, pi, doc, raw, workload=ref, verifier=verifier, max_runs=MAX_SEQUENCES)
+    found = find_fixes(fw, pi, doc, raw, workload=ref, verifier=verifier, max_runs=MAX_SEQUENCES,
+                       templates=templates)
     source = doc.pop("source", None)
     doc.update(found)
     if source is not None:

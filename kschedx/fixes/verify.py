@@ -10,15 +10,15 @@ order (preemption walks them in order).
 
 from __future__ import annotations
 
-import bisect
 import copy
-import random
 from contextlib import contextmanager
 
-from ..state import cache
+from ..framework.journal import Journal
+from ..framework.simulation import probe_cycle
 from ..util.errors import KschedxError
 from ..state.dra import DRA_KINDS, objects_replaced as dra_objects_replaced
-from ..state.types import NodeInfo, PodInfo
+from ..state import cache
+from ..state.types import PodInfo
 from ..sources.admission import Admission
 from .jsonpatch import PatchError, apply_patch
 
@@ -106,26 +106,13 @@ class Verifier:
         choices and sampling position for the next pods as they were."""
         pi = pi if pi is not None else self.pod_info
         self.runs += 1
-        fw = self.fw
-        rng, fw.rng = fw.rng, random.Random(0)
-        sampling = getattr(fw, "sampling", None)
-        start = sampling.next_start_node_index if sampling is not None else None
-        if sampling is not None:
-            sampling.next_start_node_index = 0
         made = self._made.get(id(pi))
         # A fix is checked on whether the pod fits (or preemption helps), not
         # on what else preemption's candidate search could reach.
-        search, fw.preemption_search = getattr(fw, "preemption_search", True), False
-        try:
-            if made is not None and made[0] is pi:
-                with self.objects_changed(made[1]):
-                    return fw.schedule(pi, post_filter=preemption)
-            return fw.schedule(pi, post_filter=preemption)
-        finally:
-            fw.rng = rng
-            fw.preemption_search = search
-            if sampling is not None:
-                sampling.next_start_node_index = start
+        if made is not None and made[0] is pi:
+            with self.objects_changed(made[1]):
+                return probe_cycle(self.fw, pi, post_filter=preemption)
+        return probe_cycle(self.fw, pi, post_filter=preemption)
 
     def verdict(self, result, preemption: bool = False) -> dict | None:
         """What a check's result achieves (the fix's `verified`), None when
@@ -151,19 +138,36 @@ class Verifier:
 
     @contextmanager
     def node_added(self, node: dict):
-        """A new node without pods, in node-name order, as the cache would list it."""
-        snap = self.snapshot
-        ni = NodeInfo(node)
-        ni.pod_index = snap.pod_index
-        names = [n.name for n in snap.node_infos]
-        at = bisect.bisect_left(names, ni.name)
-        snap.node_infos.insert(at, ni)
-        snap.by_name[ni.name] = ni
+        """A new node, as the cache adds one (name order in the snapshot,
+        last in its zone of the node tree, its images counted), running the
+        DaemonSet pods that would run there (a new node's room is theirs
+        first)."""
+        from ..sources.node_templates import MadeNode
+
+        with self.template_node_added(MadeNode(None, node["metadata"]["name"], node, [], [])):
+            yield self.snapshot.get(node["metadata"]["name"])
+
+    @contextmanager
+    def template_node_added(self, made):
+        """A node made from a node template, as it joins the cluster: its
+        slices, static pods and DaemonSet pods (each placed by its cycle)."""
+        journal = Journal(self.snapshot, [self.fw])
+
+        def run_pod(pi):
+            # Not counted in the search's budget: a DaemonSet pod's cycle
+            # looks at its one node (its matchFields PreFilterResult).
+            r = probe_cycle(self.fw, pi)
+            r.placed_node = None
+            if r.status == "Scheduled":
+                journal.assume_pod(pi, r.selected_node)
+                r.placed_node = r.selected_node
+            return r
+
         try:
-            yield ni
+            journal.join_node(made, run_pod)
+            yield
         finally:
-            snap.node_infos.pop(at)
-            del snap.by_name[ni.name]
+            journal.rollback()
 
     @contextmanager
     def pods_removed(self, pods: list[PodInfo]):

@@ -91,9 +91,14 @@ class NodeTree:
         return out
 
 
-def node_tree_order(nodes, by_name: dict) -> list:
+def node_tree_order(nodes, by_name: dict, node_infos=()) -> list:
     """NodeInfos (`by_name`) in node-tree order, the node tree built from
     `nodes`, Node objects in the order they were added (a fixture's order;
-    the snapshot's own list is sorted by name)."""
+    the snapshot's own list is sorted by name), then from the NodeInfos of
+    `node_infos` not among them: nodes added to the snapshot later, each
+    added to the tree last, as the cache adds a new node."""
     tree = NodeTree((n["metadata"]["name"], n["metadata"].get("labels")) for n in nodes)
+    if len(by_name) != tree.num_nodes:
+        for ni in node_infos:
+            tree.add_node(ni.name, ni.labels)
     return [by_name[name] for name in tree.list() if name in by_name]

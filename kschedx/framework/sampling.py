@@ -170,11 +170,14 @@ class SamplingState:
 
     def order(self, snapshot) -> list:
         """The snapshot's NodeInfos in node-tree order, nodes added in the
-        order the cluster was read."""
-        if self._order_of is not snapshot:
-            self._order = node_tree_order(snapshot.cluster.nodes, snapshot.by_name)
+        order the cluster was read, then those added to the snapshot since
+        (a node template's, an add-node fix's: each joins its zone last).
+        Computed again when nodes come, go or change zone (node_version)."""
+        key = (snapshot, snapshot.node_version, len(snapshot.node_infos))
+        if self._order_of is None or self._order_of[0] is not snapshot or self._order_of[1:] != key[1:]:
+            self._order = node_tree_order(snapshot.cluster.nodes, snapshot.by_name, snapshot.node_infos)
             self._names = [ni.name for ni in self._order]
-            self._order_of = snapshot
+            self._order_of = key
         return self._order
 
     def order_names(self, snapshot) -> list[str]:

@@ -215,3 +215,26 @@ class _Journal:
             # Made during the trial (a pod with claims): nothing was in flight before.
             snap.dra.in_flight.clear()
             snap.dra.revision += 1
+
+
+def probe_cycle(fw, pi: PodInfo, *, post_filter: bool = False):
+    """One cycle of `pi` that leaves the run as it was: ties broken by a
+    random source of its own, node sampling from the first node, no
+    preemption search beyond the one kschedx follows (and, by default, no
+    PostFilter): for checks that ask "would it fit so" (a fix, a node
+    template) between the run's own cycles."""
+    import random
+
+    rng, fw.rng = fw.rng, random.Random(0)
+    sampling = getattr(fw, "sampling", None)
+    start = sampling.next_start_node_index if sampling is not None else None
+    if sampling is not None:
+        sampling.next_start_node_index = 0
+    search, fw.preemption_search = getattr(fw, "preemption_search", True), False
+    try:
+        return fw.schedule(pi, post_filter=post_filter)
+    finally:
+        fw.rng = rng
+        fw.preemption_search = search
+        if sampling is not None:
+            sampling.next_start_node_index = start

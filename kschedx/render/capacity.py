@@ -74,6 +74,15 @@ def report_blocks(doc: dict, *, wide: bool = False, rich: bool = False) -> list:
     for i, t in enumerate(doc["templates"]):
         if i:
             blocks.append(Blank())
+        drain = t.get("drain")
+        if drain:
+            # The count is of the cluster the drain leaves: say first what it did.
+            style = None if drain.get("outcome") == "Drained" else WARN
+            for line in drain["answer"].splitlines():
+                blocks.append(_line((line, style) if style else line))
+            if drain.get("outcome") != "Drained":
+                blocks.append(_line(("the count is of the cluster as the drain left it", MUTED)))
+            blocks.append(Blank())
         blocks.extend(template_blocks(t, doc, wide=wide, rich=rich))
     return blocks
 

@@ -19,7 +19,8 @@ def outcome(pod: dict) -> str:
     if pod.get("preemptedBy"):
         return f"placed on {placed or pod.get('selectedNode')}, then preempted by {pod['preemptedBy']}"
     if pod["status"] == "Scheduled":
-        return f"Scheduled on {placed or pod.get('selectedNode')}"
+        replaces = f" (replaces {pod['replacementFor']['pod']})" if pod.get("replacementFor") else ""
+        return f"Scheduled on {placed or pod.get('selectedNode')}{replaces}"
     if pod["status"] == "NoProfile":
         return pod.get("message") or "not served by this configuration's profiles"
     victims = len(pre.get("victims") or ())
@@ -46,6 +47,7 @@ class Case:
     source: dict | None
     fixes: list[str] | None = None  # with --fix: one line per verified fix
     workload: bool = False
+    pools: str = ""  # with --node-template: which node pools could take it
 
     @property
     def title(self) -> str:
@@ -67,7 +69,7 @@ def cases(doc: dict) -> list[Case]:
             out.append(Case(pod["pod"], fails, pod["status"], failure_message(pod) if fails else "",
                             "" if fails else outcome(pod), pod.get("source"),
                             fix_lines(pod) if fails and "fixes" in pod else None,
-                            status_words=f"is {pod['status']}"))
+                            status_words=f"is {pod['status']}", pools=_pools(pod) if fails else ""))
             continue
         key = (w["kind"], w["namespace"], w["name"])
         if key not in groups:
@@ -97,10 +99,20 @@ def _workload_case(key: tuple, pods: list[dict]) -> Case:
                f"{failure_message(culprit)}")
     return Case(title, failing is not None, culprit["status"], message, message, source,
                 fix_lines(culprit) if "fixes" in culprit else None,
-                workload=True, status_words=f"places {len(placed)} of {n} replica(s)")
+                workload=True, status_words=f"places {len(placed)} of {n} replica(s)", pools=_pools(culprit))
+
+
+def _pools(pod: dict) -> str:
+    if not pod.get("templates"):
+        return ""
+    from .whatif import templates_summary
+
+    return templates_summary(pod)
 
 
 def summary(doc: dict) -> str:
+    from .whatif import checks_summary
+
     all_cases = cases(doc)
     workloads = [c for c in all_cases if c.workload]
     pods = [c for c in all_cases if not c.workload]
@@ -113,4 +125,4 @@ def summary(doc: dict) -> str:
         failing = sum(c.fails for c in pods)
         parts.append(f"{failing} of {len(pods)} pod(s) cannot be scheduled" if failing
                      else f"all {len(pods)} pod(s) can be scheduled")
-    return "; ".join(parts)
+    return "; ".join(parts) + checks_summary(doc)

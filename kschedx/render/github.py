@@ -48,11 +48,19 @@ def _notices(case: Case) -> list[str]:
 
 
 def to_github(doc: dict) -> str:
+    from .whatif import checks
+
     lines = []
+    for c in checks(doc):
+        # A node is in no POD_FILE: the annotation names no file.
+        title = f"title={_property(c['name'] + ('' if c['ok'] else ' is ' + c['kind']))}"
+        lines.append(f"::{'notice' if c['ok'] else 'error'} {title}::{_data(c['message'])}")
     for case in cases(doc):
         if case.fails:
             lines.append(_annotation(case))
             lines += _notices(case)
+            if case.pools:
+                lines.append(f"::notice title={_property(case.name + ' node templates')}::{_data(case.pools)}")
     scheduler = scheduler_text(doc)
     lines.append(f"kschedx {doc.get('mode', 'explain')}{f' ({scheduler})' if scheduler else ''}: {summary(doc)}")
     return "\n".join(lines) + "\n"

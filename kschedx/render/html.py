@@ -245,6 +245,13 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
         parts.append(_preemption_alternatives(pre))
     if "fixes" in pod:
         parts.append(_fixes(pod))
+    if pod.get("templates"):
+        parts.append(_templates(pod))
+    if pod.get("replacementFor"):
+        r = pod["replacementFor"]
+        parts.append(f'<p class="muted">replaces {e(r["pod"])}, evicted from {e(r["node"])} in round '
+                     f'{e(r.get("round"))}; made by {e((r.get("controller") or {}).get("kind"))} '
+                     f'{e((r.get("controller") or {}).get("name"))}</p>')
     for note in pod.get("notes") or ():
         parts.append(f'<p class="muted">{e(note)}</p>')
     if pod.get("sampling") and pod["status"] == "Scheduled":
@@ -303,6 +310,58 @@ def _fixes(pod: dict) -> str:
         items.append(f'<li>{"".join(body)}</li>')
     tail = "".join(f'<p class="muted">{e(t)}</p>' for t in words.uncovered_lines(pod) + words.advice_lines(pod))
     return f'<section class="fixes">{head}{"<ol>" + "".join(items) + "</ol>" if items else ""}{tail}</section>'
+
+
+def _templates(pod: dict) -> str:
+    """explain --node-template: which pools could take the pod, each
+    template's verdict on its new node."""
+    t = pod["templates"]
+    rows = []
+    for r in t["results"]:
+        if r.get("feasible"):
+            verdict_html = f'<td class="ok">✓ could take it (→ {e(r.get("selectedNode") or r.get("nodeName"))})</td>'
+        else:
+            reasons = "; ".join(r.get("reasons") or ()) or r.get("code") or ""
+            also = f' (also {e(", ".join(r["alsoFailing"]))})' if r.get("alsoFailing") else ""
+            verdict_html = f'<td class="fail">✗ {e(r.get("plugin"))}: {e(reasons)}{also}</td>'
+        ds = ", ".join(d["pod"] for d in r.get("daemonSetPods") or ())
+        rows.append(f'<tr><th scope="row">{e(r["template"])}</th>{verdict_html}<td class="muted">{e(ds)}</td></tr>')
+    could = ", ".join(t["couldTake"]) or "none"
+    return (f'<section class="templates"><h3>Node templates</h3><p>could take it: <b>{e(could)}</b> '
+            '<span class="muted">(one new node of each, the pod\'s cycle run again with it)</span></p>'
+            '<table><thead><tr><th scope="col">template</th><th scope="col">its new node</th>'
+            f'<th scope="col">DaemonSet pods it runs</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            '</section>')
+
+
+def _changes(doc: dict) -> str:
+    """simulate --drain / --add-nodes: the answers first, then each drained
+    node's pods (what happened, where their replacements went, linked to
+    their sections), kubectl drain's own lines folded, and the templates."""
+    from . import whatif
+
+    index = {p["pod"]: i for i, p in enumerate(doc["pods"])}
+    parts = ["<h2>Cluster changes</h2>"]
+    parts += [f'<p class="answer"><b>{e(line)}</b></p>' for line in whatif.answers(doc)]
+    for node in (doc.get("drain") or {}).get("nodes") or ():
+        rows = []
+        for p in node.get("pods") or ():
+            rep = (p.get("replacement") or {}).get("pod")
+            link = f' (<a href="#pod-{index[rep]}">{e(rep)}</a>)' if rep in index else ""
+            rows.append(f'<tr><th scope="row">{e(p["pod"])}</th><td>{e(whatif.pod_action(p))}{link}</td></tr>')
+        notes = "".join(f'<p class="muted">{e(n)}</p>' for n in whatif.drain_notes(node))
+        parts.append(f'<h3>{e(whatif.drain_title(node))}</h3><table><thead><tr><th scope="col">pod</th>'
+                     f'<th scope="col">what happened</th></tr></thead><tbody>{"".join(rows)}</tbody></table>{notes}'
+                     f'<details><summary>kubectl drain would print</summary><pre>'
+                     f'{e(chr(10).join(node.get("kubectl") or ()))}</pre></details>')
+    add = doc.get("addNodes")
+    if add:
+        rows = "".join(f'<tr><th scope="row">{e(a)}</th><td>{e(b)}</td><td>{e(c)}</td></tr>'
+                       for a, b, c in whatif.template_rows(add))
+        parts.append('<h3>Node templates</h3><table><thead><tr><th scope="col">template</th>'
+                     '<th scope="col">nodes added</th><th scope="col">why not</th></tr></thead>'
+                     f'<tbody>{rows}</tbody></table><p class="muted">{e(whatif.search_line(add))}</p>')
+    return f'<section id="changes">{"".join(parts)}</section>'
 
 
 def _preemption_alternatives(pre: dict) -> str:
@@ -401,6 +460,9 @@ def _capacity(t: dict, i: int) -> str:
     per_node = ", ".join(f"{n} on {node}" for node, n in (t.get("perNode") or {}).items()) or "none"
     parts = [f'<p class="summary"><b>{e(t["count"])}</b> cop{"y fits" if t["count"] == 1 else "ies fit"} · '
              f'stopped: {e(t["stop"])}</p><p class="meta">per node: {e(per_node)}</p>']
+    if t.get("drain"):
+        parts.insert(0, "".join(f'<p class="answer"><b>{e(line)}</b></p>'
+                                for line in t["drain"]["answer"].splitlines()))
     if limit:
         what = limit.get("resource") or limit["reason"]
         parts.append(f'<p>limited by: <b>{e(limit["plugin"])}</b>, {e(what)}, on {e(limit["nodes"])} of '
@@ -434,6 +496,8 @@ def to_html(doc: dict) -> str:
         head.append(f'<ul class="notices">{"".join(notices)}</ul>')
     body = []
     if mode == "simulate":
+        if doc.get("drain") or doc.get("addNodes"):
+            body.append(_changes(doc))
         body.append(_placements(doc))
         body.append(_utilization(doc))
     elif mode == "capacity":

@@ -24,10 +24,13 @@ def _text(s: str) -> str:
 def to_junit(doc: dict) -> str:
     import xml.etree.ElementTree as ET
 
+    from .whatif import checks
+
     mode = doc.get("mode", "explain")
     all_cases = cases(doc)
-    failures = sum(1 for c in all_cases if c.fails)
-    counts = {"tests": str(len(all_cases)), "failures": str(failures), "errors": "0"}
+    changes = checks(doc)
+    failures = sum(1 for c in all_cases if c.fails) + sum(1 for c in changes if not c["ok"])
+    counts = {"tests": str(len(all_cases) + len(changes)), "failures": str(failures), "errors": "0"}
     root = ET.Element("testsuites", {"name": "kschedx", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": f"kschedx {mode}", **counts, "skipped": "0"})
     props = ET.SubElement(suite, "properties")
@@ -39,6 +42,14 @@ def to_junit(doc: dict) -> str:
                         ("notEvaluated", ", ".join(doc.get("notEvaluated") or ()))):
         if value:
             ET.SubElement(props, "property", {"name": name, "value": _text(str(value))})
+    for c in changes:
+        # What the cluster change does comes before the pods it moves.
+        case = ET.SubElement(suite, "testcase", {"name": _text(c["name"]), "classname": f"kschedx.{mode}.whatif"})
+        body = _text("\n".join([c["message"], *c["lines"]]))
+        if c["ok"]:
+            ET.SubElement(case, "system-out").text = body
+        else:
+            ET.SubElement(case, "failure", {"type": c["kind"], "message": _text(c["message"])}).text = body
     for c in all_cases:
         case = ET.SubElement(suite, "testcase", {"name": _text(c.name), "classname": f"kschedx.{mode}"})
         where = ""
@@ -48,7 +59,7 @@ def to_junit(doc: dict) -> str:
             message = _text(c.message)
             failure = ET.SubElement(case, "failure", {"type": c.status, "message": message})
             fixes = "".join(f"\nfix {i}: {line}" for i, line in enumerate(c.fixes or (), 1))
-            failure.text = message + _text(where) + _text(fixes)
+            failure.text = message + _text(where) + _text(fixes) + _text(f"\n{c.pools}" if c.pools else "")
         else:
             ET.SubElement(case, "system-out").text = _text(c.text + where)
     ET.indent(root)

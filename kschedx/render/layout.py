@@ -128,7 +128,8 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
     def end(self) -> None:
         self._end_workload()
         if not self.pods:
-            self.add(line_of("No pods to evaluate: the snapshot has no pending pods (name POD_FILEs to evaluate)."))
+            # why (no pending pod, a selection that took none) is among the run's warnings
+            self.add(line_of("No pods to evaluate."))
         if self.pods > 1:
             self.add(Blank())
             self.summary()
@@ -234,6 +235,7 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
         if pod["status"] in ("Gated", "Error", "NoProfile"):
             return  # no node was considered
         self.fixes(pod)  # under the verdict: what to do comes before why
+        self.templates(pod)
         if self.node is not None:
             self.node_story(pod, self.node)
             return
@@ -283,6 +285,29 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
                     self.add(line_of(("$ " + command, MUTED), indent=7))
         for text in words.uncovered_lines(pod) + words.advice_lines(pod):
             self.add(line_of((text, WARN if not fixes else MUTED), indent=2))
+
+    def templates(self, pod: dict) -> None:
+        """explain --node-template: which node pools could take the pod, and
+        each one's verdict on its new node."""
+        t = pod.get("templates")
+        if not t:
+            return
+        sym = self.sym
+        self.add(Blank())
+        self.add(line_of(("node templates", STRONG),
+                         (" (one new node of each, the pod's cycle run again with it):", MUTED), indent=2))
+        width = max(len(r["template"]) for r in t["results"])
+        for r in t["results"]:
+            name = r["template"].ljust(width)
+            if r.get("feasible"):
+                where = r.get("selectedNode") or r.get("nodeName")
+                self.add(line_of(name + "  ", (f"{sym.ok} could take it", PASS),
+                                 (f" ({sym.arrow} {where})", MUTED), indent=4))
+            else:
+                reasons = "; ".join(r.get("reasons") or ()) or r.get("code") or ""
+                also = f"  (also {', '.join(r['alsoFailing'])})" if r.get("alsoFailing") else ""
+                self.add(line_of(name + "  ", (f"{sym.fail} {r.get('plugin')}: {reasons}", FAIL), (also, MUTED),
+                                 indent=4))
 
     def header(self, pod: dict) -> None:
         sym = self.sym

@@ -36,8 +36,18 @@ def placement_rows(doc: dict, wide: bool = False) -> tuple[list[list], dict[str,
     preemption found). -o wide keeps every message in its row instead."""
     rows = []
     reasons: dict[str, list[int]] = {}
+    suffix = {}
+    if doc.get("drain") or doc.get("addNodes"):
+        # (a plain run does not load the what-if wording)
+        from .whatif import node_suffix
+
+        suffix = node_suffix(doc)
     for i, p in enumerate(doc["pods"], 1):
         node, how = _outcome(p)
+        if node in suffix:
+            node += suffix[node]
+        if p.get("replacementFor"):
+            how += f" (replaces {p['replacementFor']['pod']})"
         message = p.get("message") or ""
         note = ""
         if message and not p.get("placedNode"):
@@ -138,6 +148,8 @@ def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None 
     s = doc.get("summary") or {}
     if scheduler_text(doc):
         w(f"{scheduler_text(doc)}\n")
+    if doc.get("drain") or doc.get("addNodes"):
+        _write_changes(doc, wide, w)
     differ = s.get("preemptionsCouldDiffer")
     w(f"simulated {s.get('pods', len(doc['pods']))} pod(s): {s.get('placed', 0)} placed "
       f"({s.get('placedByPreemption', 0)} by preemption, {s.get('victims', 0)} victim(s)"
@@ -222,3 +234,42 @@ def candidate_lines(pre: dict) -> list[str]:
     for f in pre.get("dryRunFailures") or ():
         lines.append(f"    {f['node']}: {', '.join(f['reasons'])}")
     return lines
+
+
+def _write_changes(doc: dict, wide: bool, w) -> None:
+    """The what-if answers first, then what happened to each pod of each
+    drained node (-o wide: kubectl drain's own lines) and each template."""
+    from . import whatif
+
+    for line in whatif.answers(doc):
+        w(f"{line}\n")
+    for node in (doc.get("drain") or {}).get("nodes") or ():
+        w(f"\n{whatif.drain_title(node)}\n")
+        w(tabulate(whatif.drain_rows(node), headers=["pod", "what happened"]) + "\n")
+        for note in whatif.drain_notes(node):
+            w(f"  {note}\n")
+        if wide:
+            w("kubectl drain would print:\n" + "".join(f"  {line}\n" for line in node.get("kubectl") or ()))
+    budgets = (doc.get("drain") or {}).get("budgets") or []
+    if budgets and wide:
+        w("\n" + tabulate([[b["pdb"], _budget_text(b["read"]), _budget_text(b["final"]), b["evictions"],
+                            b["refusals"]] for b in budgets],
+                          headers=["PodDisruptionBudget", "as read", "at the end", "evictions", "refused"]) + "\n")
+    add = doc.get("addNodes")
+    if add:
+        w("\n" + tabulate(whatif.template_rows(add), headers=["node template", "nodes added", "why not"]) + "\n")
+        line = whatif.search_line(add)
+        if line:
+            w(f"{line}\n")
+        for n in add.get("nodes") or ():
+            for ds in n.get("daemonSetPods") or ():
+                if ds.get("placedNode") != n["name"]:
+                    w(f"  {ds['pod']} (DaemonSet) does not fit on {n['name']}: {ds.get('message')}\n")
+    if not wide and (doc.get("drain") or {}).get("nodes"):
+        w("(-o wide: kubectl drain's own output)\n")
+    w("\n")
+
+
+def _budget_text(status: dict) -> str:
+    return (f"{status['currentHealthy']} healthy of {status['desiredHealthy']} needed, "
+            f"{status['disruptionsAllowed']} allowed")

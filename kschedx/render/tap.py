@@ -21,19 +21,30 @@ def _diagnostics(fields: dict) -> list[str]:
 
 
 def to_tap(doc: dict) -> str:
+    from .whatif import checks
+
     all_cases = cases(doc)
-    lines = ["TAP version 13", f"1..{len(all_cases)}"]
+    changes = checks(doc)
+    lines = ["TAP version 13", f"1..{len(all_cases) + len(changes)}"]
     scheduler = scheduler_text(doc)
     if scheduler:
         # A comment line (TAP consumers skip it): which scheduler the verdicts are.
         lines.append(f"# {_description(scheduler)}")
-    for i, case in enumerate(all_cases, 1):
+    for i, c in enumerate(changes, 1):
+        if c["ok"]:
+            lines.append(f"ok {i} - {_description(c['name'] + ': ' + c['message'])}")
+        else:
+            lines.append(f"not ok {i} - {_description(c['name'])}: {c['kind']}")
+            lines.extend(_diagnostics({"answer": c["message"], **({"lines": c["lines"]} if c["lines"] else {})}))
+    for i, case in enumerate(all_cases, len(changes) + 1):
         if case.fails:
             lines.append(f"not ok {i} - {_description(case.name)}: "
                          f"{_description(case.status_words if case.workload else case.status)}")
             fields = {"status": case.status, "message": case.message}
             if case.fixes is not None:
                 fields["fixes"] = case.fixes
+            if case.pools:
+                fields["templates"] = case.pools
             if case.source:
                 fields["file"] = case.source["file"]
                 if case.source.get("line"):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..util.errors import ClusterError
 from ..util.gc_policy import collector_paused
-from .kinds import KINDS, NODE, NOT_TERMINAL, POD, TERMINAL, Kind
+from .kinds import CONTROLLER_KINDS, KINDS, NODE, NOT_TERMINAL, POD, TERMINAL, Kind
 from .kubeconfig import configure
 from .transport import PHRASES, BindConflict, ClusterAPIError, EvictionBlocked, Response, Transport, WatchStream
 
@@ -148,8 +148,10 @@ class ClusterConnection:
 
     # -- lists
 
-    def read_objects(self, progress: Progress | None = None, *, full: bool = False) -> ClusterRead:
-        """Every kind scheduling reads, from all namespaces.
+    def read_objects(self, progress: Progress | None = None, *, full: bool = False,
+                     controllers: bool = False) -> ClusterRead:
+        """Every kind scheduling reads, from all namespaces; with
+        `controllers`, also the pods' controllers (kinds.CONTROLLER_KINDS).
 
         Nodes and pods are required: failing to read them raises ClusterError.
         Other kinds that are forbidden or not served become an `unreadable`
@@ -161,9 +163,9 @@ class ClusterConnection:
         is never held; managedFields are dropped either way.
         """
         with collector_paused(self.freeze_reads):
-            return self._read_objects(progress, full)
+            return self._read_objects(progress, full, controllers)
 
-    def _read_objects(self, progress: Progress | None, full: bool) -> ClusterRead:
+    def _read_objects(self, progress: Progress | None, full: bool, controllers: bool = False) -> ClusterRead:
         from concurrent.futures import ThreadPoolExecutor
 
         result = ClusterRead(warnings=list(self._warnings))
@@ -175,7 +177,8 @@ class ClusterConnection:
         pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kschedx-read")
         try:
             futures: list[tuple[Kind, Future]] = [
-                (k, pool.submit(self._list_all, k, None, full=full, rvs=rvs)) for k in KINDS if not k.required]
+                (k, pool.submit(self._list_all, k, None, full=full, rvs=rvs))
+                for k in KINDS + (CONTROLLER_KINDS if controllers else ()) if not k.required]
             result.objects.extend(self._list_all(POD, progress, full=full, rvs=rvs))
             for kind, fut in futures:
                 try:
@@ -197,7 +200,7 @@ class ClusterConnection:
 
     def list_objects(self, kind_name: str) -> list[dict]:
         """Every object of one kind KINDS lists (all namespaces), untrimmed."""
-        kind = next(k for k in KINDS if k.kind == kind_name)
+        kind = next(k for k in KINDS + CONTROLLER_KINDS if k.kind == kind_name)
         with collector_paused():
             return self._list_all(kind, None, full=True)
 

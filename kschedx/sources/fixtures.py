@@ -19,6 +19,7 @@ import yaml
 from ..util.errors import InputError
 from ..util.gc_policy import builds_long_lived
 from . import read_ahead as ahead_scan
+from .snapshot_info import SNAPSHOT_INFO_API_VERSION, SNAPSHOT_INFO_KIND
 from .yaml_loader import FastSafeLoader
 
 # The C parser with a faster constructor: PyYAML's SafeLoader results.
@@ -150,11 +151,13 @@ def _yaml_error(path: str, exc: yaml.YAMLError) -> InputError:
     return InputError(f"malformed YAML: {where}{problem}", source=path)
 
 
-def parse_documents(path: str, data) -> list[tuple[int, object]]:
+def parse_documents(path: str, data, duplicates: dict | None = None) -> list[tuple[int, object]]:
     """Bytes -> (document number, parsed value) for every non-empty document.
     `data` may be a list holding the bytes, which is emptied once they are
     decoded: a 200 MB snapshot's bytes are then gone before its objects are
-    made, rather than held next to them."""
+    made, rather than held next to them. With `duplicates` (a dict), keys
+    given twice in a mapping are noted in it (schema/duplicates.py: what
+    strict validation reports as `duplicate field`)."""
     box = data if isinstance(data, list) else None
     if box is not None:
         data = box[0]
@@ -170,11 +173,11 @@ def parse_documents(path: str, data) -> list[tuple[int, object]]:
                 box.clear()
                 data = None
                 try:
-                    return [(1, json.loads(text))]
+                    return [(1, _json_loads(text, duplicates))]
                 except ValueError:
                     data = text.encode(encoding, "surrogatepass")
                     raise
-            return [(1, json.loads(data))]
+            return [(1, _json_loads(data, duplicates))]
         except ValueError as exc:
             # YAML flow style also starts with { or [; let the YAML parser decide,
             # but report a JSON error for what is meant to be JSON.
@@ -187,7 +190,13 @@ def parse_documents(path: str, data) -> list[tuple[int, object]]:
         box.clear()
     data = None
     try:
-        docs = list(yaml.load_all(io.StringIO(text), Loader=_Loader))
+        if duplicates is None:
+            docs = list(yaml.load_all(io.StringIO(text), Loader=_Loader))
+        else:
+            from .schema.duplicates import load_yaml
+
+            docs, found = load_yaml(text, _Loader)
+            duplicates.update(found)
     except yaml.YAMLError as exc:
         if isinstance(json_error, json.JSONDecodeError) and (_is_json_name(path) or path == "<stdin>"):
             raise InputError(f"malformed JSON: line {json_error.lineno}, column {json_error.colno}: "
@@ -196,25 +205,78 @@ def parse_documents(path: str, data) -> list[tuple[int, object]]:
     return [(i, d) for i, d in enumerate(docs, 1) if d is not None]
 
 
+def _json_loads(data, duplicates: dict | None):
+    if duplicates is None:
+        return json.loads(data)
+    from .schema.duplicates import load_json
+
+    if isinstance(data, bytes):
+        data = data.decode(json.detect_encoding(data), "surrogatepass")
+    value, found = load_json(data)
+    duplicates.update(found)
+    return value
+
+
 def _is_json_name(path: str) -> bool:
     return path.endswith((".json", ".json.gz"))
 
 
 # The kinds cluster.build_cluster reads before all others.
 CLASS_KINDS = frozenset({"PriorityClass", "RuntimeClass"})
+# The kinds read_objects notes as it reads them (ObjectList).
+_NOTED_KINDS = CLASS_KINDS | {SNAPSHOT_INFO_KIND}
+
+
+@dataclass
+class FileObjects:
+    """The objects one file gave: ObjectList[start:end]. `own`: a snapshot
+    kschedx wrote (its first object is kschedx's SnapshotInfo), whose
+    objects a live API server served. `duplicates`: the keys given twice,
+    as schema/duplicates.py notes them (None when they were not looked for)."""
+
+    path: str
+    start: int
+    end: int
+    own: bool
+    duplicates: dict | None = None
 
 
 class ObjectList(list):
     """read_objects' (object, origin) pairs, with the PriorityClass and
-    RuntimeClass pairs among them in `classes`, noted as they were read:
-    admission reads those first, and finding them again would be one more
-    look at each of 150,000 objects."""
+    RuntimeClass pairs among them in `classes` and the SnapshotInfo pairs
+    in `infos`, noted as they were read: admission reads the classes first,
+    and the version to validate against is in a SnapshotInfo; finding them
+    again would be one more look at each of 150,000 objects. `files`: which
+    file gave which objects (FileObjects)."""
 
-    __slots__ = ("classes",)
+    __slots__ = ("classes", "infos", "files")
 
     def __init__(self):
         super().__init__()
         self.classes: list = []
+        self.infos: list = []
+        self.files: list[FileObjects] = []
+
+
+def is_snapshot_info(obj) -> bool:
+    """kschedx's own SnapshotInfo object (what `kschedx snapshot` writes first)."""
+    return obj.__class__ is dict and obj.get("kind") == SNAPSHOT_INFO_KIND \
+        and obj.get("apiVersion") == SNAPSHOT_INFO_API_VERSION
+
+
+# How a snapshot kschedx wrote begins (sources/writer.py: the SnapshotInfo
+# first, its apiVersion and kind its first keys), in JSON and in YAML.
+_OWN_STARTS = (b'"items":[\n{"apiVersion":"' + SNAPSHOT_INFO_API_VERSION.encode() + b'","kind":"'
+               + SNAPSHOT_INFO_KIND.encode() + b'"',
+               b"apiVersion: " + SNAPSHOT_INFO_API_VERSION.encode() + b"\nkind: " + SNAPSHOT_INFO_KIND.encode())
+
+
+def looks_written_by_kschedx(data: bytes) -> bool:
+    """Whether the bytes begin as a `kschedx snapshot` file does: a hint,
+    before parsing, that no key needs noting (read_objects checks the
+    first object once parsed)."""
+    head = data[:160]
+    return any(start in head for start in _OWN_STARTS)
 
 
 def _flatten(value, origin: Origin, out: ObjectList):
@@ -243,7 +305,7 @@ def _flatten(value, origin: Origin, out: ObjectList):
             if item.__class__ is dict:
                 # The common item, as the call below would take it, without the call.
                 given = item.get("kind")
-                if given.__class__ is str and given and not given.endswith("List") and given not in CLASS_KINDS:
+                if given.__class__ is str and given and not given.endswith("List") and given not in _NOTED_KINDS:
                     append((item, origin))
                     continue
             if isinstance(item, dict) and item_kind and "kind" not in item:
@@ -255,8 +317,8 @@ def _flatten(value, origin: Origin, out: ObjectList):
             _flatten(item, origin, out)
         return
     out.append((value, origin))
-    if kind in CLASS_KINDS:
-        out.classes.append((value, origin))
+    if kind in _NOTED_KINDS:
+        (out.infos if kind == SNAPSHOT_INFO_KIND else out.classes).append((value, origin))
 
 
 def name_lines(data: bytes) -> dict[int, list[int | None]]:
@@ -301,27 +363,32 @@ def _node_lines(node, lines: list) -> None:
 
 
 @builds_long_lived
-def read_objects(paths, *, lines: bool = False, read_ahead: bool = False) -> ObjectList:
+def read_objects(paths, *, lines: bool = False, read_ahead: bool = False,
+                 note_duplicates: bool = False) -> ObjectList:
     """Read every object from the given paths, in file and document order;
     with `lines`, each Origin also carries the line of the object's name.
     `read_ahead`: a big JSON file may be read by a second process too
-    (sources/read_ahead.py), for the cluster built from these objects."""
+    (sources/read_ahead.py), for the cluster built from these objects.
+    `note_duplicates`: note the keys given twice (FileObjects.duplicates),
+    but in the files that begin as a snapshot kschedx wrote."""
     out = ObjectList()
     for path in expand_paths(paths):
         label = "<stdin>" if path == "-" else path
         data = _read_bytes(path)
         by_document = name_lines(data) if lines else {}
+        duplicates = {} if note_duplicates and not looks_written_by_kschedx(data) else None
         # A big snapshot is read by a second process too (read_ahead.py),
         # which answers part of admission while this one parses.
         ahead = ahead_scan.start(data) if read_ahead and not lines else None
         box = [data]
         del data  # parse_documents lets go of the bytes once decoded
         try:
-            documents = parse_documents(label, box)
+            documents = parse_documents(label, box, duplicates)
         except BaseException:
             if ahead is not None:
                 ahead.close()
             raise
+        file_start = len(out)
         for number, doc in documents:
             start = len(out)
             origin = Origin(label, number)
@@ -334,6 +401,8 @@ def read_objects(paths, *, lines: bool = False, read_ahead: bool = False) -> Obj
                 for i, line in enumerate(found, start):
                     if line is not None:
                         out[i] = (out[i][0], replace(out[i][1], line=line))
+        own = len(out) > file_start and is_snapshot_info(out[file_start][0])
+        out.files.append(FileObjects(label, file_start, len(out), own, duplicates))
     if lines:
         out.classes[:] = [pair for pair in out if pair[0]["kind"] in CLASS_KINDS]  # with their lines
     return out

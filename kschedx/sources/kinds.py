@@ -70,6 +70,19 @@ KINDS: tuple[Kind, ...] = (
 )
 
 
+# The controllers of pods, which no plugin reads but what happens around the
+# scheduler does: a drain (kubectl's DaemonSet check, the disruption
+# controller's scales, a Job's replacement policy) and a node added from a
+# template (the DaemonSet pods it runs). Read for --drain and
+# --node-template, and by `kschedx snapshot`, so that a snapshot answers
+# those questions too.
+CONTROLLER_KINDS: tuple[Kind, ...] = (
+    Kind("Deployment", "apps/v1", "deployments"),
+    Kind("DaemonSet", "apps/v1", "daemonsets"),
+    Kind("Job", "batch/v1", "jobs"),
+)
+
+
 # The scheduler's own informer filter: terminal pods hold no resources.
 NOT_TERMINAL = "status.phase!=Succeeded,status.phase!=Failed"
 TERMINAL = ("Succeeded", "Failed")

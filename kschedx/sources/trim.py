@@ -52,8 +52,9 @@ _POD_STATUS = frozenset({
 })
 
 # Conditions something reads: in-place resize (effective requests), preemption
-# (pods already terminating because of a preemption).
-_POD_CONDITIONS = frozenset({"DisruptionTarget", "PodResizePending", "PodResizeInProgress"})
+# (pods already terminating because of a preemption), Ready (a drain: the
+# Eviction API and the disruption controller count Ready pods).
+_POD_CONDITIONS = frozenset({"DisruptionTarget", "PodResizePending", "PodResizeInProgress", "Ready"})
 
 # Node status: capacity and allocatable (Fit), images (ImageLocality),
 # declaredFeatures (NodeDeclaredFeatures).
@@ -146,7 +147,9 @@ def _pod_status(status: dict) -> dict:
         if key not in _POD_STATUS:
             continue
         if key == "conditions" and isinstance(value, list):
-            value = [c for c in value if isinstance(c, dict) and c.get("type") in _POD_CONDITIONS]
+            # Of Ready, only whether it holds (its times and probes are many bytes a pod).
+            value = [{"type": "Ready", "status": c.get("status")} if c.get("type") == "Ready" else c
+                     for c in value if isinstance(c, dict) and c.get("type") in _POD_CONDITIONS]
             if not value:
                 continue
         elif key in ("containerStatuses", "initContainerStatuses") and isinstance(value, list):

@@ -170,6 +170,45 @@ def expand_workloads(objects, nodes, cluster_objects=(), refs: dict | None = Non
     return out, notes
 
 
+# names.MaxGeneratedNameLength: a name is at most 63 characters, 5 of
+# them the random suffix.
+MAX_GENERATED_NAME_LENGTH = 58
+_DNS1123_SUBDOMAIN_MAX = 253
+
+
+def generated_name(base: str, seed: str, free=lambda name: True) -> str:
+    """What the API server makes of generateName `base`
+    (SimpleNameGenerator): the base cut to 58 characters, then 5 characters
+    of utilrand's alphabet. kschedx draws them from `seed` (n = 0, 1, ...
+    until `free(name)`), so a rerun gives the same name."""
+    base = base[:MAX_GENERATED_NAME_LENGTH]
+    n = 0
+    while True:
+        digest = hashlib.sha256(f"{seed}/{n}".encode()).digest()
+        name = base + "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:5])
+        if free(name):
+            return name
+        n += 1
+
+
+def pods_prefix(controller_name: str) -> str:
+    """getPodsPrefix: the controller's name and a dash, or its name alone
+    when that would not be a valid generateName (longer than a DNS
+    subdomain)."""
+    prefix = f"{controller_name}-"
+    return prefix if len(prefix) <= _DNS1123_SUBDOMAIN_MAX else controller_name
+
+
+def indexed_pods_prefix(job_name: str, index: int) -> str:
+    """podGenerateNameWithIndex: `<job>-<index>-`, the job's name cut so that
+    the index survives the API server's cut to 58 characters."""
+    append = f"-{index}-"
+    prefix = job_name + append
+    if len(prefix) > MAX_GENERATED_NAME_LENGTH:
+        prefix = prefix[:MAX_GENERATED_NAME_LENGTH - len(append)] + append
+    return prefix
+
+
 class _Context:
     def __init__(self, nodes, objects):
         self.nodes = sorted((n for n in nodes), key=lambda n: n["metadata"]["name"])
@@ -192,14 +231,10 @@ class _Context:
 
     def generate_name(self, namespace: str, base: str, seed: str) -> str:
         """GenerateName: base + 5 characters, unique within the run."""
-        n = 0
-        while True:
-            digest = hashlib.sha256(f"{seed}/{n}".encode()).digest()
-            name = base + "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:5])
-            if (namespace, name) not in self.used_names and not self.exists("Pod", namespace, name):
-                self.used_names.add((namespace, name))
-                return name
-            n += 1
+        name = generated_name(base, seed, lambda name: (namespace, name) not in self.used_names
+                              and not self.exists("Pod", namespace, name))
+        self.used_names.add((namespace, name))
+        return name
 
     def default_storage_class(self) -> str | None:
         """DefaultStorageClass admission: the newest default class."""
@@ -351,8 +386,8 @@ def _replica_set(obj, origin, ctx) -> list[dict]:
     labels = dict((template.get("metadata") or {}).get("labels") or {})
     owner = _owner(obj, ns)
     return [
-        _pod_from_template(template, name=ctx.generate_name(ns, f"{name}-", f"{ns}/{name}/{i}"), namespace=ns,
-                           labels=dict(labels), owner=owner)
+        _pod_from_template(template, name=ctx.generate_name(ns, pods_prefix(name), f"{ns}/{name}/{i}"),
+                           namespace=ns, labels=dict(labels), owner=owner)
         for i in range(replicas)
     ]
 
@@ -443,12 +478,13 @@ def _job(obj, origin, ctx) -> list[dict]:
     for i in range(active):
         if indexed:
             pod_labels = dict(labels, **{"batch.kubernetes.io/job-completion-index": str(i)})
-            pod = _pod_from_template(template, name=ctx.generate_name(ns, f"{name}-{i}-", f"{ns}/{name}/{i}"),
+            pod = _pod_from_template(template,
+                                     name=ctx.generate_name(ns, indexed_pods_prefix(name, i), f"{ns}/{name}/{i}"),
                                      namespace=ns, labels=pod_labels, owner=owner,
                                      annotations={"batch.kubernetes.io/job-completion-index": str(i)})
             pod["spec"]["hostname"] = f"{name}-{i}"
         else:
-            pod = _pod_from_template(template, name=ctx.generate_name(ns, f"{name}-", f"{ns}/{name}/{i}"),
+            pod = _pod_from_template(template, name=ctx.generate_name(ns, pods_prefix(name), f"{ns}/{name}/{i}"),
                                      namespace=ns, labels=dict(labels), owner=owner)
         out.append(pod)
     return out
@@ -567,8 +603,40 @@ def _daemon_set(obj, origin, ctx) -> list[dict]:
         node_name = node["metadata"]["name"]
         if node_name in running or not node_should_run_daemon_pod(node, spec):
             continue
-        pod = _pod_from_template(dict(template, spec=spec), name=ctx.generate_name(ns, f"{name}-", f"{ns}/{name}/{node_name}"),
+        pod = _pod_from_template(dict(template, spec=spec),
+                                 name=ctx.generate_name(ns, pods_prefix(name), f"{ns}/{name}/{node_name}"),
                                  namespace=ns, labels=dict(labels), owner=owner)
+        pin_to_node(pod["spec"], node_name)
+        out.append(pod)
+    return out
+
+
+def daemon_pods_for_node(node: dict, daemon_sets, free=lambda namespace, name: True) -> list[dict]:
+    """The pods the DaemonSet controller would create on a new `node`: one for
+    each DaemonSet (objects as read) that should run there (nodeSelector,
+    required node affinity, taints), pinned to it with the controller's
+    tolerations, named as `_daemon_set` names them. `free(namespace, name)`
+    says whether a generated name is still free."""
+    out = []
+    node_name = node["metadata"]["name"]
+    for ds in daemon_sets:
+        ns = _namespace(ds)
+        template = (ds.get("spec") or {}).get("template")
+        if not isinstance(template, dict) or not isinstance(template.get("spec"), dict):
+            continue
+        name = ds["metadata"]["name"]
+        generation = ds["metadata"].get("generation") or 1
+        labels = dict((template.get("metadata") or {}).get("labels") or {})
+        labels.update({"controller-revision-hash": _template_hash(template),
+                       "pod-template-generation": str(generation)})
+        spec = copy.deepcopy(template["spec"])
+        add_daemon_tolerations(spec)
+        if not node_should_run_daemon_pod(node, spec):
+            continue
+        pod_name = generated_name(pods_prefix(name), f"{ns}/{name}/{node_name}", lambda n: free(ns, n))
+        pod = _pod_from_template(dict(template, spec=spec), name=pod_name, namespace=ns, labels=labels,
+                                 owner=_owner(ds, ns))
+        pod["metadata"]["uid"] = stable_uid("Pod", ns, pod_name)
         pin_to_node(pod["spec"], node_name)
         out.append(pod)
     return out

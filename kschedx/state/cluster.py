@@ -58,24 +58,6 @@ _STORAGE_KINDS = frozenset(
 WORKLOAD_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob")
 
 
-def suggest_kind(kind) -> str | None:
-    """The kind kschedx reads that `kind` misspells by case or a plural s."""
-    if not isinstance(kind, str):
-        return None
-    from ..sources.workloads import WORKLOAD_KINDS as EXPANDED
-
-    known = {k.lower(): k for k in ("Pod", "Node", "PriorityClass", "RuntimeClass", *_INDEXED_KINDS,
-                                     *WORKLOAD_KINDS, *EXPANDED)}
-    folded = kind.lower()
-    if folded == "list" or (folded.endswith("list") and folded[:-4] in known):
-        right = "List" if folded == "list" else known[folded[:-4]] + "List"
-        return right if right != kind else None
-    for candidate in (folded, folded[:-1] if folded.endswith("s") else None):
-        if candidate in known and known[candidate] != kind:
-            return known[candidate]
-    return None
-
-
 def _snapshot_info(state: ClusterState, obj: dict, origin) -> None:
     source = obj.get("source") or {}
     git_version = source.get("gitVersion") if isinstance(source, dict) else None
@@ -316,12 +298,9 @@ def _build_cluster(objects, ahead_origin, ahead, classes=None) -> ClusterState:
         seen[key] = origin
 
     for kind, count in sorted(ignored.items()):
+        # A misspelled kind (`kind: node`) never gets here: strict validation
+        # refused it with a did-you-mean (sources/strict.py, schema/kinds.py).
         state.notes.append(f"ignored {count} {kind} object(s): the scheduler does not read them")
-        known = suggest_kind(kind)
-        if known:
-            # `kind: node` or `kind: Nodes` is not a Node: say so rather than lose them quietly.
-            state.warnings.append(f"ignored {count} object(s) of kind {kind!r}, which is not a kind: "
-                                  f"did you mean {known}?")
 
     if deferred is not None:
         raise deferred

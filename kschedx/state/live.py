@@ -567,9 +567,23 @@ def same_object(a: dict, b: dict) -> bool:
             for m, x in v.items():
                 if m != "resourceVersion" and x != w[m]:
                     return False
+        elif k == "status" and a.get("kind") == "Pod" and isinstance(v, dict) and isinstance(w, dict):
+            if v is not w and _without_ready(v) != _without_ready(w):
+                return False
         elif v is not w and v != w:
             return False
     return True
+
+
+def _without_ready(status: dict) -> dict:
+    """A pod's status but its Ready condition: snapshots keep Ready for a
+    drain's budgets; no scheduling plugin reads it, so a probe flapping is
+    no change to explain again."""
+    conditions = status.get("conditions")
+    if not conditions:
+        return status
+    kept = [c for c in conditions if not (isinstance(c, dict) and c.get("type") == "Ready")]
+    return {**status, "conditions": kept} if kept else {k: x for k, x in status.items() if k != "conditions"}
 
 
 def _pod_diff(old: dict, new: dict) -> str:

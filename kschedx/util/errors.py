@@ -4,6 +4,10 @@
 class KschedxError(Exception):
     exit_code = 1
 
+    def lines(self) -> list[str]:
+        """What stderr says, a line each (most errors are one)."""
+        return [str(self)]
+
 
 class UsageError(KschedxError):
     exit_code = 2
@@ -32,6 +36,21 @@ class InputError(KschedxError):
             parts.append(f"field {field}")
         prefix = ": ".join(parts)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class InvalidObjects(InputError):
+    """Objects the API server would refuse (strict validation): the first
+    problem is the error's message, every problem a line of its own."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__(self.problems[0])
+
+    def __str__(self) -> str:
+        return self.problems[0]
+
+    def lines(self) -> list[str]:
+        return self.problems
 
 
 class OutputError(KschedxError):

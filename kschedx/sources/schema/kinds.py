@@ -96,6 +96,15 @@ def _no_match(message: str, group: str, kind: str, schema: Schema) -> Problem:
     if served:
         return Problem("apiVersion", message, NO_KIND_MATCH, hint=serves(schema, kind))
     near = suggest.near(kind, schema.by_kind)
+    if not near and len(kind) > 4 and kind[-4:].lower() == "list":
+        # a list of a kind (`nodelist`): its items are read when it is spelled `NodeList`
+        stem = kind[:-4]
+        stems = [k for k in schema.by_kind if k.lower() == stem.lower()] or suggest.near(stem, schema.by_kind)
+        if stems:
+            lists = [k + "List" for k in stems]
+            return Problem("kind", message, NO_KIND_MATCH,
+                           hint="a list holds its objects in items" if kind in lists
+                           else f"did you mean {suggest.one_of(lists)}?")
     if near:
         in_group = [k for k in near if any(x.group == group for x in schema.by_kind[k])]
         names = [k if k in in_group else f"{k} ({schema.by_kind[k][0].api_version})" for k in (in_group or near)]

@@ -49,8 +49,24 @@ def validate(obj: dict, version: str, *, duplicates: dict | None = None) -> list
     if kind is None:
         return []
     walk = _Walk(s, duplicates)
-    walk.struct(obj, kind.struct, "", "")
+    try:
+        walk.struct(obj, kind.struct, "", "")
+    except _Shared:
+        # YAML aliases make one mapping many values (a "billion laughs" in a
+        # CRD's nested schemas): walk each shared mapping once per type,
+        # whose problems are then named at its first place only
+        walk = _Walk(s, duplicates, once=True)
+        walk.struct(obj, kind.struct, "", "")
     return walk.problems
+
+
+# Mappings an object's walk may enter before it is taken for one made of
+# YAML aliases: a valid object of the API server's 1.5 MB is far below.
+MAX_MAPPINGS = 200_000
+
+
+class _Shared(Exception):
+    pass
 
 
 def is_custom_resource(obj: dict, version: str) -> bool:
@@ -61,16 +77,27 @@ def is_custom_resource(obj: dict, version: str) -> bool:
 
 
 class _Walk:
-    __slots__ = ("schema", "dups", "problems")
+    __slots__ = ("schema", "dups", "problems", "left", "seen")
 
-    def __init__(self, s: Schema, duplicates):
+    def __init__(self, s: Schema, duplicates, once: bool = False):
         self.schema = s
         self.dups = duplicates or None
         self.problems: list[Problem] = []
+        self.left = MAX_MAPPINGS
+        self.seen: set | None = set() if once else None
 
     # -- structs ---------------------------------------------------------------------------
 
     def struct(self, obj: dict, st: Struct, path: str, gopath: str) -> None:
+        self.left -= 1
+        if self.left < 0:
+            if self.seen is None:
+                raise _Shared
+        if self.seen is not None:
+            key = (id(obj), id(st))
+            if key in self.seen:
+                return
+            self.seen.add(key)
         fields = st._fields
         if fields is None:
             fields = st.fields
