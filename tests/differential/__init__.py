@@ -107,8 +107,11 @@ class Side:
 
 
 def kschedx_args(version: str, fixture, mode: str, config=None, gates=None) -> list[str]:
+    # A case is drawn once for every version, and the oracle's decoder drops
+    # what its release does not know: kschedx takes the input as it comes
+    # (strict input has tests of its own, tests/test_strict_input.py).
     args = [mode, "--snapshot", str(fixture), "--kube-version", kschedx_version(version),
-            "--tie-break", "name", "-o", "json"]
+            "--tie-break", "name", "-o", "json", "--validate=ignore"]
     if config is not None:
         args += ["--config", str(config)]
     if gates:
