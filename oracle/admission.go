@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/component-base/featuregate"
 	appsdefaults "k8s.io/kubernetes/pkg/apis/apps/v1"
 	coredefaults "k8s.io/kubernetes/pkg/apis/core/v1"
 	policydefaults "k8s.io/kubernetes/pkg/apis/policy/v1"
@@ -295,6 +296,8 @@ func admitPod(pod *v1.Pod, classes map[string]*schedulingv1.PriorityClass, runti
 // (MatchLabelKeysInPodAffinity), a spread constraint's matchLabelKeys `key
 // in (value)` (MatchLabelKeysInPodTopologySpreadSelectorMerge), for the
 // keys the pod has a label of; a term without a labelSelector is left alone.
+// These are the API server's gates, at the release's defaults: --feature-gates
+// are kube-scheduler's (a cluster's API server keeps its own).
 func mergeLabelKeys(pod *v1.Pod) {
 	merge := func(sel *metav1.LabelSelector, keys []string, op metav1.LabelSelectorOperator) {
 		for _, key := range keys {
@@ -312,7 +315,7 @@ func mergeLabelKeys(pod *v1.Pod) {
 		merge(t.LabelSelector, t.MatchLabelKeys, metav1.LabelSelectorOpIn)
 		merge(t.LabelSelector, t.MismatchLabelKeys, metav1.LabelSelectorOpNotIn)
 	}
-	if a := pod.Spec.Affinity; a != nil && utilfeature.DefaultFeatureGate.Enabled(features.MatchLabelKeysInPodAffinity) {
+	if a := pod.Spec.Affinity; a != nil && apiServerDefault(features.MatchLabelKeysInPodAffinity) {
 		if a.PodAffinity != nil {
 			for i := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
 				term(&a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
@@ -330,8 +333,8 @@ func mergeLabelKeys(pod *v1.Pod) {
 			}
 		}
 	}
-	if utilfeature.DefaultFeatureGate.Enabled(features.MatchLabelKeysInPodTopologySpread) &&
-		utilfeature.DefaultFeatureGate.Enabled(features.MatchLabelKeysInPodTopologySpreadSelectorMerge) {
+	if apiServerDefault(features.MatchLabelKeysInPodTopologySpread) &&
+		apiServerDefault(features.MatchLabelKeysInPodTopologySpreadSelectorMerge) {
 		for i := range pod.Spec.TopologySpreadConstraints {
 			c := &pod.Spec.TopologySpreadConstraints[i]
 			if len(c.MatchLabelKeys) > 0 && c.LabelSelector != nil {
@@ -339,4 +342,11 @@ func mergeLabelKeys(pod *v1.Pod) {
 			}
 		}
 	}
+}
+
+// apiServerDefault is a gate's default in this release: the value an API
+// server that leaves it alone runs with.
+func apiServerDefault(f featuregate.Feature) bool {
+	spec, ok := utilfeature.DefaultMutableFeatureGate.GetAll()[f]
+	return ok && spec.Default
 }

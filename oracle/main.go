@@ -4,6 +4,7 @@
 // reference the project's golden files and differential tests are held to.
 //
 //	oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,B=false] FIXTURE...
+//	oracle --dump-gates [--feature-gates A=true,B=false]
 //	oracle --serve [--feature-gates A=true,B=false]    (requests on stdin, one per line: serve.go)
 //	oracle --time [--mode explain|simulate] ... FIXTURE...   (the real scheduler's cost: timing.go)
 //
@@ -11,8 +12,9 @@
 // fixture's cluster; simulate schedules them one after another in queue
 // order, each placement and preemption applied before the next pod. Ties
 // between equal top scores go to the smallest node name; every node is
-// evaluated (percentageOfNodesToScore 100). Exit status: 0 written, 2 usage,
-// 3 bad input.
+// evaluated (percentageOfNodesToScore 100). --dump-gates writes every
+// feature gate kube-scheduler registers instead (gates.go). Exit status: 0
+// written, 2 usage, 3 bad input.
 package main
 
 import (
@@ -36,6 +38,7 @@ func main() {
 	tieBreak := flag.String("tie-break", "name", "how one node is chosen among equal top scores: only name")
 	debugLog := flag.Bool("debug", false, "kube-scheduler's own log on stderr")
 	showVersion := flag.Bool("version", false, "print the k8s.io/kubernetes release and exit")
+	dumpGates := flag.Bool("dump-gates", false, "write every feature gate kube-scheduler registers (specs, history, value, dependencies) and exit")
 	serveMode := flag.Bool("serve", false, "run the requests read from stdin, one JSON object per line (serve.go)")
 	timing := flag.Bool("time", false, "time the real scheduler instead (timing.go): one JSON line of figures")
 	// Flags may come after the fixture paths, as kschedx's options do.
@@ -55,9 +58,20 @@ func main() {
 		fmt.Println(kubernetesRelease())
 		return
 	}
+	if *dumpGates {
+		if *gates != "" {
+			if err := utilfeature.DefaultMutableFeatureGate.Set(*gates); err != nil {
+				fmt.Fprintf(os.Stderr, "oracle: --feature-gates: %v\n", err)
+				os.Exit(2)
+			}
+		}
+		writeJSON(gatesDocument())
+		return
+	}
 	if (*mode != "explain" && *mode != "simulate") || *tieBreak != "name" || (len(paths) == 0) != *serveMode {
 		fmt.Fprintln(os.Stderr, "usage: oracle [--mode explain|simulate] [--config FILE] [--feature-gates A=true,...] FIXTURE...\n"+
-			"       oracle --serve [--feature-gates A=true,...]")
+			"       oracle --serve [--feature-gates A=true,...]\n"+
+			"       oracle --dump-gates [--feature-gates A=true,...]")
 		os.Exit(2)
 	}
 	if !*debugLog {
@@ -86,6 +100,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "oracle: %v\n", err)
 		os.Exit(3)
 	}
+	writeJSON(doc)
+}
+
+func writeJSON(doc map[string]any) {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(doc); err != nil {

@@ -146,7 +146,7 @@ def test_every_node_rejected_gives_the_fit_error(tmp_path, extender):
     [p] = doc["pods"]
     assert p["status"] == "Unschedulable"
     # FailedAndUnresolvableNodes wins for n2; the reasons are counted like plugins' ones.
-    assert p["message"] == ("0/3 nodes are available: 1 busy, 2 wrong rack. no new claims to deallocate, "
+    assert p["message"] == ("0/3 nodes are available: 1 busy, 2 wrong rack. "
                             "preemption: 0/3 nodes are "
                             "available: 1 No preemption victims found for incoming pod, 2 Preemption is not "
                             "helpful for scheduling.")

@@ -1,8 +1,12 @@
-"""Versions and feature gates (kschedx/features): each version's gate table,
---feature-gates read and checked as kube-scheduler does (component-base
-featuregate: TestFeatureGateFlag, TestFeatureGateSetFromMap, the dependency
-checks), the version read from a flag or a server, and the default plugins
-each version and its gates give (default_plugins_test.go TestApplyFeatureGates)."""
+"""Versions and feature gates (kschedx/features): each version's gate table
+derived from the one history, --feature-gates read and checked as
+kube-scheduler does (component-base featuregate: TestFeatureGateFlag,
+TestFeatureGateSetFromMap, the dependency checks, the minimum compatibility
+version), behaviour switches keyed by the minor they start at, the version
+read from a flag or a server, and the default plugins each version and its
+gates give (default_plugins_test.go TestApplyFeatureGates). The tables are
+held to the real kube-scheduler's in tests/test_gate_history.py, the gates
+kschedx refuses in tests/test_gate_policy.py."""
 
 from __future__ import annotations
 
@@ -24,10 +28,10 @@ from kschedx.features import (
     server_minor,
     version_for_server,
 )
-from kschedx.features import v1_35, v1_36
+from kschedx.features import history
+from kschedx.features.behaviour import SINCE
 from kschedx.features.features import FIELDS
-
-MODULES = {"1.35": v1_35, "1.36": v1_36}
+from kschedx.features.versions import REFERENCES, gate_table
 
 
 def error(version: str, *flags: str) -> str:
@@ -39,47 +43,114 @@ def error(version: str, *flags: str) -> str:
 # ---- the tables ---------------------------------------------------------------------------------
 
 
-def test_every_version_has_a_table_and_every_switch():
-    assert SUPPORTED_VERSIONS == ("1.35", "1.36") and NEWEST == "1.36"
-    for version, module in MODULES.items():
-        assert module.VERSION == version
-        assert set(module.SWITCHES) == set(SWITCHES)
-        for name, (stage, default, locked, since) in module.GATES.items():
+def test_every_version_has_a_table():
+    assert SUPPORTED_VERSIONS == ("1.35", "1.36", "1.37") and NEWEST == "1.37"
+    assert REFERENCES == {"1.35": "v1.35.4", "1.36": "v1.36.3", "1.37": "v1.37.2"}
+    counts = {}
+    for version in SUPPORTED_VERSIONS:
+        gates, dependencies = gate_table(version)
+        for name, (stage, default, locked, since) in gates.items():
             assert stage in ("Alpha", "Beta", "GA", "Deprecated") and isinstance(default, bool)
             assert isinstance(locked, bool) and since.count(".") == 1
-        for gate, deps in module.DEPENDENCIES.items():
-            assert gate in module.GATES and all(d in module.GATES for d in deps), gate
+        for gate, deps in dependencies.items():
+            assert gate in gates and all(d in gates for d in deps), gate
+        counts[version] = (len(gates), sum(not spec[2] for spec in gates.values()))
+    # kube-scheduler's --feature-gates registers so many, so many of them settable (their dumps).
+    assert counts == {"1.35": (218, 156), "1.36": (241, 165), "1.37": (253, 186)}
+
+
+def test_the_api_schemas_are_of_the_same_releases():
+    """Fixtures are checked against the API of the releases kschedx
+    reproduces: a version added to one list and not the other fails here."""
+    from kschedx.sources.schema.model import RELEASES
+
+    assert RELEASES == REFERENCES
+
+
+def test_the_history_is_well_formed():
+    """Rows oldest first, each (version, default, stage[, locked[, minCompat]]);
+    membership and dependency rows name known gates and minors."""
+    stages = {history.ALPHA, history.BETA, history.GA, history.DEPRECATED}
+    key = lambda v: tuple(map(int, v.split(".")))  # noqa: E731
+    for name, rows in {**history.HISTORY, **{k[0]: v for k, v in history.OVERRIDES.items()}}.items():
+        assert rows and [key(r[0]) for r in rows] == sorted(key(r[0]) for r in rows), name
+        for r in rows:
+            assert 3 <= len(r) <= 5 and isinstance(r[1], bool) and r[2] in stages, (name, r)
+    for table in (history.REGISTERED, history.REMOVED, history.DEPENDENCIES):
+        assert set(table) <= set(history.HISTORY)
+    assert all(v in SUPPORTED_VERSIONS for v in list(history.REGISTERED.values()) + list(history.REMOVED.values()))
+    for gate, rows in history.DEPENDENCIES.items():
+        assert all(d in history.HISTORY for r in rows for d in r[1:]), gate
+
+
+def test_the_two_gate_names_upstream_spells_otherwise_than_its_identifiers():
+    for version in SUPPORTED_VERSIONS:
+        Features.from_flags(version, ["CustomCPUCFSQuotaPeriod=true", "RuntimeClassInImageCriApi=true"])
+        assert error(version, "CPUCFSQuotaPeriod=true") == "unrecognized feature gate: CPUCFSQuotaPeriod"
+        assert error(version, "RuntimeClassInImageCriAPI=true") == (
+            "unrecognized feature gate: RuntimeClassInImageCriAPI")
+
+
+def test_min_compatibility_version_holds_a_spec_back():
+    """DRAFractionalCapacityRange's 1.37 rows: (1.37, false, Beta) and
+    (1.37, true, Beta, minCompat 1.37); kube-scheduler 1.37 runs at minimum
+    compatibility version 1.36, so the second row does not apply yet."""
+    assert history.HISTORY["DRAFractionalCapacityRange"][-1] == ("1.37", True, history.BETA, False, "1.37")
+    assert gate_table("1.37")[0]["DRAFractionalCapacityRange"] == ("Beta", False, False, "1.37")
+    assert not default_features("1.37").enabled("DRAFractionalCapacityRange")
+
+
+def test_an_older_release_keeps_its_own_rows():
+    """TopologyManagerPolicyOptions' 1.32 row is locked in v1.36 and later
+    tables, not in v1.35.4's."""
+    assert gate_table("1.35")[0]["TopologyManagerPolicyOptions"] == ("GA", True, False, "1.32")
+    assert gate_table("1.36")[0]["TopologyManagerPolicyOptions"] == ("GA", True, True, "1.32")
+
+
+def test_membership_follows_the_releases():
+    assert "KubeProxyIPVS" in gate_table("1.37")[0] and "KubeProxyIPVS" not in gate_table("1.36")[0]
+    assert "GangScheduling" in gate_table("1.36")[0] and "GangScheduling" not in gate_table("1.37")[0]
+    assert "CSIMigrationPortworx" in gate_table("1.35")[0] and "CSIMigrationPortworx" not in gate_table("1.36")[0]
+    # Dependencies per minor: UserNamespacesHostNetworkSupport needs NodeDeclaredFeatures from 1.36.
+    assert gate_table("1.35")[1]["UserNamespacesHostNetworkSupport"] == ("UserNamespacesSupport",)
+    assert gate_table("1.36")[1]["UserNamespacesHostNetworkSupport"] == ("NodeDeclaredFeatures",
+                                                                         "UserNamespacesSupport")
+    assert "EventedPLEG" not in gate_table("1.36")[1] and gate_table("1.37")[1]["EventedPLEG"] == (
+        "PLEGOnDemandRelist",)
 
 
 def test_the_default_gates_of_each_version_are_accepted():
     for version in SUPPORTED_VERSIONS:
         f = Features(version)
         assert f.changed_gates == {} and f.settings == {} and f.warnings == ()
-        assert f.reference == MODULES[version].REFERENCE
+        assert f.reference == REFERENCES[version]
 
 
-@pytest.mark.parametrize("gate, v135, v136", [
-    # kube-scheduler's gate table at each version (issue22 spec §1.2).
-    ("DynamicResourceAllocation", True, True),
-    ("DRAAdminAccess", True, True),
-    ("DRAPrioritizedList", True, True),
-    ("DRAConsumableCapacity", False, True),
-    ("DRAPartitionableDevices", False, True),
-    ("DRADeviceTaints", False, True),
-    ("DRADeviceTaintRules", False, False),
-    ("DRADeviceBindingConditions", False, True),
-    ("DRAResourceClaimDeviceStatus", True, True),
-    ("DRAExtendedResource", False, True),
-    ("NodeDeclaredFeatures", False, True),
-    ("InPlacePodLevelResourcesVerticalScaling", False, True),
-    ("PodLevelResources", True, True),
-    ("GangScheduling", False, False),
-    ("StorageCapacityScoring", False, False),
-    ("RestartAllContainersOnContainerExits", False, True),
+@pytest.mark.parametrize("gate, v135, v136, v137", [
+    # kube-scheduler's gate table at each version (their --dump-gates).
+    ("DynamicResourceAllocation", True, True, True),
+    ("DRAAdminAccess", True, True, True),
+    ("DRAPrioritizedList", True, True, True),
+    ("DRAConsumableCapacity", False, True, True),
+    ("DRAPartitionableDevices", False, True, True),
+    ("DRADeviceTaints", False, True, True),
+    ("DRADeviceTaintRules", False, False, True),
+    ("DRADeviceBindingConditions", False, True, True),
+    ("DRAResourceClaimDeviceStatus", True, True, True),
+    ("DRAExtendedResource", False, True, True),
+    ("NodeDeclaredFeatures", False, True, True),
+    ("InPlacePodLevelResourcesVerticalScaling", False, True, True),
+    ("PodLevelResources", True, True, True),
+    ("GangScheduling", False, False, False),
+    ("GenericWorkload", False, False, False),
+    ("StorageCapacityScoring", False, False, True),
+    ("VolumeLimitScaling", False, False, True),
+    ("RestartAllContainersOnContainerExits", False, True, True),
 ])
-def test_scheduler_gates_at_each_version(gate, v135, v136):
+def test_scheduler_gates_at_each_version(gate, v135, v136, v137):
     assert default_features("1.35").enabled(gate) is v135
     assert default_features("1.36").enabled(gate) is v136
+    assert default_features("1.37").enabled(gate) is v137
 
 
 def test_fields_mirror_the_gates():
@@ -92,17 +163,28 @@ def test_fields_mirror_the_gates():
     assert not default_features("1.35").enable_dra_list_type_attributes
 
 
-def test_switches_come_from_the_version_alone():
-    old, new = default_features("1.35"), default_features("1.36")
+def test_switches_are_keyed_by_the_minor_they_start_at():
+    assert set(SWITCHES) == set(SINCE)
+    for version in SUPPORTED_VERSIONS:
+        f = default_features(version)
+        for switch, since in SINCE.items():
+            assert getattr(f, switch) is (tuple(map(int, version.split("."))) >= tuple(map(int, since.split(".")))), \
+                (version, switch)
+    old, new, newest = default_features("1.35"), default_features("1.36"), default_features("1.37")
     assert not old.balanced_allocation_scores_improvement and new.balanced_allocation_scores_improvement
-    assert old.portworx_migration_needs_annotation and not new.portworx_migration_needs_annotation
+    assert not old.portworx_always_migrated and new.portworx_always_migrated
+    assert not new.preemption_reports_placement and newest.preemption_reports_placement
     # Gates never move a switch.
     assert Features.from_flags("1.36", ["DRAPrioritizedList=false"]).switches == new.switches
 
 
+def test_no_switch_is_named_after_a_version():
+    assert [s for s in SWITCHES if any(ch.isdigit() for ch in s)] == []
+
+
 def test_allocator_features():
     assert default_features("1.35").allocator_features == {"AdminAccess", "PrioritizedList"}
-    assert default_features("1.36").allocator_features == {
+    assert default_features("1.37").allocator_features == default_features("1.36").allocator_features == {
         "AdminAccess", "PrioritizedList", "PartitionableDevices", "DeviceTaints", "DeviceBindingAndStatus",
         "ConsumableCapacity"}
 
@@ -182,6 +264,12 @@ def test_locked_gate():
     assert not Features.from_flags("1.35", ["DRAAdminAccess=false"]).enable_dra_admin_access
     f = Features.from_flags("1.36", ["DRAPrioritizedList=false"])
     assert not f.enable_dra_prioritized_list and "GA feature gate" in f.warnings[0]
+    # 1.37 locks DRAPrioritizedList and NodeDeclaredFeatures; DRADeviceTaintRules is GA, not locked.
+    assert error("1.37", "DRAPrioritizedList=false") == (
+        "cannot set feature gate DRAPrioritizedList to false, feature is locked to true")
+    assert error("1.37", "NodeDeclaredFeatures=false") == (
+        "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true")
+    assert not Features.from_flags("1.37", ["DRADeviceTaintRules=false"]).enable_dra_device_taint_rules
     # Several locks: every one reported.
     assert error("1.36", "DynamicResourceAllocation=false,ImageVolume=false") == (
         "[cannot set feature gate DynamicResourceAllocation to false, feature is locked to true, "
@@ -205,6 +293,8 @@ def test_dependencies():
         "GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]")
     assert error("1.36", "TopologyAwareWorkloadScheduling=true") == (
         "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: [GenericWorkload]")
+    assert error("1.37", "DRAFractionalCapacityRange=true,DRAConsumableCapacity=false") == (
+        "DRAFractionalCapacityRange is enabled, but depends on features that are disabled: [DRAConsumableCapacity]")
     assert error("1.36", "DRAResourceClaimDeviceStatus=false").startswith(
         "[DRADeviceBindingConditions is enabled, but depends on features that are disabled: "
         "[DRAResourceClaimDeviceStatus], ")
@@ -213,7 +303,7 @@ def test_dependencies():
 
 
 def test_all_alpha_and_all_beta():
-    f = Features.from_flags("1.35", ["AllAlpha=true,VolumeLimitScaling=false"])
+    f = Features("1.35", parse_flag_values(["AllAlpha=true,VolumeLimitScaling=false"]), reproduced_only=False)
     assert f.enable_gang_scheduling and f.enable_dra_consumable_capacity and f.enable_node_declared_features
     assert not f.enable_volume_limit_scaling  # an explicit value wins
     assert f.enable_dynamic_resource_allocation and f.enable_sidecar_containers  # GA gates are not touched
@@ -227,16 +317,17 @@ def test_all_alpha_and_all_beta():
 
 @pytest.mark.parametrize("text, minor", [
     ("1.35", "1.35"), ("v1.36", "1.36"), ("1.36.2", "1.36"), ("v1.36.2", "1.36"), ("v1.35.0", "1.35"),
-    ("v1.36.2-gke.1000000", "1.36"), ("v1.36.2+k3s1", "1.36"),
+    ("v1.36.2-gke.1000000", "1.36"), ("v1.36.2+k3s1", "1.36"), ("1.37", "1.37"), ("v1.37.2", "1.37"),
 ])
 def test_kube_version_as_typed(text, minor):
     assert parse_kube_version(text) == minor
 
 
 @pytest.mark.parametrize("text, message", [
-    ("1.37", "kube-scheduler 1.37 is not supported: kschedx reproduces 1.35 (v1.35.4), 1.36 (v1.36.2) "
-             "(the scheduler source of 1.37 could not be read yet)"),
-    ("v1.34.1", "kube-scheduler 1.34 is not supported: kschedx reproduces 1.35 (v1.35.4), 1.36 (v1.36.2)"),
+    ("1.38", "kube-scheduler 1.38 is not supported: kschedx reproduces 1.35 (v1.35.4), 1.36 (v1.36.3), "
+             "1.37 (v1.37.2) (the scheduler source of 1.38 could not be read yet)"),
+    ("v1.34.1", "kube-scheduler 1.34 is not supported: kschedx reproduces 1.35 (v1.35.4), 1.36 (v1.36.3), "
+                "1.37 (v1.37.2)"),
     ("latest", "'latest' is not a Kubernetes version"),
     ("1", "'1' is not a Kubernetes version"),
 ])
@@ -261,9 +352,10 @@ def test_server_minor(git_version, major, minor, want):
 
 def test_server_versions_outside_the_range_are_named():
     assert version_for_server("v1.36.2") == ("1.36", None)
-    used, warning = version_for_server("v1.37.1")
-    assert used == "1.36" and warning.startswith("the API server is Kubernetes v1.37.1, newer than the versions")
-    assert "reproducing kube-scheduler v1.36.2 instead" in warning
+    assert version_for_server("v1.37.1") == ("1.37", None)
+    used, warning = version_for_server("v1.38.0")
+    assert used == "1.37" and warning.startswith("the API server is Kubernetes v1.38.0, newer than the versions")
+    assert "(1.35, 1.36, 1.37): reproducing kube-scheduler v1.37.2 instead" in warning
     used, warning = version_for_server("v1.33.4")
     assert used == "1.35" and "older than" in warning and "v1.35.4" in warning
     used, warning = version_for_server("weird")
@@ -279,17 +371,31 @@ def _names(features):
 
 def test_default_plugins_per_version():
     base = _names(default_features("1.35"))
+    assert base[:4] == ["SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName"]
     assert base[-4:] == ["DefaultPreemption", "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder"]
     assert base.index("DynamicResources") == base.index("DefaultPreemption") - 1
     assert _names(default_features("1.36")) == base + ["NodeDeclaredFeatures"]
+    # 1.37: NodeName before NodeUnschedulable (default_plugins.go).
+    newest = _names(default_features("1.37"))
+    assert newest[:4] == ["SchedulingGates", "PrioritySort", "NodeName", "NodeUnschedulable"]
+    assert sorted(newest) == sorted(base + ["NodeDeclaredFeatures"])
+
+
+def _unchecked(version, flags):
+    """Features with gates kschedx does not reproduce (the defaults alone are tested)."""
+    return Features(version, parse_flag_values(flags), reproduced_only=False)
 
 
 def test_gates_change_the_default_plugins():
+    """TestApplyFeatureGates: NodeDeclaredFeatures appended with its gate,
+    GangScheduling with its own gate (1.35, 1.36) or GenericWorkload (1.37),
+    the placement plugins with TopologyAwareWorkloadScheduling."""
     base = _names(default_features("1.35"))
     assert _names(Features.from_flags("1.35", ["NodeDeclaredFeatures=true"])) == base + ["NodeDeclaredFeatures"]
-    assert _names(Features.from_flags("1.35", ["GenericWorkload=true,GangScheduling=true"])) == (
-        base + ["GangScheduling"])
-    topo = default_multi_point(Features.from_flags("1.36", ["GenericWorkload=true,"
-                                                            "TopologyAwareWorkloadScheduling=true"]))
+    assert _names(_unchecked("1.35", ["GenericWorkload=true,GangScheduling=true"])) == base + ["GangScheduling"]
+    assert "GangScheduling" not in _names(_unchecked("1.35", ["GenericWorkload=true"]))
+    topo = default_multi_point(_unchecked("1.36", ["GenericWorkload=true,TopologyAwareWorkloadScheduling=true"]))
     assert topo[-3:] == (("NodeDeclaredFeatures", None), ("TopologyPlacementGenerator", None),
                          ("PodGroupPodsCount", 1))
+    newest = _names(default_features("1.37"))
+    assert _names(_unchecked("1.37", ["GenericWorkload=true"])) == newest + ["GangScheduling"]

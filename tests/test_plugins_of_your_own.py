@@ -153,7 +153,7 @@ def test_allow_unknown_plugins_lists_them_and_goes_on(tmp_path, cluster):
     human = explain([pod, "--snapshot", snap, "--config", cfg, "--allow-unknown-plugins"])
     assert human.exit_code == 0
     # After the line naming the scheduler, the incomplete-result notice comes first.
-    assert human.stdout.split("\n\n")[0] == "kube-scheduler v1.36.2"
+    assert human.stdout.split("\n\n")[0] == "kube-scheduler v1.37.2"
     assert "NodeLabelPreference" in human.stdout.split("\n\n")[1]
     sim = CliRunner().invoke(main, ["simulate", pod, "--snapshot", snap, "--config", cfg, "--allow-unknown-plugins"])
     assert sim.exit_code == 0 and "not evaluated (result incomplete): NodeLabelPreference" in sim.stdout

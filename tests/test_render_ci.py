@@ -228,7 +228,7 @@ def test_github_annotates_each_failing_pod_on_the_line_of_its_name(several):
         assert SEVERAL.splitlines()[LINES[pod] - 1].lstrip(" -").startswith(("name:", "metadata: {name:"))
         assert m.group(4) == messages[pod]["message"]
         assert m.group(3) == f"{pod} is {messages[pod]['status']}"
-    assert lines[-1] == "kschedx explain (kube-scheduler v1.36.2): 3 of 4 pod(s) cannot be scheduled"
+    assert lines[-1] == "kschedx explain (kube-scheduler v1.37.2): 3 of 4 pod(s) cannot be scheduled"
 
 
 def test_github_escapes_workflow_command_data():

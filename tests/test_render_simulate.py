@@ -80,7 +80,7 @@ def test_wide_keeps_each_message_in_its_row():
 
 def test_simulate_says_what_was_expanded_and_the_absolute_usage():
     _, text = _simulate_text()
-    assert text.splitlines()[0] == "kube-scheduler v1.36.2"
+    assert text.splitlines()[0] == "kube-scheduler v1.37.2"
     assert "Deployment/shop/web expanded into 30 pod(s)" in text.splitlines()[2]
     row = next(line for line in text.splitlines() if line.startswith("node-a "))
     assert "(3 -> 8 of 8)" in row and "(12Gi -> 22Gi of 32Gi)" in row and "1 -> 11 of 110" in row

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from kschedx.api.resources import (
     DEFAULT_MEMORY_REQUEST,
+    RequestOptions,
     defaults_apply,
     non_missing_container_requests,
     pod_level_requests_set,
@@ -336,3 +337,44 @@ def test_requests_stand_for_non_zero_requests_unless_defaults_apply(requests, in
     non_missing = non_missing_container_requests(p, reqs)
     if not defaults_apply(p, non_missing):
         assert pod_requests(p, non_missing=non_missing) == reqs
+
+
+# -- v1.37's status resources (component-helpers v0.37.2 resource/helpers.go) ---------------------------
+V137 = RequestOptions(aggregated_status=True)
+V136 = RequestOptions()
+
+
+@pytest.mark.parametrize("name, the_pod, v137, v136", [
+    # TestPodResourceRequests' new row (v0.37.2): statuses with allocatedResources only.
+    ("aggregate request resolves max of sums instead of sum of maxes",
+     pod([c("c1", cpu="1"), c("c2", cpu="2")], statuses=[cs("c1", allocated={"cpu": "2"}, has_resources=False),
+                                                          cs("c2", allocated={"cpu": "1"}, has_resources=False)]),
+     {"cpu": "3"}, {"cpu": "3"}),
+    # One container grew, the other shrank: 1.36 sums the larger of each (2 + 2).
+    ("a grown and a shrunk container",
+     pod([c("c1", cpu="1"), c("c2", cpu="2")], statuses=[cs("c1", {"cpu": "1"}, allocated={"cpu": "2"}),
+                                                          cs("c2", {"cpu": "2"}, allocated={"cpu": "1"})]),
+     {"cpu": "3"}, {"cpu": "4"}),
+    # 1.37 reads a regular init container's status too.
+    ("a regular init container's status",
+     pod([c("c1", cpu="1")], init=[c("init", cpu="1")], init_statuses=[cs("init", allocated={"cpu": "3"},
+                                                                            has_resources=False)]),
+     {"cpu": "3"}, {"cpu": "1"}),
+    # Infeasible: the spec is dropped, the allocated resources stand.
+    ("infeasible resize keeps what is allocated",
+     pod([c("c1", cpu="4")], statuses=[cs("c1", {"cpu": "2"}, allocated={"cpu": "2"})], conditions=INFEASIBLE),
+     {"cpu": "2"}, {"cpu": "2"}),
+])
+def test_status_resources_from_1_37(name, the_pod, v137, v136):
+    assert pod_requests(the_pod, options=V137) == m(v137)
+    assert pod_requests(the_pod, options=V136) == m(v136)
+
+
+def test_pod_level_status_from_1_37_counts_resources_only_in_status():
+    """applyPodLevelResources (v1.37): every supported resource of the largest
+    of spec, actuated and allocated, so one only in status counts."""
+    the_pod = pod([c("c1", cpu="1")], pod_level={"requests": {"cpu": "2"}})
+    the_pod["status"] = {"resources": {"requests": {"cpu": "2", "memory": "1Gi"}}}
+    with_status = RequestOptions(pod_level_status=True, aggregated_status=True)
+    assert pod_requests(the_pod, options=with_status) == m({"cpu": "2", "memory": "1Gi"})
+    assert pod_requests(the_pod, options=RequestOptions(pod_level_status=True)) == m({"cpu": "2"})

@@ -56,12 +56,14 @@ def test_preemption_deletes_victims_and_places_preemptor(tmp_path):
     urgent = pods["default/urgent"]
     assert urgent["status"] == "Unschedulable" and urgent["selectedNode"] == "n1" and urgent["placedNode"] == "n1"
     assert urgent["preemption"]["victims"] == [{"pod": "default/low", "priority": 0, "node": "n1"}]
-    assert urgent["message"] == "0/1 nodes are available: 1 Too many pods."
+    # v1.37 (the default) says where preemption found room.
+    assert urgent["message"] == ("0/1 nodes are available: 1 Too many pods. preemption: found a potential "
+                                 "placement for pod on node n1, preempting 1 victims")
     assert any(n.startswith("preemption: deleted 1 victim(s) [default/low] on n1; retried at once") for n in urgent["notes"])
     # The victim is gone (not re-queued); the node is full with the preemptor.
     later = pods["default/later"]
     assert later["placedNode"] is None
-    assert later["message"] == ("0/1 nodes are available: 1 Too many pods. no new claims to deallocate, "
+    assert later["message"] == ("0/1 nodes are available: 1 Too many pods. "
                                 "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
     assert doc["summary"]["preemptions"] == 1 and doc["summary"]["victims"] == 1
 

@@ -356,7 +356,7 @@ def test_a_systematic_problem_is_not_printed_once_per_object(tmp_path):
     lines = errors(r.stderr)
     assert len(lines) == MAX_ERROR_LINES + 1
     assert lines[-1] == ("kschedx: error: 30 more problems (50 in 50 objects, checked against the API of "
-                         "Kubernetes 1.36)")
+                         "Kubernetes 1.37)")
     r = run("explain", path, "--snapshot", CLUSTER, "--validate", "warn", "--tie-break", "name")
     warned = [line for line in r.stderr.splitlines() if "unknown field" in line]
     assert warned == [f'kschedx: warning: {path}: unknown field "spec.nodeSelectr" (did you mean "nodeSelector"?), '

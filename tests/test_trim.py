@@ -150,3 +150,17 @@ def test_what_node_declared_features_infers_from_survives_trimming():
     wanted = infer_requirements(pod["spec"], REGISTRY_V136)
     assert wanted == infer_requirements(trim(copy.deepcopy(pod))["spec"], REGISTRY_V136)
     assert set(wanted) == {"RestartAllContainersOnContainerExits", "UserNamespacesHostNetworkSupport"}
+
+
+def test_volume_mounts_with_bind_mount_options_are_kept():
+    """NodeDeclaredFeatures (v1.37) infers VolumeBindMountOptions from them;
+    other mounts are of no use to the scheduler."""
+    from kschedx.sources.trim import trim_pod
+
+    pod = {"metadata": {"name": "p"}, "spec": {
+        "containers": [{"name": "c", "image": "x", "volumeMounts": [
+            {"name": "a", "mountPath": "/a"}, {"name": "b", "mountPath": "/b", "bindMountOptions": ["nosuid"]}]}],
+        "ephemeralContainers": [{"name": "e", "image": "x", "volumeMounts": [{"name": "a", "mountPath": "/a"}]}]}}
+    out = trim_pod(pod)
+    assert out["spec"]["containers"][0]["volumeMounts"] == [{"name": "b", "bindMountOptions": ["nosuid"]}]
+    assert "volumeMounts" not in out["spec"]["ephemeralContainers"][0]

@@ -34,12 +34,12 @@ def explain_fixture(*args):
 
 def test_the_newest_version_without_anything_to_choose_from():
     doc = doc_of(explain_fixture())
-    assert (doc["kubeVersion"], doc["reference"], doc["featureGates"]) == ("1.36", {"kubernetes": "v1.36.2"}, {})
+    assert (doc["kubeVersion"], doc["reference"], doc["featureGates"]) == ("1.37", {"kubernetes": "v1.37.2"}, {})
 
 
 @pytest.mark.parametrize("typed, minor, reference", [
-    ("1.35", "1.35", "v1.35.4"), ("v1.35.0", "1.35", "v1.35.4"), ("1.36", "1.36", "v1.36.2"),
-    ("v1.36.2", "1.36", "v1.36.2"),
+    ("1.35", "1.35", "v1.35.4"), ("v1.35.0", "1.35", "v1.35.4"), ("1.36", "1.36", "v1.36.3"),
+    ("v1.36.2", "1.36", "v1.36.3"), ("1.37", "1.37", "v1.37.2"), ("v1.37.0", "1.37", "v1.37.2"),
 ])
 def test_kube_version_flag(typed, minor, reference):
     doc = doc_of(explain_fixture("--kube-version", typed))
@@ -49,9 +49,10 @@ def test_kube_version_flag(typed, minor, reference):
 @pytest.mark.parametrize("command", ["explain", "simulate", "capacity"])
 def test_versions_kschedx_cannot_reproduce_are_usage_errors(command):
     args = [command, FIXTURE_POD, "--snapshot", FIXTURE_CLUSTER, "--kube-version"]
-    r = run(*args, "1.37")
+    r = run(*args, "1.38")
     assert r.exit_code == 2
-    assert "kube-scheduler 1.37 is not supported: kschedx reproduces 1.35 (v1.35.4), 1.36 (v1.36.2)" in r.stderr
+    assert ("kube-scheduler 1.38 is not supported: kschedx reproduces 1.35 (v1.35.4), 1.36 (v1.36.3), "
+            "1.37 (v1.37.2)") in r.stderr
     r = run(*args, "newest")
     assert r.exit_code == 2 and "'newest' is not a Kubernetes version" in r.stderr
 
@@ -68,9 +69,14 @@ def test_the_live_servers_version_is_reproduced(kube_api):
     # a managed cluster's version string: the minor is what counts
     kube_api.version = version_info("v1.35.2-eks-4096722")
     assert doc_of(run(*args))["kubeVersion"] == "1.35"
+    # the newest minor is reproduced, not answered by the one before it
+    kube_api.version = version_info("v1.37.2")
+    doc = doc_of(run(*args))
+    assert (doc["kubeVersion"], doc["reference"]["kubernetes"]) == ("1.37", "v1.37.2")
+    assert not any("v1.37.2" in w for w in doc.get("warnings") or ())
 
 
-@pytest.mark.parametrize("served, used, how", [("v1.37.1", "1.36", "newer than"), ("v1.33.9", "1.35", "older than")])
+@pytest.mark.parametrize("served, used, how", [("v1.38.1", "1.37", "newer than"), ("v1.33.9", "1.35", "older than")])
 def test_a_server_version_out_of_range_warns_and_names_the_version_used(kube_api, served, used, how):
     small_cluster(kube_api)
     kube_api.version = version_info(served)
@@ -91,7 +97,7 @@ def test_a_server_without_version_gives_the_newest(kube_api):
     small_cluster(kube_api)
     kube_api.version = None  # /version: 404
     doc = doc_of(run("explain", "default/web", "--kubeconfig", kube_api.kubeconfig, "-o", "json"))
-    assert doc["kubeVersion"] == "1.36"
+    assert doc["kubeVersion"] == "1.37"
 
 
 def test_a_snapshot_records_the_servers_version(kube_api, tmp_path):
@@ -108,7 +114,7 @@ def test_a_snapshot_records_the_servers_version(kube_api, tmp_path):
     kube_api.version = version_info("v1.38.0")
     assert run("snapshot", "-o", path, "--kubeconfig", kube_api.kubeconfig).exit_code == 0
     doc = doc_of(run(*args))
-    assert doc["kubeVersion"] == "1.36" and any("v1.38.0" in w for w in doc["warnings"])
+    assert doc["kubeVersion"] == "1.37" and any("v1.38.0" in w for w in doc["warnings"])
 
 
 def test_a_snapshot_version_of_the_wrong_type_is_an_input_error(tmp_path):
@@ -163,12 +169,32 @@ def test_gates_are_checked_against_the_version_chosen(kube_api):
 
 
 def test_the_gates_set_are_in_the_result():
-    doc = doc_of(explain_fixture("--feature-gates", "DRAConsumableCapacity=false", "--feature-gates",
-                                 "DRAExtendedResource=false"))
+    doc = doc_of(explain_fixture("--kube-version", "1.36", "--feature-gates", "DRAConsumableCapacity=false",
+                                 "--feature-gates", "DRAExtendedResource=false"))
     assert doc["featureGates"] == {"DRAConsumableCapacity": False, "DRAExtendedResource": False}
     # kube-scheduler's component prefix, used throughout
     doc = doc_of(explain_fixture("--feature-gates", "kube:DRAConsumableCapacity=false"))
     assert doc["featureGates"] == {"DRAConsumableCapacity": False}
+
+
+@pytest.mark.parametrize("gates, version, message", [
+    ("GenericWorkload=true", "1.37", "kschedx does not reproduce GenericWorkload=true (pod-group (gang) scheduling: "
+                                     "workload cycles, pod groups as preemption victims)"),
+    ("InterPodAffinityHostnameFastPath=true", "1.37",
+     "kschedx does not reproduce InterPodAffinityHostnameFastPath=true (hostname-scoped inter-pod affinity "
+     "checked on each node's pods)"),
+    ("DRANodeAllocatableResources=true", "1.36",
+     "kschedx does not reproduce DRANodeAllocatableResources=true (node-allocatable resources backed by DRA claims)"),
+])
+def test_gates_kschedx_does_not_reproduce_are_usage_errors(gates, version, message):
+    r = explain_fixture("--kube-version", version, "--feature-gates", gates)
+    assert r.exit_code == 2
+    assert r.stderr.strip() == f"kschedx: error: --feature-gates: {message} (kube-scheduler {version})"
+
+
+def test_a_gate_the_scheduler_does_not_read_is_accepted():
+    doc = doc_of(explain_fixture("--feature-gates", "CSIVolumeHealth=true"))
+    assert doc["featureGates"] == {"CSIVolumeHealth": True}
 
 
 def test_a_gate_changes_the_default_plugins():

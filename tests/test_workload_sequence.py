@@ -101,10 +101,10 @@ def test_the_oracle_places_the_same_replicas_with_the_same_message(tmp_path):
     Deployment's pods pending: the same placements and FailedScheduling text."""
     from tests.oracle import binary_or_skip, run
 
-    binary_or_skip("1.36")
+    binary_or_skip("1.37")  # kschedx's default version
     workload = load_workload([str(CLUSTER)], [str(WEB)])
     pods = _write(tmp_path, "pods.yaml", [pi.pod for pi in workload.pods])
-    oracle = run("1.36", [CLUSTER, pods], "simulate")
+    oracle = run("1.37", [CLUSTER, pods], "simulate")
     ours = _explain(CLUSTER, [WEB])
     assert [(p["pod"], p["status"], p["placedNode"], p["message"]) for p in ours["pods"]] == \
         [(p["pod"], p["status"], p.get("placedNode"), p.get("message")) for p in oracle["pods"]]

@@ -1,4 +1,5 @@
-"""Pod and node resource arithmetic, as kube-scheduler v1.35 computes it.
+"""Pod and node resource arithmetic, as kube-scheduler computes it
+(component-helpers resource.PodRequests of v1.35 to v1.37).
 
 Resource lists are kept as {name: milli-units} integers. The API server
 rounds every ResourceList quantity up to milli precision on admission
@@ -222,6 +223,111 @@ def aggregate_container_requests(spec: dict, non_missing: dict[str, int] | None 
     return reqs
 
 
+@dataclass(frozen=True)
+class RequestOptions:
+    """What the scheduler's gates and version make of resourcehelper's
+    PodResourcesOptions when it accounts a pod: `pod_level_resources`
+    (PodLevelResources: without it spec.resources is ignored),
+    `pod_level_status` (InPlacePodLevelResourcesVerticalScaling: a resized
+    pod's pod-level status counts), `aggregated_status` (from 1.37: the
+    largest of the spec, actuated and allocated requests each summed over
+    the containers, not the per-container largest summed)."""
+
+    pod_level_resources: bool = True
+    pod_level_status: bool = False
+    aggregated_status: bool = False
+
+
+DEFAULT_OPTIONS = RequestOptions()
+
+
+def _container_statuses(pod: dict) -> dict:
+    """findContainerStatus: by name, containers first, then init containers."""
+    st = pod.get("status") or {}
+    out = {}
+    for cs in st.get("initContainerStatuses") or []:
+        out[cs.get("name")] = cs
+    for cs in st.get("containerStatuses") or []:
+        out[cs.get("name")] = cs
+    return out
+
+
+def _aggregate_by(spec: dict, per_container, non_missing: dict[str, int] | None) -> dict[str, int] | None:
+    """aggregateContainerResourcesByFn: `per_container(c)` (None for "no
+    list") summed over containers, init containers by the sidecar formula."""
+    reqs: dict[str, int] = {}
+    for c in spec.get("containers") or []:
+        creqs = per_container(c) or {}
+        if non_missing:
+            creqs = _apply_non_missing(creqs, non_missing)
+        _add(reqs, creqs)
+    restartable: dict[str, int] = {}
+    init_max: dict[str, int] = {}
+    for c in spec.get("initContainers") or []:
+        creqs = per_container(c) or {}
+        if non_missing:
+            creqs = _apply_non_missing(creqs, non_missing)
+        if c.get("restartPolicy") == "Always":
+            _add(reqs, creqs)
+            _add(restartable, creqs)
+            use = dict(restartable)
+        else:
+            use = dict(creqs)
+            _add(use, restartable)
+        _max(init_max, use)
+    _max(reqs, init_max)
+    return reqs
+
+
+def aggregated_status_requests(pod: dict, non_missing: dict[str, int] | None, pod_level_status: bool) -> dict:
+    """AggregateContainerRequests with status resources, as v1.37 computes
+    it: the largest of three aggregates, the spec's, the allocated
+    (allocatedResources, else the spec) and the actuated (status requests,
+    else allocatedResources, else the spec), every container and init
+    container with a status counted; a resize found infeasible drops the
+    spec. With pod-level status (both maps set) those stand for the
+    allocated and actuated aggregates."""
+    spec = pod["spec"]
+    infeasible = _resize_infeasible(pod)
+    statuses = _container_statuses(pod)
+
+    def spec_of(c):
+        return to_milli_list((c.get("resources") or {}).get("requests"))
+
+    def allocated_of(c):
+        cs = statuses.get(c.get("name"))
+        if cs is not None and cs.get("allocatedResources") is not None:
+            return to_milli_list(cs["allocatedResources"])
+        return None if infeasible else spec_of(c)
+
+    def actuated_of(c):
+        cs = statuses.get(c.get("name"))
+        if cs is not None:
+            res = cs.get("resources")
+            if res is not None and res.get("requests") is not None:
+                return to_milli_list(res["requests"])
+            if cs.get("allocatedResources") is not None:
+                return to_milli_list(cs["allocatedResources"])
+        return None if infeasible else spec_of(c)
+
+    specs = _aggregate_by(spec, spec_of, non_missing)
+    status = pod.get("status") or {}
+    pod_res = status.get("resources")
+    if pod_level_status and status.get("allocatedResources") is not None and pod_res is not None \
+            and pod_res.get("requests") is not None:
+        allocated = to_milli_list(status["allocatedResources"])
+        actuated = to_milli_list(pod_res["requests"])
+    else:
+        allocated = _aggregate_by(spec, allocated_of, non_missing)
+        actuated = _aggregate_by(spec, actuated_of, non_missing)
+    out: dict[str, int] = {}
+    if not infeasible:
+        _max(out, specs)
+    _max(out, actuated)
+    _max(out, allocated)
+    return out
+
+
 def pod_level_requests_set(spec: dict) -> bool:
     res = spec.get("resources") or {}
     for name in res.get("requests") or {}:
@@ -230,25 +336,46 @@ def pod_level_requests_set(spec: dict) -> bool:
     return False
 
 
+def _supported_pod_level(name: str) -> bool:
+    return name in (CPU, MEMORY) or name.startswith("hugepages-")
+
+
 def pod_requests(pod: dict, non_missing: dict[str, int] | None = None, use_status: bool = True,
-                 skip_pod_level: bool = False, pod_level_status: bool = False) -> dict[str, int]:
-    """resourcehelper.PodRequests with PodLevelResources on (the default of
-    both versions). `pod_level_status`: InPlacePodLevelResourcesVerticalScaling
-    (on from 1.36): with `use_status`, a pod whose status reports pod-level
-    resources counts the largest of spec, actuated and allocated (as
-    containers already do)."""
+                 skip_pod_level: bool = False, pod_level_status: bool = False,
+                 options: RequestOptions | None = None) -> dict[str, int]:
+    """resourcehelper.PodRequests. `use_status`: a resized pod's status
+    resources count (UseStatusResources); `skip_pod_level`: spec.resources is
+    ignored; `options` (RequestOptions, or the PodLevelResources default and
+    `pod_level_status` of before) says what the version and gates do."""
+    if options is None:
+        options = RequestOptions(True, pod_level_status, False)
+    skip_pod_level = skip_pod_level or not options.pod_level_resources
     spec = pod["spec"]
-    reqs = aggregate_container_requests(spec, non_missing, pod if use_status else None)
+    if use_status and options.aggregated_status:
+        reqs = aggregated_status_requests(pod, non_missing, options.pod_level_status)
+    else:
+        reqs = aggregate_container_requests(spec, non_missing, pod if use_status else None)
     if not skip_pod_level and pod_level_requests_set(spec):
         requested = spec["resources"].get("requests") or {}
-        effective = None
-        if pod_level_status and use_status:
-            status = pod.get("status") or {}
-            if status.get("resources") is not None:
-                effective = _effective_requests(pod, to_milli_list(requested), status)
-        for name, v in requested.items():
-            if name in (CPU, MEMORY) or name.startswith("hugepages-"):
-                reqs[name] = milli(v) if effective is None else effective.get(name, 0)
+        status = pod.get("status") or {}
+        with_status = options.pod_level_status and use_status and status.get("resources") is not None
+        if options.aggregated_status:
+            # applyPodLevelResources: every supported resource of the
+            # effective list (spec, and with status the largest of spec,
+            # actuated and allocated, the spec dropped when infeasible).
+            effective = to_milli_list(requested)
+            if with_status:
+                effective = {} if _resize_infeasible(pod) else effective
+                _max(effective, to_milli_list(status["resources"].get("requests")))
+                _max(effective, to_milli_list(status.get("allocatedResources")))
+            for name, m in effective.items():
+                if _supported_pod_level(name):
+                    reqs[name] = m
+        else:
+            effective = _effective_requests(pod, to_milli_list(requested), status) if with_status else None
+            for name, v in requested.items():
+                if _supported_pod_level(name):
+                    reqs[name] = milli(v) if effective is None else effective.get(name, 0)
     overhead = spec.get("overhead")
     if overhead:
         _add(reqs, to_milli_list(overhead))
@@ -264,7 +391,8 @@ def defaults_apply(pod: dict, non_missing: dict[str, int]) -> bool:
     status = pod.get("status") or {}
     for group in ("containerStatuses", "initContainerStatuses"):
         for cs in status.get(group) or ():
-            if cs.get("resources") is not None:  # aggregate_container_requests reads them
+            # aggregate_container_requests reads them (and from 1.37 allocatedResources alone)
+            if cs.get("resources") is not None or cs.get("allocatedResources") is not None:
                 return True
     spec = pod["spec"]
     for group in ("containers", "initContainers"):
@@ -276,10 +404,11 @@ def defaults_apply(pod: dict, non_missing: dict[str, int]) -> bool:
     return False
 
 
-def non_missing_container_requests(pod: dict, requests: dict[str, int]) -> dict[str, int]:
+def non_missing_container_requests(pod: dict, requests: dict[str, int], pod_level_resources: bool = True) -> dict[str, int]:
     """getNonMissingContainerRequests: the 100m / 200Mi defaults a pod gets for
-    scoring where neither containers nor the pod level ask for cpu / memory."""
-    if not pod_level_requests_set(pod["spec"]):
+    scoring where neither containers nor the pod level ask for cpu / memory
+    (pod-level requests count only with PodLevelResources)."""
+    if not (pod_level_resources and pod_level_requests_set(pod["spec"])):
         return {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST * 1000}
     out = {}
     if CPU not in requests:

@@ -166,10 +166,10 @@ def global_options(f):
 def main():
     """Dry-run and explain the Kubernetes scheduler.
 
-    Reproduces kube-scheduler v1.36.2 and v1.35.4: by default the version of
-    the cluster read (its API server, or the one a snapshot recorded), else
-    v1.36; --kube-version chooses, --feature-gates sets gates as
-    kube-scheduler's own flag does.
+    Reproduces kube-scheduler v1.37.2, v1.36.3 and v1.35.4: by default the
+    version of the cluster read (its API server, or the one a snapshot
+    recorded), else v1.37; --kube-version chooses, --feature-gates sets
+    gates as kube-scheduler's own flag does.
 
     Exit codes: 0 every pod schedulable, 1 some pod unschedulable or gated,
     2 usage error, 3 input error, 4 cluster error, 70 internal error,

@@ -49,7 +49,7 @@ def check_feature_gates(_ctx, _param, values):
 kube_version_option = click.option(
     "--kube-version", "kube_version", metavar="VERSION", default=None, callback=check_kube_version,
     help=f"The Kubernetes version whose kube-scheduler to reproduce: {supported_text()} (a patch release "
-         "such as v1.36.2 is read as its minor). Default: the API server's version (read from the cluster, or "
+         "such as v1.36.0 is read as its minor). Default: the API server's version (read from the cluster, or "
          f"recorded in the snapshot), else {NEWEST}.")
 
 feature_gates_option = click.option(

@@ -333,12 +333,9 @@ def _add_templates(p: dict, scheds, pi: PodInfo, templates) -> None:
     """--node-template: which pools could take an unschedulable pod."""
     if not templates:
         return
-    from ..whatif.templates import templates_answer
+    from ..whatif.templates import add_templates
 
-    source = p.pop("source", None)
-    p["templates"] = templates_answer(scheds, pi, templates)
-    if source is not None:
-        p["source"] = source  # the pod's last key stays last
+    add_templates(p, scheds, pi, templates)
 
 
 def _add_fixes(p: dict, fw, pi: PodInfo, workload: Workload, templates=()) -> None:

@@ -123,9 +123,9 @@ def explain_workload(explainer, group, members: list):
                 if placed is None and first_unplaced is None and r.status == "Unschedulable" and explainer.templates:
                     # Which pools could take it: with the replicas before it in
                     # place, as the pod's own cycle saw the cluster.
-                    from .explain import _add_templates
+                    from ..whatif.templates import add_templates
 
-                    _add_templates(doc, scheds, pi, explainer.templates)
+                    add_templates(doc, scheds, pi, explainer.templates)
                 if placed is None and first_unplaced is None:
                     first_unplaced = i
                 del r

@@ -17,7 +17,8 @@ from .schema import PLUGINS_WITH_ARGS, extension_points
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # config.DefaultPercentageOfNodesToScore: adaptive
 
-# getDefaultPlugins before applyFeatureGates (the same in v1.35 and v1.36).
+# getDefaultPlugins before applyFeatureGates (v1.35, v1.36; v1.37 puts
+# NodeName before NodeUnschedulable).
 BASE_MULTI_POINT = (
     (names.SchedulingGates, None),
     (names.PrioritySort, None),
@@ -43,18 +44,23 @@ BASE_MULTI_POINT = (
 
 def default_multi_point(features: Features | None = None) -> tuple[tuple[str, int | None], ...]:
     """getDefaultPlugins with applyFeatureGates: NodeDeclaredFeatures appended
-    when its gate is on (1.36 default), DynamicResources (weight 2) before
-    DefaultPreemption when DynamicResourceAllocation is on (locked on in
-    both), GangScheduling appended when on, TopologyPlacementGenerator and
-    PodGroupPodsCount (weight 1) when TopologyAwareWorkloadScheduling is on."""
+    when its gate is on (1.36 default, 1.37 locked), DynamicResources (weight
+    2) before DefaultPreemption when DynamicResourceAllocation is on (locked
+    on in all), GangScheduling appended when its gate is on (from 1.37 when
+    GenericWorkload is), TopologyPlacementGenerator and PodGroupPodsCount
+    (weight 1) when TopologyAwareWorkloadScheduling is on."""
     features = features or default_features()
     out = list(BASE_MULTI_POINT)
+    if features.node_name_before_node_unschedulable:
+        out[2], out[3] = out[3], out[2]
     if features.enable_node_declared_features:
         out.append((names.NodeDeclaredFeatures, None))
     if features.enable_dynamic_resource_allocation:
         at = [n for n, _ in out].index(names.DefaultPreemption)
         out.insert(at, (names.DynamicResources, 2))
-    if features.enable_gang_scheduling:
+    gang = features.enable_generic_workload if features.gang_scheduling_by_generic_workload \
+        else features.enable_gang_scheduling
+    if gang:
         out.append((names.GangScheduling, None))
     if features.enable_topology_aware_workload_scheduling:
         out += [(names.TopologyPlacementGenerator, None), (names.PodGroupPodsCount, 1)]

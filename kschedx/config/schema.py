@@ -60,16 +60,25 @@ EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilte
                     "reserve", "permit", "preBind", "bind", "postBind")
 # Added by v1.36 (after multiPoint in the Go struct).
 PLACEMENT_POINTS = ("placementGenerate", "placementScore")
+# Added by v1.37 (after the placement points).
+POD_GROUP_POINTS = ("podGroupPostFilter",)
 
 
 def extension_points(features) -> tuple[str, ...]:
     """The v1 Plugins fields of the features' version, but multiPoint."""
-    return EXTENSION_POINTS + PLACEMENT_POINTS if features.placement_extension_points else EXTENSION_POINTS
+    out = EXTENSION_POINTS
+    if features.placement_extension_points:
+        out += PLACEMENT_POINTS
+    if features.pod_group_post_filter_point:
+        out += POD_GROUP_POINTS
+    return out
 
 
 PLUGINS = Obj("Plugins", {**{p: PLUGIN_SET for p in EXTENSION_POINTS}, "multiPoint": PLUGIN_SET})
 PLUGINS_PLACEMENT = Obj("Plugins", {**{p: PLUGIN_SET for p in EXTENSION_POINTS}, "multiPoint": PLUGIN_SET,
                                     **{p: PLUGIN_SET for p in PLACEMENT_POINTS}})
+PLUGINS_POD_GROUP = Obj("Plugins", {**{p: PLUGIN_SET for p in EXTENSION_POINTS}, "multiPoint": PLUGIN_SET,
+                                    **{p: PLUGIN_SET for p in PLACEMENT_POINTS + POD_GROUP_POINTS}})
 PLUGIN_CONFIG = Obj("PluginConfig", {"name": STRING, "args": RAW})
 
 
@@ -118,10 +127,13 @@ def _configuration(profile) -> Obj:
 
 CONFIGURATION = _configuration(PROFILE)  # v1.35
 CONFIGURATION_PLACEMENT = _configuration(_profile(PLUGINS_PLACEMENT))  # v1.36
+CONFIGURATION_POD_GROUP = _configuration(_profile(PLUGINS_POD_GROUP))  # v1.37
 
 
 def configuration_schema(features) -> Obj:
     """The v1 KubeSchedulerConfiguration type of the features' version."""
+    if features.pod_group_post_filter_point:
+        return CONFIGURATION_POD_GROUP
     return CONFIGURATION_PLACEMENT if features.placement_extension_points else CONFIGURATION
 
 # The core/v1 types plugin args embed, decoded as strictly as the rest.

@@ -1,7 +1,9 @@
 """Kubernetes versions and feature gates: which kube-scheduler kschedx
-reproduces (versions.py), each version's gate table (v1_35.py, v1_36.py),
-`--feature-gates` checked against it (gates.py), and the Features value
-every plugin reads (features.py)."""
+reproduces and each version's gate table derived from the gates' history
+(versions.py, history.py), the behaviour that changes between versions
+keyed by the version it starts at (behaviour.py), which gates kschedx
+reproduces or refuses (policy.py), `--feature-gates` checked against the
+table (gates.py), and the Features value every plugin reads (features.py)."""
 
 from .features import FIELDS, SWITCHES, Features, default_features
 from .gates import FeatureGateError, parse_flag_values

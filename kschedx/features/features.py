@@ -11,8 +11,8 @@ Three things are read from it:
   and the gates the scheduler reads directly rather than through it;
 - behaviour switches: changes between versions that no gate controls
   (NodeResourcesBalancedAllocation scoring the improvement in balance from
-  1.36...). They are read-only, come from the version alone and are never
-  shown as gates.
+  1.36...), each keyed by the minor it starts at (behaviour.py). They are
+  read-only, come from the version alone and are never shown as gates.
 
 The rule: the version decides the gates and the switches, and plugins read
 only those, never the version.
@@ -20,8 +20,10 @@ only those, never the version.
 
 from __future__ import annotations
 
+from .behaviour import SINCE
 from .gates import FeatureGateError, parse_flag_values, resolve
-from .versions import NEWEST, version_module
+from .policy import not_reproduced
+from .versions import NEWEST, at_least, check_supported, gate_table, reference
 
 # Field -> gate: upstream's feature.Features (pkg/scheduler/framework/plugins/
 # feature/feature.go, both versions), then the gates the scheduler reads
@@ -65,78 +67,47 @@ FIELDS = {
     "enable_restart_all_containers_on_container_exits": "RestartAllContainersOnContainerExits",
 }
 
-# Every version module's SWITCHES has exactly these keys (tests check it).
-SWITCHES = (
-    # NodeResourcesBalancedAllocation scores the improvement in balance (with
-    # the pod against without it), not the balance with the pod (1.36).
-    "balanced_allocation_scores_improvement",
-    # ImageLocality adds the images of the pod's image volumes (1.36).
-    "image_locality_counts_image_volumes",
-    # NodeVolumeLimits: an in-tree Portworx volume counts as CSI only when the
-    # CSINode's migrated-plugins annotation lists it (1.35); from 1.36 always.
-    "portworx_migration_needs_annotation",
-    # VolumeLimitScaling's driver check reads CSIDriver
-    # spec.preventPodSchedulingIfMissing first (1.36).
-    "volume_limit_scaling_reads_prevent_pod_scheduling",
-    # DynamicResources Score pairs a claim already allocated with its own
-    # allocation, and gives 0 when DRAPrioritizedList is off (1.36).
-    "dra_score_uses_claim_allocation",
-    # The 1.36 structured allocator (pool and slice order, combinations, the
-    # subrequest fixes, node selectors for bindsToNode devices).
-    "dra_allocator_v136",
-    # DynamicResources' texts of 1.36: IsForPod ("Pod is not owner"), the
-    # filter timeout as an Error naming the node.
-    "dra_texts_v136",
-    # NodeDeclaredFeatures of 1.36: the node's list mapped with TryMap, the
-    # reason "node(s) didn't match Pod's required features", the 1.36
-    # inference registry.
-    "node_declared_features_v136",
-    # NewFramework: placementGenerate / placementScore extension points, the
-    # "score plugins: " prefix of the weight overflow error (1.36).
-    "placement_extension_points",
-    # NodeResourcesFitArgs validation: requestedToCapacityRatio required with
-    # type RequestedToCapacityRatio and forbidden otherwise, shape errors
-    # under requestedToCapacityRatio.shape (1.36).
-    "fit_args_strict_requested_to_capacity_ratio",
-    # GangScheduling implements Reserve (1.35 only).
-    "gang_scheduling_reserves",
-    # InterPodAffinity: an incoming pod's term's namespaceSelector, once
-    # unrolled into namespace names, is replaced by a selector matching
-    # nothing (1.37). Until 1.37 upstream's mergeAffinityTermNamespacesIfNotEmpty
-    # takes the term by value: the names stick, the replacement is lost, and
-    # the selector is still matched against no labels at all (a NotIn or
-    # DoesNotExist selector then matches pods of every namespace).
-    "inter_pod_affinity_unrolls_namespace_selector",
-)
+# The behaviour switches (behaviour.py: each true from the minor it starts at).
+SWITCHES = tuple(SINCE)
 
 
 class Features:
     """One version's behaviour with its feature gates: built from the version
-    ("1.35", "1.36"; default the newest) and gate settings ({name: bool}, as
+    ("1.35" to "1.37"; default the newest) and gate settings ({name: bool}, as
     --feature-gates gives them). FeatureGateError (upstream's text) when the
-    version refuses the settings; VersionError for a version kschedx does not
-    know. Immutable and hashable: equal values are interchangeable."""
+    version refuses the settings, and (policy.py) when they give a gate kschedx
+    does not reproduce a value other than its default, unless
+    `reproduced_only` is False (tests of upstream's tables that name such
+    gates); VersionError for a version kschedx does not know. Immutable and
+    hashable: equal values are interchangeable."""
 
     __slots__ = ("version", "reference", "settings", "warnings", "_values", "_defaults", "_switches",
                  "_key", *FIELDS, *SWITCHES)
 
-    def __init__(self, version: str = NEWEST, settings: dict[str, bool] | None = None):
-        module = version_module(version)
+    def __init__(self, version: str = NEWEST, settings: dict[str, bool] | None = None, *,
+                 reproduced_only: bool = True):
+        check_supported(version)
+        gates, dependencies = gate_table(version)
         settings = dict(settings or {})
-        values, warnings = resolve(module.GATES, module.DEPENDENCIES, settings, version)
+        values, warnings = resolve(gates, dependencies, settings, version)
+        if reproduced_only:
+            refused = not_reproduced(values, gates, settings)
+            if refused:
+                raise FeatureGateError("; ".join(refused))
+        switches = {name: at_least(version, since) for name, since in SINCE.items()}
         set_ = object.__setattr__
         set_(self, "version", version)
-        set_(self, "reference", module.REFERENCE)
+        set_(self, "reference", reference(version))
         set_(self, "settings", settings)
         set_(self, "warnings", tuple(warnings))
         set_(self, "_values", values)
-        set_(self, "_defaults", {name: spec[1] for name, spec in module.GATES.items()})
-        set_(self, "_switches", dict(module.SWITCHES))
+        set_(self, "_defaults", {name: spec[1] for name, spec in gates.items()})
+        set_(self, "_switches", switches)
         set_(self, "_key", (version, tuple(sorted(settings.items()))))
         for field, gate in FIELDS.items():
             set_(self, field, values.get(gate, False))
-        for switch in SWITCHES:
-            set_(self, switch, module.SWITCHES[switch])
+        for switch, on in switches.items():
+            set_(self, switch, on)
 
     @classmethod
     def from_flags(cls, version: str = NEWEST, flag_values=()) -> "Features":
@@ -200,6 +171,12 @@ class Features:
         if self.enable_dra_consumable_capacity:
             out.add("ConsumableCapacity")
         return frozenset(out)
+
+    def at_least(self, version: str) -> bool:
+        """Whether this version is `version` or later: for what is keyed by
+        the minor it starts at (declarations' extension points), never for
+        behaviour (a switch names that)."""
+        return at_least(self.version, version)
 
     def with_version(self, version: str) -> "Features":
         return Features(version, self.settings)

@@ -1,24 +1,29 @@
-"""The Kubernetes versions kschedx reproduces, and version strings read:
+"""The Kubernetes versions kschedx reproduces, each minor's gate table
+derived from the one gate history (history.py), and version strings read:
 `--kube-version` as typed, an API server's /version.
 
-A version is a minor, "1.35" or "1.36": a patch release maps to its minor
-(kschedx reproduces one release of each, REFERENCE). Nothing here guesses:
-a version kschedx does not know is refused when typed, and named in a
-warning when a server reports it.
+A version is a minor, "1.35" to "1.37": a patch release maps to its minor
+(kschedx reproduces one release of each, REFERENCES: the newest patch the
+Go module proxy serves). Nothing here guesses: a version kschedx does not
+know is refused when typed, and named in a warning when a server reports it.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
+from functools import lru_cache
 
-# Oldest first. Adding a version: docs/configuration.md, "Adding a version".
-SUPPORTED_VERSIONS = ("1.35", "1.36")
+from . import history
+
+# Oldest first. Adding a version: docs/development.md, "A new Kubernetes version".
+SUPPORTED_VERSIONS = ("1.35", "1.36", "1.37")
 OLDEST = SUPPORTED_VERSIONS[0]
 NEWEST = SUPPORTED_VERSIONS[-1]
+# The release kschedx reproduces for each minor (and the oracle is built against).
+REFERENCES = {"1.35": "v1.35.4", "1.36": "v1.36.3", "1.37": "v1.37.2"}
 
-# `--kube-version`: 1.36, v1.36, 1.36.2, v1.36.2 (a pre-release or build
-# suffix as a server reports it is accepted too: v1.36.2-gke.100, v1.36.2+k3s1).
+# `--kube-version`: 1.37, v1.37, 1.37.2, v1.37.2 (a pre-release or build
+# suffix as a server reports it is accepted too: v1.37.2-gke.100, v1.37.2+k3s1).
 _TYPED = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+][0-9A-Za-z.+-]*)?")
 # A server's gitVersion: the numbers at its start, whatever follows.
 _GIT_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
@@ -28,17 +33,79 @@ class VersionError(ValueError):
     """A version given by hand that kschedx does not reproduce (a usage error)."""
 
 
-def version_module(version: str):
-    """The module of a supported minor: its gate table (GATES, DEPENDENCIES),
-    REFERENCE and behaviour switches (SWITCHES)."""
+def minor_key(version: str) -> tuple[int, int]:
+    """"1.36" -> (1, 36), for comparing minors."""
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def at_least(version: str, since: str) -> bool:
+    return minor_key(version) >= minor_key(since)
+
+
+def _previous(version: str) -> str:
+    major, minor = minor_key(version)
+    return f"{major}.{minor - 1}"
+
+
+def check_supported(version: str) -> str:
     if version not in SUPPORTED_VERSIONS:
         raise VersionError(unsupported_text(version))
-    return importlib.import_module(f"{__package__}.v{version.replace('.', '_')}")
+    return version
+
+
+def _registered(gate: str, version: str) -> bool:
+    first = history.REGISTERED.get(gate, history.FIRST)
+    removed = history.REMOVED.get(gate)
+    return at_least(version, first) and (removed is None or not at_least(version, removed))
+
+
+def _effective(specs, version: str):
+    """featureSpecAtEmulationAndMinCompatVersion: the last spec whose version
+    is at most `version` and whose minimum compatibility version (if any) is
+    at most the minor before it."""
+    min_compat = minor_key(_previous(version))
+    found = None
+    for spec in specs:
+        if minor_key(spec[0]) > minor_key(version):
+            continue
+        if len(spec) > 4 and spec[4] is not None and minor_key(spec[4]) > min_compat:
+            continue
+        found = spec
+    return found
+
+
+@lru_cache(maxsize=None)
+def gate_table(version: str) -> tuple[dict, dict]:
+    """The minor's gates as its kube-scheduler registers them: ({name: (stage,
+    default, lockToDefault, since)}, {name: (gates it needs, ...)})."""
+    check_supported(version)
+    gates = {}
+    for name, specs in history.HISTORY.items():
+        if not _registered(name, version):
+            continue
+        spec = _effective(history.OVERRIDES.get((name, version), specs), version)
+        if spec is None:  # every spec is newer: the gate is PreAlpha here, unknown to the flag
+            continue
+        since, default, stage = spec[:3]
+        locked = bool(spec[3]) if len(spec) > 3 else False
+        gates[name] = (stage, default, locked, since)
+    dependencies = {}
+    for name, rows in history.DEPENDENCIES.items():
+        if name not in gates:
+            continue
+        needs = ()
+        for row in rows:
+            if at_least(version, row[0]):
+                needs = tuple(row[1:])
+        if needs:
+            dependencies[name] = needs
+    return gates, dependencies
 
 
 def reference(version: str) -> str:
-    """The release kschedx reproduces for a minor: "v1.36.2"."""
-    return version_module(version).REFERENCE
+    """The release kschedx reproduces for a minor: "v1.36.3"."""
+    return REFERENCES[check_supported(version)]
 
 
 def supported_text() -> str:
@@ -54,7 +121,7 @@ def parse_kube_version(text: str) -> str:
     m = _TYPED.fullmatch(text.strip())
     if m is None:
         raise VersionError(f"{text!r} is not a Kubernetes version: give a minor such as {NEWEST} "
-                           f"(supported: {supported_text()}; v{NEWEST}.2 and v{NEWEST} are read as {NEWEST})")
+                           f"(supported: {supported_text()}; {reference(NEWEST)} and v{NEWEST} are read as {NEWEST})")
     minor = f"{int(m.group(1))}.{int(m.group(2))}"
     if minor not in SUPPORTED_VERSIONS:
         raise VersionError(unsupported_text(minor) + (
@@ -108,4 +175,4 @@ def run_version(kube_version: str | None, server_git_version: str | None) -> tup
 
 
 def _newer(a: str, b: str) -> bool:
-    return tuple(map(int, a.split("."))) > tuple(map(int, b.split(".")))
+    return minor_key(a) > minor_key(b)

@@ -19,7 +19,8 @@ from .events import POD, ActionType, ClusterEvent
 
 # Extension points (upstream's names) kschedx never runs offline: declared
 # so that configurations are checked as NewFramework checks them.
-NOT_RUN_OFFLINE = frozenset({"permit", "preBind", "postBind", "placementGenerate", "placementScore"})
+NOT_RUN_OFFLINE = frozenset({"permit", "preBind", "postBind", "placementGenerate", "placementScore",
+                             "podGroupPostFilter"})
 
 # Which pods a kind read can concern (Reads.pods), told from the pod's spec
 # (traits_of) or from its last explanation ("preempting").
@@ -65,9 +66,10 @@ class Declaration:
     name: its names.X constant. factory: the plugin class (None: registered
     as upstream registers it, not implemented by kschedx: reported as not
     evaluated). points: the upstream extension points it implements
-    ("preFilter", "filter"...); points_from: points added while a behaviour
-    switch of the version is on; registered_from: the switch without which
-    the version does not register it at all; not_run: points it declares
+    ("preFilter", "filter"...) in every version; points_from: points it
+    implements from a minor on, ((minor, points), ...); points_until: points
+    it implements before a minor, ((minor, points), ...); registered_from:
+    the first minor that registers it (None: every one); not_run: points it declares
     that kschedx does not run for it (say why at the declaration). reads:
     the kinds of objects it reads besides pods and nodes (Reads). events:
     its EventsToRegister. gates: every feature gate it reads, its events'
@@ -85,8 +87,9 @@ class Declaration:
     name: str
     factory: type | None
     points: frozenset
-    points_from: tuple = ()  # ((switch, frozenset of points), ...)
-    registered_from: str | None = None
+    points_from: tuple = ()  # (("1.37", frozenset of points), ...)
+    points_until: tuple = ()  # (("1.36", frozenset of points), ...)
+    registered_from: str | None = None  # "1.36"
     not_run: frozenset = frozenset()
     reads: tuple = ()
     events: tuple = ()
@@ -109,14 +112,21 @@ class Declaration:
                                    f"{getattr(self.factory, 'name', None)!r}")
 
     def registered(self, features) -> bool:
-        return self.registered_from is None or bool(getattr(features, self.registered_from))
+        return self.registered_from is None or features.at_least(self.registered_from)
 
     def points_for(self, features) -> frozenset:
         out = self.points
-        for switch, more in self.points_from:
-            if getattr(features, switch):
+        for since, more in self.points_from:
+            if features.at_least(since):
+                out = out | more
+        for until, more in self.points_until:
+            if not features.at_least(until):
                 out = out | more
         return out
+
+    def points_ever(self) -> frozenset:
+        """The points it implements in some minor."""
+        return self.points.union(*(more for _, more in self.points_from + self.points_until))
 
     def events_for(self, features) -> tuple:
         """EventsToRegister at the features' gates."""
@@ -144,7 +154,9 @@ class Declaration:
         declared = self.points_for(features)
         implemented = {p for p, m in point_methods.items() if callable(getattr(self.factory, m, None))}
         missing = declared - implemented - NOT_RUN_OFFLINE - self.not_run
-        extra = implemented - declared
+        # A point of another minor is implemented all the same (its method
+        # is not called where the minor does not declare it).
+        extra = implemented - self.points_ever()
         unknown = (declared | self.not_run) - set(point_methods)
         if missing or extra or unknown:
             raise DeclarationError(

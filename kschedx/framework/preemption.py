@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from ..api.labels import SelectorError, label_selector
 from .fit_error import fit_error_message
-from .interface import PostFilterResult
+from .interface import PostFilterResult, features_of
 from .preemption_memo import DryRunMemo, Kept, same_pods
 from .preemption_search import outcome_shares
 from .status import Code, Status
@@ -101,9 +101,12 @@ def budgets_from_cluster(cluster) -> list[Budget]:
     return out
 
 
-def split_by_pdb_violation(pods: list, budgets: list[Budget]) -> tuple[list, list]:
+def split_by_pdb_violation(pods: list, budgets: list[Budget], first_violation_stops: bool = False) -> tuple[list, list]:
     """filterPodsWithPDBViolation: keeps the order; a pod violates when some
-    matching budget would go below zero by evicting it (and the pods before it)."""
+    matching budget would go below zero by evicting it (and the pods before
+    it). Before 1.37 a pod takes one from every budget it matches; from 1.37
+    (`first_violation_stops`, FilterVictimsWithPDBViolation) it stops at the
+    first budget it violates, leaving the later ones untouched."""
     allowed = [b.allowed for b in budgets]
     violating, non_violating = [], []
     for pi in pods:
@@ -120,6 +123,8 @@ def split_by_pdb_violation(pods: list, budgets: list[Budget]) -> tuple[list, lis
                 allowed[i] -= 1
                 if allowed[i] < 0:
                     violated = True
+                    if first_violation_stops:
+                        break
         (violating if violated else non_violating).append(pi)
     return violating, non_violating
 
@@ -239,6 +244,10 @@ class Evaluator:
         lower = self.lower_priority_nominated_pods(pod, best.name)
         details["clearedNominations"] = [p.key for p in lower]
         details["clearedNominationPodInfos"] = lower
+        if features_of(self.handle).preemption_reports_placement:
+            return PostFilterResult(best.name, details), Status(
+                Code.SUCCESS, f"found a potential placement for pod on node {best.name}, preempting "
+                              f"{len(best.victims)} victims")
         return PostFilterResult(best.name, details), Status()
 
     # -- finding candidates -----------------------------------------------------------

@@ -48,13 +48,16 @@ def default_plugins(features: Features | None = None) -> tuple[PluginSpec, ...]:
 
 # getExtensionPoints order: the order NewFramework fills (and checks) them.
 FRAMEWORK_POINTS = ("preFilter", "filter", "postFilter", "reserve", "preScore", "score", "preBind", "bind",
-                    "postBind", "permit", "preEnqueue", "queueSort", "placementGenerate", "placementScore")
+                    "postBind", "permit", "preEnqueue", "queueSort", "placementGenerate", "placementScore",
+                    "podGroupPostFilter")
 
 
 def framework_points(features: Features) -> tuple[str, ...]:
     """The points NewFramework fills at the features' version (placement
-    points from 1.36)."""
-    return FRAMEWORK_POINTS if features.placement_extension_points else FRAMEWORK_POINTS[:-2]
+    points from 1.36, the pod group PostFilter from 1.37)."""
+    if features.pod_group_post_filter_point:
+        return FRAMEWORK_POINTS
+    return FRAMEWORK_POINTS[:-1] if features.placement_extension_points else FRAMEWORK_POINTS[:-3]
 
 
 class ProfileError(Exception):

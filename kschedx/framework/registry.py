@@ -34,6 +34,7 @@ POINT_METHODS = {
     "postBind": "post_bind",
     "placementGenerate": "placement_generate",
     "placementScore": "placement_score",
+    "podGroupPostFilter": "pod_group_post_filter",
 }
 # The Go interface named in NewFramework's errors.
 POINT_TYPES = {
@@ -41,7 +42,7 @@ POINT_TYPES = {
     "filter": "FilterPlugin", "postFilter": "PostFilterPlugin", "preScore": "PreScorePlugin",
     "score": "ScorePlugin", "reserve": "ReservePlugin", "permit": "PermitPlugin", "preBind": "PreBindPlugin",
     "bind": "BindPlugin", "postBind": "PostBindPlugin", "placementGenerate": "PlacementGeneratePlugin",
-    "placementScore": "PlacementScorePlugin",
+    "placementScore": "PlacementScorePlugin", "podGroupPostFilter": "PodGroupPostFilterPlugin",
 }
 
 

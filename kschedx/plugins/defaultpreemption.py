@@ -15,7 +15,7 @@ from ..config import names
 from ..config.pluginargs import checked_plugin_args
 from ..framework.declaration import Declaration, reads
 from ..framework.events import ActionType as A, POD, Register
-from ..framework.interface import Plugin, PluginError
+from ..framework.interface import Plugin, PluginError, features_of
 from ..framework.preemption import Evaluator, importance_key, split_by_pdb_violation
 from ..framework.gosort import sort_slice_by_key
 from ..framework.status import Code, Status
@@ -50,6 +50,7 @@ class DefaultPreemption(Plugin):
         self.min_candidate_nodes_percentage = self.args["minCandidateNodesPercentage"]
         self.min_candidate_nodes_absolute = self.args["minCandidateNodesAbsolute"]
         self.evaluator = Evaluator(self.name, handle, self)
+        self.pdb_first_violation_stops = features_of(handle).pdb_violation_stops_at_first_budget
         # Optional offset override (tests port upstream's seeded offsets).
         self.offset_override = None
 
@@ -149,7 +150,7 @@ class DefaultPreemption(Plugin):
             return [], 0, st
 
         sort_slice_by_key(potential, importance_key)
-        violating, non_violating = split_by_pdb_violation(potential, pdbs)
+        violating, non_violating = split_by_pdb_violation(potential, pdbs, self.pdb_first_violation_stops)
         victims = []
         num_violating = 0
 
@@ -179,6 +180,8 @@ DECLARATION = Declaration(
     name=names.DefaultPreemption,
     factory=DefaultPreemption,
     points=frozenset({"preEnqueue", "postFilter"}),
+    # 1.37's PodGroupPostFilter preempts for pod groups (never run by kschedx).
+    points_from=(("1.37", frozenset({"podGroupPostFilter"})),),
     # Its PreEnqueue holds a pod back while the victims of its own preemption
     # are being deleted (SchedulerAsyncPreemption): a wait in time, which an
     # offline cycle has not.

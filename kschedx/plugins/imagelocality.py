@@ -2,8 +2,9 @@
 
 From 1.36 (features.image_locality_counts_image_volumes) the images of the
 pod's image volumes (spec.volumes[].image.reference) count too, after the
-containers' (kubernetes/kubernetes#130231); the threshold still grows with
-the number of containers only, as in v1.36.2.
+containers' (kubernetes/kubernetes#130231); the threshold grows with the
+number of containers only in v1.36, with the image volumes too from 1.37
+(features.image_locality_threshold_counts_image_volumes).
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ class ImageLocality(Plugin):
 
     def __init__(self, handle, args=None):
         super().__init__(handle, args)
-        self.image_volumes = features_of(handle).image_locality_counts_image_volumes
+        features = features_of(handle)
+        self.image_volumes = features.image_locality_counts_image_volumes
+        self.volumes_in_threshold = features.image_locality_threshold_counts_image_volumes
 
     def _containers(self, pod_info):
         spec = pod_info.spec
@@ -52,15 +55,18 @@ class ImageLocality(Plugin):
 
     def _images(self, pod_info) -> tuple[list[str], int]:
         """The normalized names sumImageScores looks up, in its order, and the
-        number of containers calculatePriority's threshold counts."""
+        number of images calculatePriority's threshold counts."""
         containers = self._containers(pod_info)
         names = [normalized_image_name(c.get("image") or "") for c in containers]
+        count = len(containers)
         if self.image_volumes:
             for v in pod_info.spec.get("volumes") or ():
                 image = v.get("image")
                 if image is not None:
                     names.append(normalized_image_name(image.get("reference") or ""))
-        return names, len(containers)
+                    if self.volumes_in_threshold:
+                        count += 1
+        return names, count
 
     def score(self, state, pod_info, node_info) -> int:
         total = self.handle.snapshot.num_nodes()

@@ -10,8 +10,10 @@ the node declares them all, UnschedulableAndUnresolvable otherwise.
 Features a pod's spec implies at scheduling:
 - RestartAllContainersOnContainerExits: a container or init container with a
   restartPolicyRules entry whose action is RestartAllContainers;
-- UserNamespacesHostNetworkSupport (v1.36 registry only): hostNetwork with
-  hostUsers false.
+- UserNamespacesHostNetworkSupport (from the v1.36 registry): hostNetwork
+  with hostUsers false;
+- VolumeBindMountOptions (from the v1.37 registry): a container, init
+  container or ephemeral container mounting a volume with bindMountOptions.
 The other registered features are inferred only on pod updates.
 
 The node's side differs by version: v1.35 takes the declared names as a set;
@@ -43,6 +45,10 @@ REGISTRY_V135 = ("RestartAllContainersOnContainerExits", "GuaranteedQoSPodCPURes
 REGISTRY_V136 = tuple(sorted(("RestartAllContainersOnContainerExits", "InPlacePodLevelResourcesVerticalScaling",
                               "ExtendWebSocketsToKubelet", "InPlacePodVerticalScalingInitContainers",
                               "UserNamespacesHostNetworkSupport")))
+VOLUME_BIND_MOUNT_OPTIONS = "VolumeBindMountOptions"
+REGISTRY_V137 = tuple(sorted(REGISTRY_V136 + ("InPlacePodVerticalScalingMemoryBackedVolumes",
+                                              "DRANodeAllocatableResources", VOLUME_BIND_MOUNT_OPTIONS,
+                                              "DRAOptionalNodeOperations")))
 
 
 def _restarts_all_containers(spec: dict) -> bool:
@@ -58,9 +64,19 @@ def _user_namespaces_host_network(spec: dict) -> bool:
     return spec.get("hostNetwork") is True and spec.get("hostUsers") is False
 
 
+def _bind_mount_options(spec: dict) -> bool:
+    for group in ("containers", "initContainers", "ephemeralContainers"):
+        for c in spec.get(group) or ():
+            for mount in c.get("volumeMounts") or ():
+                if mount.get("bindMountOptions"):
+                    return True
+    return False
+
+
 _INFER = {
     RESTART_ALL_CONTAINERS: _restarts_all_containers,
     USER_NAMESPACES_HOST_NETWORK: _user_namespaces_host_network,
+    VOLUME_BIND_MOUNT_OPTIONS: _bind_mount_options,
 }
 
 
@@ -96,8 +112,9 @@ class NodeDeclaredFeatures(Plugin):
         super().__init__(handle, args)
         fts = features_of(handle)
         self.enabled = fts.enable_node_declared_features
-        self.v136 = fts.node_declared_features_v136
-        self.registry = REGISTRY_V136 if self.v136 else REGISTRY_V135
+        self.mapped = fts.node_declared_features_mapped
+        self.registry = (REGISTRY_V137 if fts.node_declared_features_infer_bind_mount_options
+                         else REGISTRY_V136 if self.mapped else REGISTRY_V135)
         self._node_features: dict[int, frozenset] = {}
 
     def node_features(self, node_info) -> frozenset:
@@ -107,7 +124,7 @@ class NodeDeclaredFeatures(Plugin):
         fs = self._node_features.get(key)
         if fs is None:
             declared = [str(x) for x in (node.get("status") or {}).get("declaredFeatures") or ()]
-            fs = try_map(declared, self.registry) if self.v136 else frozenset(declared)
+            fs = try_map(declared, self.registry) if self.mapped else frozenset(declared)
             self._node_features[key] = fs
         return fs
 
@@ -131,7 +148,7 @@ class NodeDeclaredFeatures(Plugin):
         if not missing:
             return None
         details = {"required": list(reqs), "declared": sorted(have), "missing": sorted(missing)}
-        if self.v136:
+        if self.mapped:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON, details=details)
         # v1.35 lists them in Go map order; kschedx by name.
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_V135 + ", ".join(sorted(missing)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..config import names
 from ..framework.declaration import Declaration
 from ..framework.events import ActionType as A, NODE, Register
-from ..framework.interface import Plugin
+from ..framework.interface import Plugin, PreFilterResult
 from ..framework.status import Code, Status
 
 ERR_REASON = "node(s) didn't match the requested node name"
@@ -18,6 +18,13 @@ def fits(pod_info, node_info) -> bool:
 
 class NodeName(Plugin):
     name = names.NodeName
+
+    def pre_filter(self, state, pod_info, nodes):
+        """From 1.37: a pod that names its node is evaluated there only."""
+        wanted = pod_info.spec.get("nodeName")
+        if wanted:
+            return PreFilterResult(frozenset({wanted})), None
+        return None, None
 
     def filter(self, state, pod_info, node_info):
         if not fits(pod_info, node_info):
@@ -34,6 +41,7 @@ DECLARATION = Declaration(
     name=names.NodeName,
     factory=NodeName,
     points=frozenset({"filter"}),
+    points_from=(("1.37", frozenset({"preFilter"})),),
     events=(Register(NODE, A.Add),),
     node_local=True,
 )

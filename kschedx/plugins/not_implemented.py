@@ -15,7 +15,7 @@ GANG_SCHEDULING = Declaration(
     factory=None,
     # Reserve in 1.35 only.
     points=frozenset({"preEnqueue", "permit"}),
-    points_from=(("gang_scheduling_reserves", frozenset({"reserve"})),),
+    points_until=(("1.36", frozenset({"reserve"})),),
     # A pod may complete a gang; 1.35 waits for Workload objects, 1.36 for
     # PodGroups (kschedx reads neither kind, so no event of them comes).
     events=(Register(POD, A.Add), Register(WORKLOAD, A.Add), Register(POD_GROUP, A.Add)),
@@ -26,12 +26,12 @@ TOPOLOGY_PLACEMENT_GENERATOR = Declaration(
     name=names.TopologyPlacementGenerator,
     factory=None,
     points=frozenset({"placementGenerate"}),
-    registered_from="placement_extension_points",
+    registered_from="1.36",
 )
 
 POD_GROUP_PODS_COUNT = Declaration(
     name=names.PodGroupPodsCount,
     factory=None,
     points=frozenset({"placementScore"}),
-    registered_from="placement_extension_points",
+    registered_from="1.36",
 )

@@ -53,8 +53,9 @@ BY_NAME: dict[str, Declaration] = {d.name: d for d in IN_TREE}
 # (config/defaults.py) and the cache's accounting of pods (state/snapshot.py,
 # state/live.py). tests/test_declarations.py holds it to what those modules
 # read.
-SCHEDULER_GATES = frozenset({"DynamicResourceAllocation", "GangScheduling", "NodeDeclaredFeatures",
-                             "TopologyAwareWorkloadScheduling", "InPlacePodLevelResourcesVerticalScaling"})
+SCHEDULER_GATES = frozenset({"DynamicResourceAllocation", "GangScheduling", "GenericWorkload",
+                             "NodeDeclaredFeatures", "TopologyAwareWorkloadScheduling",
+                             "InPlacePodLevelResourcesVerticalScaling", "PodLevelResources"})
 
 
 def declarations(features) -> dict[str, Declaration]:

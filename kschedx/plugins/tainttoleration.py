@@ -7,7 +7,7 @@ from itertools import compress
 from ..config import names
 from ..framework.declaration import Declaration
 from ..framework.events import ActionType as A, NODE, POD, Register
-from ..framework.interface import MAX_NODE_SCORE, Plugin
+from ..framework.interface import MAX_NODE_SCORE, Plugin, features_of
 from ..framework.status import Code, Status
 from .helper.normalize_score import default_normalize_score, default_normalize_values
 from ..api.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint, tolerations_tolerate_taint
@@ -19,8 +19,19 @@ _PRE_SCORE_KEY = "PreScoreTaintToleration"
 class TaintToleration(Plugin):
     name = names.TaintToleration
 
+    def __init__(self, handle, args=None):
+        super().__init__(handle, args)
+        self.comparison_operators = features_of(handle).enable_taint_toleration_comparison_operators
+
+    def pre_filter(self, state, pod_info, nodes):
+        """From 1.37; it skips only pods of a deferred resize
+        (InPlacePodVerticalScalingSchedulerPreemption, not reproduced), so
+        every pending pod passes it."""
+        return None, None
+
     def filter(self, state, pod_info, node_info):
-        taint = find_matching_untolerated_taint(node_info.taints, pod_info.spec.get("tolerations"), DO_NOT_SCHEDULE)
+        taint = find_matching_untolerated_taint(node_info.taints, pod_info.spec.get("tolerations"), DO_NOT_SCHEDULE,
+                                                self.comparison_operators)
         if taint is None:
             return None
         return Status(
@@ -41,7 +52,8 @@ class TaintToleration(Plugin):
         tols = state.read(_PRE_SCORE_KEY)
         count = 0
         for taint in node_info.taints:
-            if taint.get("effect") == "PreferNoSchedule" and not tolerations_tolerate_taint(tols, taint):
+            if taint.get("effect") == "PreferNoSchedule" and not tolerations_tolerate_taint(
+                    tols, taint, self.comparison_operators):
                 count += 1
         return count
 
@@ -76,7 +88,9 @@ DECLARATION = Declaration(
     name=names.TaintToleration,
     factory=TaintToleration,
     points=frozenset({"filter", "preScore", "score"}),
+    points_from=(("1.37", frozenset({"preFilter"})),),
     events=(Register(NODE, A.Add | A.UpdateNodeTaint), Register(POD, A.UpdatePodToleration)),
+    gates=frozenset({"TaintTolerationComparisonOperators"}),
     details="taints",
     node_local=True,
 )

@@ -82,7 +82,7 @@ def version_fields(features: Features | None) -> dict:
 
 def scheduler_text(doc: dict) -> str:
     """The kube-scheduler a result reproduces, as every output format names
-    it: "kube-scheduler v1.36.2", with the feature gates set otherwise than
+    it: "kube-scheduler v1.37.2", with the feature gates set otherwise than
     the version's defaults ("" for a document that does not say)."""
     release = (doc.get("reference") or {}).get("kubernetes") or doc.get("kubeVersion")
     if not release:

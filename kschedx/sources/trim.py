@@ -33,12 +33,13 @@ _POD_SPEC = frozenset({
     "priority", "priorityClassName", "preemptionPolicy", "runtimeClassName", "overhead",
     "topologySpreadConstraints", "volumes", "containers", "initContainers", "hostNetwork",
     "resources", "resourceClaims", "restartPolicy", "os", "hostname", "subdomain",
-    "terminationGracePeriodSeconds", "hostUsers",
+    "terminationGracePeriodSeconds", "hostUsers", "ephemeralContainers",
 })
 
 # Per container: the image (ImageLocality), ports (NodePorts), requests and limits
 # (NodeResourcesFit, admission), restartPolicy (sidecar init containers),
-# restartPolicyRules (NodeDeclaredFeatures, as the pod's hostUsers).
+# restartPolicyRules (NodeDeclaredFeatures, as the pod's hostUsers), the
+# volume mounts that set bindMountOptions (NodeDeclaredFeatures from 1.37).
 _CONTAINER = frozenset({"name", "image", "ports", "resources", "restartPolicy", "restartPolicyRules"})
 
 # Volume sources no scheduling plugin looks into: keep the volume and its type.
@@ -110,7 +111,7 @@ def _pod_spec(spec: dict) -> dict:
     for key, value in spec.items():
         if key not in _POD_SPEC:
             continue
-        if key in ("containers", "initContainers") and isinstance(value, list):
+        if key in ("containers", "initContainers", "ephemeralContainers") and isinstance(value, list):
             value = [_container(c) for c in value]
         elif key == "volumes" and isinstance(value, list):
             value = [_volume(v) for v in value]
@@ -121,7 +122,14 @@ def _pod_spec(spec: dict) -> dict:
 def _container(c):
     if not isinstance(c, dict):
         return c
-    return {k: v for k, v in c.items() if k in _CONTAINER}
+    out = {k: v for k, v in c.items() if k in _CONTAINER}
+    mounts = c.get("volumeMounts")
+    if isinstance(mounts, list):
+        kept = [{"name": m.get("name"), "bindMountOptions": m["bindMountOptions"]} for m in mounts
+                if isinstance(m, dict) and m.get("bindMountOptions")]
+        if kept:
+            out["volumeMounts"] = kept
+    return out
 
 
 def _volume(v):

@@ -12,11 +12,15 @@ or tolerations: most of a 150,000-pod snapshot).
 
 from __future__ import annotations
 
+from ..api.taints import decimal_int64
 from ..util.errors import InputError
 
 NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 LABEL_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 TOLERATION_OPERATORS = ("Equal", "Exists")
+# Lt and Gt: stored where the API server has TaintTolerationComparisonOperators
+# on, so a cluster can hold them whatever kube-scheduler does with them.
+COMPARISON_OPERATORS = ("Lt", "Gt")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
 
@@ -47,7 +51,10 @@ def _tolerations(tolerations) -> None:
     for i, t in enumerate(tolerations or ()):
         path = f"spec.tolerations[{i}]"
         op = t.get("operator") or "Equal"
-        if op not in TOLERATION_OPERATORS:
+        if op in COMPARISON_OPERATORS:
+            if decimal_int64(t.get("value") or "") is None:
+                raise _Invalid(f"{path}.value", "must be a valid decimal integer in canonical form")
+        elif op not in TOLERATION_OPERATORS:
             raise _unsupported(f"{path}.operator", t.get("operator"), TOLERATION_OPERATORS)
         if op == "Exists" and t.get("value"):
             raise _Invalid(f"{path}.operator", "value must be empty when `operator` is 'Exists'")

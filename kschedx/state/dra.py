@@ -138,7 +138,7 @@ class DRAObjects:
         self.slices: list[dict] = sorted(cluster.resource_slices.values(), key=lambda s: s["metadata"]["name"])
         self._allocated: dict[bool, AllocatedState] = {}
         self._extended: dict[str, dict] | None = None
-        self._patched: list[dict] | None = None
+        self._patched: dict[bool, list[dict]] = {}
         # Data plugins derive from these objects alone and keep for good.
         self.cache: dict = {}
 
@@ -150,15 +150,18 @@ class DRAObjects:
                 base.add_claim(claim, key, consumable_capacity)
         return base
 
-    def slices_with_taint_rules(self) -> list[dict]:
+    def slices_with_taint_rules(self, need_selector: bool = False) -> list[dict]:
         """ListWithDeviceTaintRules with DRADeviceTaintRules on: the slices,
         a device a rule selects (by driver, pool and device name, each
-        optional) carrying the rule's taint after its own. Upstream applies
-        the rules in informer order; kschedx by rule name."""
-        out = self._patched
+        optional) carrying the rule's taint after its own. A rule without
+        deviceSelector selects every device, or (`need_selector`, from 1.37)
+        none. Upstream applies the rules in informer order; kschedx by rule
+        name."""
+        out = self._patched.get(need_selector)
         if out is None:
             rules = [self.cluster.device_taint_rules[k] for k in sorted(getattr(self.cluster, "device_taint_rules", {}))]
-            out = self._patched = [_apply_taint_rules(s, rules) for s in self.slices] if rules else self.slices
+            out = self._patched[need_selector] = (
+                [_apply_taint_rules(s, rules, need_selector) for s in self.slices] if rules else self.slices)
         return out
 
     def extended_resource_class(self, resource_name: str):
@@ -225,19 +228,21 @@ class DRAState:
             out.add_claim(claim, claim_key(claim), consumable_capacity)
         return out
 
-    def slices_with_taint_rules(self) -> list[dict]:
-        return self.objects.slices_with_taint_rules()
+    def slices_with_taint_rules(self, need_selector: bool = False) -> list[dict]:
+        return self.objects.slices_with_taint_rules(need_selector)
 
     def extended_resource_class(self, resource_name: str):
         return self.objects.extended_resource_class(resource_name)
 
 
-def _apply_taint_rules(slice_: dict, rules: list[dict]) -> dict:
+def _apply_taint_rules(slice_: dict, rules: list[dict], need_selector: bool = False) -> dict:
     """Tracker.applyPatches for one slice (a copy when a rule applies)."""
     spec = slice_.get("spec") or {}
     patched = None
     for rule in rules:
         rspec = rule.get("spec") or {}
+        if need_selector and rspec.get("deviceSelector") is None:
+            continue
         sel = rspec.get("deviceSelector") or {}
         if sel.get("driver") is not None and sel["driver"] != spec.get("driver"):
             continue

@@ -35,7 +35,7 @@ from ..util.errors import InputError
 from .cluster import ClusterState, admit_object, admit_pod, indexed_attribute, obj_key
 from . import cache
 from .snapshot import build_snapshot
-from .types import PodInfo, SpecFacts, reset_signatures, signature_count, spec_facts_key
+from .types import PodInfo, SpecFacts, request_options, reset_signatures, signature_count, spec_facts_key
 
 # Pods sharing PodInfo facts (SpecFacts) by spec: started again past this many.
 FACTS_LIMIT = 50_000
@@ -200,7 +200,7 @@ class LiveCluster:
     def _pod_info(self, pod: dict) -> PodInfo:
         key = spec_facts_key(pod)
         facts = self.facts.get(key) if key is not None else None
-        pi = PodInfo(pod, facts, self.features.enable_in_place_pod_level_resources_vertical_scaling)
+        pi = PodInfo(pod, facts, request_options(self.features))
         if facts is None and key is not None:
             if len(self.facts) >= FACTS_LIMIT:
                 self.facts.clear()

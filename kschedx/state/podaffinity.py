@@ -43,23 +43,23 @@ class AffinityTerm:
             return self.selector.matches(pod_info.labels)
         return False
 
-    def with_namespaces_merged(self, cluster, drop_selector: bool = True) -> "AffinityTerm":
+    def with_namespaces_merged(self, cluster, replace_selector: bool = True) -> "AffinityTerm":
         """mergeAffinityTermNamespacesIfNotEmpty: an incoming pod's non-empty
-        namespaceSelector is unrolled into namespace names once per cycle, so
-        existing pods are matched by name (their namespaces' labels are not
-        looked up). `drop_selector` False keeps the selector beside the names,
-        as upstream did until 1.37 (Features'
-        inter_pod_affinity_unrolls_namespace_selector): it is then matched
-        against no labels, so a selector that empty labels satisfy (NotIn,
-        DoesNotExist) matches pods of every namespace."""
+        namespaceSelector is unrolled into namespace names once per cycle,
+        and (`replace_selector`, from 1.37) replaced by Nothing, so existing
+        pods are matched by name only. Before 1.37 the term was passed by
+        value and the replacement lost: the selector stays, and existing pods
+        are matched against it with no namespace labels, so a selector that
+        an empty label set satisfies (NotIn, DoesNotExist) matches pods of
+        every namespace."""
         if self.namespace_selector.is_empty():
             return self
         names = set(self.namespaces)
         for name, ns in cluster.namespaces.items():
             if self.namespace_selector.matches(ns["metadata"].get("labels") or {}):
                 names.add(name)
-        kept = NOTHING if drop_selector else self.namespace_selector
-        return AffinityTerm(frozenset(names), self.selector, self.topology_key, kept, self.raw)
+        return AffinityTerm(frozenset(names), self.selector, self.topology_key,
+                            NOTHING if replace_selector else self.namespace_selector, self.raw)
 
     def describe(self) -> dict:
         d = {"topologyKey": self.topology_key, "labelSelector": selector_string(self.selector)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..features import Features, default_features
 from ..util.gc_policy import builds_long_lived
 from .cluster import ClusterState
-from .types import ImageStateSummary, NodeInfo, PodInfo, SpecFacts, spec_facts_key
+from .types import ImageStateSummary, NodeInfo, PodInfo, SpecFacts, request_options, spec_facts_key
 
 # Pods whose specs hold the same objects share what PodInfo derives from
 # them (SpecFacts); False computes it for every pod (tests compare the two).
@@ -26,7 +26,7 @@ class Snapshot:
         # The version and gates the snapshot was built for (NodeInfo and
         # PodInfo accounting follows some gates, as upstream's cache does).
         self.features = features if features is not None else default_features()
-        self.pod_level_status = self.features.enable_in_place_pod_level_resources_vertical_scaling
+        self.request_options = request_options(self.features)
         self.node_infos = node_infos
         self.by_name = {ni.name: ni for ni in node_infos}
         self.warnings = warnings or []
@@ -69,7 +69,7 @@ class Snapshot:
 
     def pod_info(self, pod: dict, facts: "SpecFacts | None" = None) -> PodInfo:
         """A PodInfo whose requests follow the snapshot's feature gates."""
-        return PodInfo(pod, facts, self.pod_level_status)
+        return PodInfo(pod, facts, self.request_options)
 
     def drop_columns(self) -> None:
         """Nodes were added or removed: the columns are built again when next asked.
@@ -125,7 +125,7 @@ def build_snapshot(cluster: ClusterState, features: Features | None = None) -> S
     on_node: dict[str, list[PodInfo]] = {ni.name: [] for ni in node_infos}
     pod_infos, assigned = snap.pod_infos, snap.assigned_pod_node
     share = SHARE_SPEC_FACTS
-    pod_level_status = snap.pod_level_status
+    options = snap.request_options
     pending = snap.pending_pods
     # Groups of pods known to have the same facts (ClusterState.facts_groups),
     # for the pods still where they were when grouped.
@@ -147,17 +147,17 @@ def build_snapshot(cluster: ClusterState, features: Features | None = None) -> S
             group = group_of[i] if group_pods and group_pods[i] is pod else -1
             if group >= 0:
                 facts = by_group.get(group)
-                pi = PodInfo(pod, facts, pod_level_status)
+                pi = PodInfo(pod, facts, options)
                 if facts is None:
                     by_group[group] = SpecFacts(pi)
             else:
                 key = spec_facts_key(pod)
                 facts = shared.get(key) if key is not None else None
-                pi = PodInfo(pod, facts, pod_level_status)
+                pi = PodInfo(pod, facts, options)
                 if facts is None and key is not None:
                     shared[key] = SpecFacts(pi)
         else:
-            pi = PodInfo(pod, None, pod_level_status)
+            pi = PodInfo(pod, None, options)
         pis.append(pi)
         uid = pi.uid
         pod_infos[uid] = pi

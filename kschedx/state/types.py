@@ -16,7 +16,9 @@ from operator import attrgetter
 
 from ..api.resources import (
     CPU,
+    DEFAULT_OPTIONS,
     MEMORY,
+    RequestOptions,
     Resource,
     defaults_apply,
     non_missing_container_requests,
@@ -112,10 +114,10 @@ class PodInfo:
         "_cache",
     )
 
-    def __init__(self, pod: dict, facts: "SpecFacts | None" = None, pod_level_status: bool = False):
-        """`pod_level_status`: InPlacePodLevelResourcesVerticalScaling (on from
-        1.36), whether a resized pod's pod-level status counts in its requests
-        (Snapshot.pod_info makes PodInfos with its features' value)."""
+    def __init__(self, pod: dict, facts: "SpecFacts | None" = None, options: RequestOptions = DEFAULT_OPTIONS):
+        """`options`: how the version and its gates count the pod's requests
+        (request_options(); Snapshot.pod_info makes PodInfos with its
+        features' options)."""
         meta = pod["metadata"]
         spec = pod["spec"]
         self.pod = pod
@@ -142,11 +144,11 @@ class PodInfo:
             self.has_required_anti_affinity = facts.has_required_anti_affinity
             return
 
-        requests = pod_requests(pod, pod_level_status=pod_level_status)
+        requests = pod_requests(pod, options=options)
         self.resource = Resource()
         self.resource.add_milli_list(requests)
-        non_missing = non_missing_container_requests(pod, requests)
-        non0 = (pod_requests(pod, non_missing=non_missing, pod_level_status=pod_level_status)
+        non_missing = non_missing_container_requests(pod, requests, options.pod_level_resources)
+        non0 = (pod_requests(pod, non_missing=non_missing, options=options)
                 if defaults_apply(pod, non_missing) else requests)
         self.non0_cpu = non0.get(CPU, 0)
         self.non0_mem = value_of(non0.get(MEMORY, 0))
@@ -222,6 +224,14 @@ class SpecFacts:
         self.pvc_names = pi.pvc_names
         self.has_affinity = pi.has_affinity
         self.has_required_anti_affinity = pi.has_required_anti_affinity
+
+
+def request_options(features) -> RequestOptions:
+    """How the scheduler of these features counts a pod's requests in its
+    cache (PodInfo.CalculateResource)."""
+    return RequestOptions(features.enable_pod_level_resources,
+                          features.enable_in_place_pod_level_resources_vertical_scaling,
+                          features.pod_requests_aggregate_status)
 
 
 def spec_facts_key(pod: dict):

@@ -83,6 +83,17 @@ def verdict(r, name: str, record: bool = True) -> dict:
     return out
 
 
+def add_templates(p: dict, scheds, pi, templates) -> None:
+    """A pod document's "templates": which pools could take the pod (explain
+    and a workload's replicas alike)."""
+    if not templates:
+        return
+    source = p.pop("source", None)
+    p["templates"] = templates_answer(scheds, pi, templates)
+    if source is not None:
+        p["source"] = source  # the pod's last key stays last
+
+
 def templates_answer(scheds, pi, templates) -> dict:
     """explain's `templates` for an unschedulable pod: which templates could
     take it, and each one's verdict on its new node."""

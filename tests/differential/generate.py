@@ -845,7 +845,9 @@ class _Generator:
             self.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "nic"},
                       "spec": {"selectors": [{"cel": {"expression": 'device.driver == "nic.example.com"'}}]}})
         if self.chance(0.25):
-            rule = {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule",
+            # v1alpha3: the one version of DeviceTaintRule every supported
+            # release serves (1.35 has no other).
+            rule = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule",
                     "metadata": {"name": "drain-gpus"},
                     "spec": {"deviceSelector": {"driver": DRIVER},
                              "taint": {"key": "example.com/maintenance", "effect": self.pick(["NoSchedule", "NoExecute"])}}}

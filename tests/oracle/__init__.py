@@ -87,6 +87,81 @@ def run(version: str, fixture, mode: str = "explain", config=None, feature_gates
     return json.loads(proc.stdout)
 
 
+def gate_dump(version: str, feature_gates=None) -> dict:
+    """`oracle --dump-gates`: every gate the version's kube-scheduler
+    registers, {"gates": {name: {stage, default, locked, since, enabled,
+    history: [specs], dependencies: [...]}}, "emulationVersion", ...}."""
+    args = [str(build(version)), "--dump-gates"]
+    if feature_gates:
+        args += ["--feature-gates", _gates_arg(feature_gates)]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise OracleError(f"oracle {version} --dump-gates failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout)
+
+
+_STAGES = {"Alpha": "ALPHA", "Beta": "BETA", "GA": "GA", "Deprecated": "DEPRECATED"}
+
+
+def history_row(spec: dict) -> str:
+    """A versioned spec of the dump as kschedx/features/history.py writes it."""
+    parts = [f'"{spec["version"]}"', "True" if spec["default"] else "False", _STAGES.get(spec["stage"], spec["stage"])]
+    if spec["locked"] or spec.get("minCompatibilityVersion"):
+        parts.append("LOCKED" if spec["locked"] else "False")
+    if spec.get("minCompatibilityVersion"):
+        parts.append(f'"{spec["minCompatibilityVersion"]}"')
+    return "(" + ", ".join(parts) + ")"
+
+
+def gate_table_differences(version: str, dump: dict) -> list[str]:
+    """Where kschedx's table of `version` (features/versions.gate_table,
+    derived from features/history.py) is not kube-scheduler's, as texts
+    naming what to change; [] when they agree (gates, stage, default,
+    lock, since, dependencies, and each gate's history rows)."""
+    from kschedx.features import history
+    from kschedx.features.versions import gate_table
+
+    gates, dependencies = gate_table(version)
+    real = dump["gates"]
+    out = []
+    for name in sorted(set(real) - set(gates)):
+        rows = ", ".join(history_row(s) for s in real[name]["history"])
+        out.append(f"{name}: registered by kube-scheduler {version}, not in kschedx's table "
+                   f"(HISTORY: ({rows}{',' if len(real[name]['history']) == 1 else ''}); REGISTERED / REMOVED)")
+    for name in sorted(set(gates) - set(real)):
+        out.append(f"{name}: in kschedx's {version} table, not registered by kube-scheduler {version} "
+                   "(REGISTERED / REMOVED)")
+    for name in sorted(set(gates) & set(real)):
+        r = real[name]
+        want = (r["stage"], r["default"], r["locked"], r.get("since"))
+        if gates[name] != want:
+            out.append(f"{name}: kschedx {gates[name]}, kube-scheduler {want} at {version}")
+        if sorted(dependencies.get(name, ())) != sorted(r["dependencies"]):
+            out.append(f"{name}: depends on {sorted(dependencies.get(name, ()))} in kschedx, on "
+                       f"{sorted(r['dependencies'])} in kube-scheduler {version} (DEPENDENCIES)")
+        if _newest_registering(name) == version:
+            rows = tuple(tuple(x) for x in history.HISTORY.get(name, ()))
+            real_rows = "(" + ", ".join(history_row(s) for s in r["history"]) + ")"
+            mine = "(" + ", ".join(history_row(_spec_dict(x)) for x in rows) + ")"
+            if mine != real_rows:
+                out.append(f"{name}: HISTORY rows {mine}, kube-scheduler {version} keeps {real_rows}")
+    return out
+
+
+def _newest_registering(name: str) -> str:
+    """The newest supported minor whose table has the gate (its rows are that release's)."""
+    from kschedx.features.versions import SUPPORTED_VERSIONS, gate_table
+
+    return [v for v in SUPPORTED_VERSIONS if name in gate_table(v)[0]][-1]
+
+
+def _spec_dict(row) -> dict:
+    d = {"version": row[0], "default": row[1], "stage": row[2], "locked": bool(row[3]) if len(row) > 3 else False}
+    if len(row) > 4 and row[4]:
+        d["minCompatibilityVersion"] = row[4]
+    return d
+
+
 class Server:
     """One oracle process serving many runs (`oracle --serve`): requests
     one at a time, each answered with the document `run()` would return.
@@ -167,6 +242,31 @@ def binary_or_skip(version: str) -> Path:
         if os.environ.get(REQUIRE_ENV) == "1":
             pytest.fail(f"{exc} ({REQUIRE_ENV}=1: the oracle is required here)")
         pytest.skip(str(exc))
+
+
+# -- golden-versions/differences -------------------------------------------------
+
+DIFFERENCES = REPO / "tests" / "golden-versions" / "differences"
+
+
+def difference_runs() -> list[dict]:
+    """golden-versions/differences/index.yaml: each run with its `case`
+    (fixture path), `gates` ({minor: "A=true,..."}), `versions` and where
+    each version's expected document is (`expected`: {minor: path})."""
+    import yaml
+
+    out = []
+    for entry in yaml.safe_load((DIFFERENCES / "index.yaml").read_text()):
+        name = entry["run"]
+        case = DIFFERENCES / f"{entry.get('case', name)}.yaml"
+        vs = entry.get("versions") or versions()
+        out.append({
+            "run": name, "case": case, "gates": entry.get("gates") or {}, "versions": vs,
+            "shows": entry.get("shows", ""),
+            "expected": {v: REPO / "tests" / "golden-versions" / "expected" / f"v{v}" / "differences" / f"{name}.json"
+                         for v in vs},
+        })
+    return out
 
 
 # -- the golden corpus's file format ---------------------------------------------

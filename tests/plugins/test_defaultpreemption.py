@@ -45,8 +45,8 @@ class Env:
     """A cluster, its snapshot and a default-profile framework whose nominator
     holds the pending pods' nominations; `plugin` is its DefaultPreemption."""
 
-    def __init__(self, objects, tie_break="name", seed=None):
-        self.fw = framework(*objects, tie_break=tie_break, seed=seed, version=VERSION)
+    def __init__(self, objects, tie_break="name", seed=None, version=VERSION):
+        self.fw = framework(*objects, tie_break=tie_break, seed=seed, version=version)
         self.cluster = self.fw.cluster
         self.snapshot = self.fw.snapshot
         for p in self.cluster.pending_pods():

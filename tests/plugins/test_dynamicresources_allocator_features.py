@@ -24,11 +24,12 @@ CAP0, CAP1 = "capacity-0", "capacity-1"
 
 
 def feats(*, v136=True, **on) -> AllocatorFeatures:
-    """Only the named features on, like upstream's Features{...} literals."""
+    """Only the named features on, like upstream's Features{...} literals;
+    `v136`: the allocators of v1.36.3 (else v1.35's)."""
     base = dict(admin_access=False, prioritized_list=False, partitionable_devices=False, device_taints=False,
                 device_binding_and_status=False, consumable_capacity=False)
     base.update(on)
-    return AllocatorFeatures(v136=v136, **base)
+    return AllocatorFeatures(subrequest_fixes=v136, sorted_pools=v136, rollback=v136, **base)
 
 
 def node(name, region="region-1"):

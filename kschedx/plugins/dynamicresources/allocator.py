@@ -10,8 +10,8 @@ experimental with those fixes, pools and slices in name order, a search over
 combinations instead of permutations, allocations pinned to the node they
 were made for). This module is one allocator: `AllocatorFeatures` carries
 the features the scheduler enables (structured.Features) and which code
-generation runs (`v136`), and the differences between the four follow from
-them. The allocator never reads a gate.
+version's behaviour (`sorted_pools`: v1.36's allocators, `subrequest_fixes`,
+`rollback`), and the differences between the four follow from them. The allocator never reads a gate.
 
 The algorithm is upstream's: an exhaustive depth-first search that takes the
 first complete solution, claim after claim, request after request, device
@@ -57,8 +57,11 @@ def claim_key(claim: dict) -> str:
 
 @dataclass(frozen=True)
 class AllocatorFeatures:
-    """structured.Features as the scheduler sets them, and the code
-    generation (`v136`: the allocators of v1.36)."""
+    """structured.Features as the scheduler sets them, and what the version's
+    allocators do (features.behaviour): `sorted_pools` (v1.36's stable and
+    incubating: pools and slices in name order, combinations, allocations
+    pinned to their node), `subrequest_fixes`, `rollback` (v1.36.3: a
+    refused device gives back what it took)."""
 
     admin_access: bool = True
     prioritized_list: bool = True
@@ -66,7 +69,23 @@ class AllocatorFeatures:
     device_taints: bool = False
     device_binding_and_status: bool = False
     consumable_capacity: bool = False
-    v136: bool = False
+    subrequest_fixes: bool = False
+    sorted_pools: bool = False
+    rollback: bool = False
+    # v1.37's allocators (features.behaviour names each): a distinctAttribute
+    # constraint over every device; counters per pool of a driver; the claim
+    # limit checked per request; CEL runtime errors naming the device; "All"
+    # devices chosen by their static capacity; a capacity rounded up to a
+    # step written in the step's format; slices using counter compatibility
+    # groups ignored; requests with derived attributes refused.
+    distinct_all_devices: bool = False
+    counters_by_pool_id: bool = False
+    claim_limit_per_request: bool = False
+    cel_errors_name_device: bool = False
+    all_mode_static_capacity: bool = False
+    capacity_in_step_format: bool = False
+    compatibility_group_slices_ignored: bool = False
+    derived_attributes_refused: bool = False
 
     @property
     def extended(self) -> bool:
@@ -77,7 +96,7 @@ class AllocatorFeatures:
     @property
     def variant(self) -> str:
         """The upstream allocator these features select."""
-        if self.v136:
+        if self.sorted_pools:
             return "incubating" if self.extended else "stable"
         return "experimental" if self.extended else "incubating"
 
@@ -87,13 +106,13 @@ class AllocatorFeatures:
         the previous one (combinations), the node selector of an allocation
         names the node it was made for (and devices that bind to a node pin
         it), and counters count devices shared or with capacity in use."""
-        return self.v136 and self.extended
+        return self.sorted_pools and self.extended
 
     @property
     def binding_order(self) -> str:
         if not self.extended:
             return ""
-        return "pools" if self.v136 else "slices"
+        return "pools" if self.sorted_pools else "slices"
 
 
 class AllocatorError(Exception):
@@ -113,7 +132,7 @@ class RequestAccessor:
     as the API server stores it."""
 
     __slots__ = ("name", "device_class_name", "allocation_mode", "count", "admin_access", "has_admin_access",
-                 "selectors", "tolerations", "is_sub", "capacity")
+                 "selectors", "tolerations", "is_sub", "capacity", "derived_attributes")
 
     def __init__(self, spec: dict, name: str, is_sub: bool):
         self.name = name
@@ -130,6 +149,7 @@ class RequestAccessor:
         self.admin_access = bool(admin)
         self.selectors = spec.get("selectors") or []
         self.tolerations = spec.get("tolerations") or []
+        self.derived_attributes = spec.get("derivedAttributes") or []
         cap = spec.get("capacity")
         # capacity.requests: name -> Quantity (None: no capacity requirements)
         self.capacity = None
@@ -232,16 +252,20 @@ class MatchAttributeConstraint(_Constraint):
 
 
 class DistinctAttributeConstraint(_Constraint):
-    """Devices of the named requests have pairwise different values. As
-    upstream, one value is remembered per request name (a later device of
-    the same request replaces it, removing one forgets it)."""
+    """Devices of the named requests have pairwise different values. Before
+    v1.37 one value is remembered per request name (a later device of the
+    same request replaces it, removing one forgets it); from v1.37
+    (`all_devices`) every added device's value is kept, the last removed
+    first."""
 
-    __slots__ = ("attributes",)
+    __slots__ = ("attributes", "all_devices", "values")
     kind = "distinctAttribute"
 
-    def __init__(self, request_names, attribute_name: str):
+    def __init__(self, request_names, attribute_name: str, all_devices: bool = False):
         super().__init__(request_names, attribute_name)
         self.attributes: dict[str, dict] = {}
+        self.all_devices = all_devices
+        self.values: list[dict] = []
 
     def add(self, request_name: str, sub_request_name: str, device: SliceDevice) -> bool:
         if not self._applies(request_name, sub_request_name):
@@ -249,6 +273,14 @@ class DistinctAttributeConstraint(_Constraint):
         attr = lookup_attribute(device.device, device.id[0], self.attribute_name)
         if attr is None:
             return False
+        if self.all_devices:
+            kind = _kind(attr)
+            for other in self.values:
+                if kind is None or (other.get(kind) is not None and other[kind] == attr[kind]):
+                    return False
+            self.values.append(attr)
+            self.num_devices += 1
+            return True
         if self.num_devices == 0:
             self.attributes[request_name] = attr
             self.num_devices = 1
@@ -264,7 +296,10 @@ class DistinctAttributeConstraint(_Constraint):
     def remove(self, request_name: str, sub_request_name: str, device: SliceDevice) -> None:
         if not self._applies(request_name, sub_request_name):
             return
-        self.attributes.pop(request_name, None)
+        if self.all_devices:
+            self.values.pop()
+        else:
+            self.attributes.pop(request_name, None)
         self.num_devices -= 1
 
 
@@ -277,7 +312,7 @@ def _go_equal(a: Quantity, b: Quantity) -> bool:
             and a._s == b._s)
 
 
-def _round_up_range(requested: Quantity, valid_range: dict) -> Quantity:
+def _round_up_range(requested: Quantity, valid_range: dict, step_format: bool = False) -> Quantity:
     mn = parse_quantity(valid_range["min"])
     if requested.cmp(mn) < 0:
         return mn
@@ -289,7 +324,9 @@ def _round_up_range(requested: Quantity, valid_range: dict) -> Quantity:
     n = _go_quo(added, step)
     if _go_rem(added, step) != 0:
         n += 1
-    return Quantity.from_int(_wrap64(lo + step * n), "BinarySI")
+    # v1.37 writes the result in the step's format (before: BinarySI).
+    fmt = parse_quantity(valid_range["step"]).format if step_format else "BinarySI"
+    return Quantity.from_int(_wrap64(lo + step * n), fmt)
 
 
 def _go_quo(a: int, b: int) -> int:
@@ -305,7 +342,8 @@ def _wrap64(v: int) -> int:
     return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
 
 
-def consumed_capacity(requested: Quantity | None, value: Quantity, policy: dict | None) -> Quantity:
+def consumed_capacity(requested: Quantity | None, value: Quantity, policy: dict | None,
+                      step_format: bool = False) -> Quantity:
     """calculateConsumedCapacity: what one allocation of a capacity takes."""
     if requested is None:
         if policy is not None and policy.get("default") is not None:
@@ -315,7 +353,7 @@ def consumed_capacity(requested: Quantity | None, value: Quantity, policy: dict 
         return requested
     vr = policy.get("validRange")
     if vr is not None and vr.get("min") is not None:
-        return _round_up_range(requested, vr)
+        return _round_up_range(requested, vr, step_format)
     if policy.get("validValues") is not None:
         for v in policy["validValues"]:
             q = parse_quantity(v)
@@ -369,13 +407,21 @@ def capacity_check(request: RequestAccessor, device: SliceDevice, allocated: dic
     return True, None
 
 
-def consumed_from_request(request: RequestAccessor, device: SliceDevice) -> dict:
+def consumed_from_request(request: RequestAccessor, device: SliceDevice, step_format: bool = False) -> dict:
     """GetConsumedCapacityFromRequest."""
     out = {}
     for name, (value, policy) in device.capacity.items():
         req = request.capacity.get(name) if request.capacity else None
-        out[name] = consumed_capacity(req, value, policy)
+        out[name] = consumed_capacity(req, value, policy, step_format)
     return out
+
+
+def enhance_runtime_error(text: str) -> str:
+    """cel.EnhanceRuntimeError (v1.37): a hint on "no such key" errors."""
+    if "no such key:" in text:
+        return (text + ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
+                "with has() for optional fields")
+    return text
 
 
 def taint_tolerated(taint: dict, tolerations) -> bool:
@@ -417,8 +463,9 @@ class Allocator:
         self.allocated: AllocatedState = allocated
         self.classes = manager.classes
         self.pool_index = manager.pool_index(self.features)
-        # availableCounters: per pool *name* (as upstream keys it), computed
-        # once per allocator from the devices already allocated.
+        # availableCounters: per pool *name* (as upstream keys it before
+        # v1.37; by driver and pool from v1.37), computed once per allocator
+        # from the devices already allocated.
         self.available_counters: dict[str, dict] = {}
         self._share_seq = 0
 
@@ -437,7 +484,8 @@ class Allocator:
         return device_id in self.allocated.dedicated
 
     def pool_available_counters(self, pool: Pool) -> dict:
-        avail = self.available_counters.get(pool.pool)
+        key = pool.pool_id if self.features.counters_by_pool_id else pool.pool
+        avail = self.available_counters.get(key)
         if avail is None:
             avail = {name: dict(counters) for name, counters in (pool.counter_sets or {}).items()}
             for d in pool.devices + pool.not_targeting:
@@ -450,7 +498,7 @@ class Allocator:
                     for name, q in counters.items():
                         if name in cs:
                             cs[name] = cs[name] - q
-            self.available_counters[pool.pool] = avail
+            self.available_counters[key] = avail
         return avail
 
     def new_share_id(self, seed: str) -> str:
@@ -500,18 +548,23 @@ class _Run:
                     for si, sub in enumerate(first):
                         # v1.35 computes subrequest i's "All" devices under the
                         # key of subrequest i-1 (fixed in v1.36).
-                        key_si = si if f.v136 else max(si - 1, 0)
+                        key_si = si if f.subrequest_fixes else max(si - 1, 0)
                         rd = self._validate(RequestAccessor(sub, sub.get("name", ""), True), parent, ci, ri, key_si)
                         self.request_data[(ci, ri, si)] = rd
                         if min_req is None or rd.num_devices < min_req:
                             min_req = rd.num_devices
-                    min_devices += min_req or 0
+                    adding = min_req or 0
                 else:
                     rd = self._validate(RequestAccessor(req.get("exactly") or {}, req.get("name", ""), False),
                                         None, ci, ri, 0)
                     self.request_data[(ci, ri, 0)] = rd
-                    min_devices += rd.num_devices
-            if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
+                    adding = rd.num_devices
+                if f.claim_limit_per_request and adding > ALLOCATION_RESULTS_MAX_SIZE - min_devices:
+                    raise AllocatorError(
+                        f"claim {claim_key(claim)}, request {req.get('name')}: adding {adding} devices exceeds the "
+                        f"claim limit of {ALLOCATION_RESULTS_MAX_SIZE}, with {min_devices} already accounted for")
+                min_devices += adding
+            if not f.claim_limit_per_request and min_devices > ALLOCATION_RESULTS_MAX_SIZE:
                 raise AllocatorError(f"claim {claim_key(claim)}: number of requested devices {min_devices} exceeds "
                                      f"the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
             for i, c in enumerate(_constraints(claim)):
@@ -519,7 +572,8 @@ class _Run:
                     self.constraints[ci].append(MatchAttributeConstraint(c.get("requests"), c["matchAttribute"]))
                 elif c.get("distinctAttribute") and f.extended:
                     self.constraints[ci].append(DistinctAttributeConstraint(c.get("requests"),
-                                                                            c["distinctAttribute"]))
+                                                                            c["distinctAttribute"],
+                                                                            f.distinct_all_devices))
                 else:
                     raise AllocatorError(
                         f"claim {claim_key(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)")
@@ -535,6 +589,9 @@ class _Run:
     def _validate(self, request: RequestAccessor, parent, ci, ri, si) -> RequestData:
         claim = self.claims[ci]
         rd = RequestData(request, parent)
+        if self.f.derived_attributes_refused and request.derived_attributes:
+            raise AllocatorError(f"claim {claim_key(claim)}, request {request.name}: cannot handle request with "
+                                 "derived attributes, the feature is disabled")
         for i, sel in enumerate(request.selectors):
             if not (sel.get("cel") or {}).get("expression"):
                 raise AllocatorError(f"claim {claim_key(claim)}, request {request.name}, selector #{i}: "
@@ -564,8 +621,13 @@ class _Run:
                 for dev in pool.devices:
                     if not self.is_selectable((ci, ri, si), rd, dev):
                         continue
-                    if self.f.consumable_capacity and not self._capacity_ok(request, dev)[0]:
-                        continue
+                    if self.f.consumable_capacity:
+                        # v1.37: the static capacity only; what others use is
+                        # checked when allocating (and makes "All" fail).
+                        ok = (capacity_check(request, dev, None, None)[0] if self.f.all_mode_static_capacity
+                              else self._capacity_ok(request, dev)[0])
+                        if not ok:
+                            continue
                     rd.all_devices.append((dev, pool))
             rd.num_devices = len(rd.all_devices)
         else:
@@ -625,7 +687,7 @@ class _Run:
                 return False
             # v1.35 forgets the subrequest here and goes on with subrequest 0's
             # data (fixed in v1.36).
-            nxt = (ci, ri, si if self.f.v136 else 0, di + 1)
+            nxt = (ci, ri, si if self.f.subrequest_fixes else 0, di + 1)
             try:
                 done = self.allocate_one(nxt, allocate_sub_request, None)
             except BaseException:
@@ -712,6 +774,9 @@ class _Run:
             try:
                 ok = compiled.matches(dev.cel)
             except cel.CelRuntimeError as exc:
+                if self.f.cel_errors_name_device:
+                    raise AllocatorError(f"{where()}: selector #{i} on device {dev.label()}: CEL runtime error: "
+                                         f"{enhance_runtime_error(str(exc))}") from None
                 raise AllocatorError(f"{where()}: selector #{i}: CEL runtime error: {exc}") from None
             if not ok:
                 return False
@@ -721,7 +786,7 @@ class _Run:
         """checkAvailableCounters: add the device's consumption to the run's
         and check every counter of the pool (keyed by pool name, as upstream)."""
         avail = self.a.pool_available_counters(pool)
-        consumed = self.consumed_counters.setdefault(pool.pool, {})
+        consumed = self.consumed_counters.setdefault(self._counters_key(pool), {})
         for set_name, counters in dev.counter_consumption():
             cs = consumed.setdefault(set_name, {})
             for name, q in counters.items():
@@ -740,11 +805,15 @@ class _Run:
                     return False
         return True
 
+    def _counters_key(self, pool: Pool) -> str:
+        return pool.pool_id if self.f.counters_by_pool_id else pool.pool
+
     def _uncount(self, dev: SliceDevice, pool: Pool) -> None:
         """deallocateCountersForDevice."""
-        consumed = self.consumed_counters.get(pool.pool)
+        key = self._counters_key(pool)
+        consumed = self.consumed_counters.get(key)
         if consumed is None:
-            consumed = self.consumed_counters[pool.pool] = {}
+            consumed = self.consumed_counters[key] = {}
         for set_name, counters in dev.counter_consumption():
             cs = consumed.setdefault(set_name, {})
             for name, q in counters.items():
@@ -752,10 +821,12 @@ class _Run:
                 cs[name] = -q if cur is None else cur - q
 
     def allocate_device(self, r, dev: SliceDevice, pool: Pool, must: bool):
-        """allocateDevice, in upstream's order of checks. As upstream, a
+        """allocateDevice, in upstream's order of checks. Before v1.36.3 a
         refusal after the counters were taken (a taint, a constraint, the
         capacity) does not give them back, and one after the constraints were
-        added (the capacity) does not take those back either."""
+        added (the capacity) does not take those back either; with `rollback`
+        (v1.36.3's deviceRollbackState) every refusal and every undo gives
+        back exactly what was taken."""
         ci, ri, si, di = r
         f = self.f
         rd = self.request_data[(ci, ri, si)]
@@ -768,36 +839,55 @@ class _Run:
         if not f.partitionable_devices and dev.consumes:
             return False, None
         skip_counters = allow_multiple and self._capacity_in_use(dev.id)
+        reserved = False
         if not skip_counters and dev.consumes:
             if not self._check_counters(dev, pool):
                 return False, None
+            reserved = True
+        rollback = f.rollback
         if rd.parent is None:
             base, sub = request.name, ""
         else:
             base, sub = rd.parent.name, request.name
         if f.device_taints and untolerated_taint(dev, request) is not None:
+            if rollback and reserved:
+                self._uncount(dev, pool)
             return False, None
         constraints = self.constraints[ci]
         for i, c in enumerate(constraints):
             if not c.add(base, sub, dev):
+                for e in range(i - 1, -1, -1) if rollback else range(i):
+                    constraints[e].remove(base, sub, dev)
+                if rollback and reserved:
+                    self._uncount(dev, pool)
                 if must:
                     raise AllocatorError(
                         f"claim {claim_key(self.claims[ci])}, request {request.name}: cannot add device "
                         f"{dev.label()} because a claim constraint would not be satisfied")
-                for e in range(i):
-                    constraints[e].remove(base, sub, dev)
                 return False, None
-        holders = self.allocating.setdefault(dev.id, set())
+        if rollback and allow_multiple:
+            holders = self.allocating.get(dev.id) or set()
+        else:
+            holders = self.allocating.setdefault(dev.id, set())
         if not allow_multiple:
             holders.add(ci)
         consumed = None
         share_id = None
+        entry_existed = False
         if f.consumable_capacity:
             if not self._capacity_ok(request, dev)[0]:
+                if rollback:
+                    if not allow_multiple:
+                        holders.discard(ci)
+                    for c in reversed(constraints):
+                        c.remove(base, sub, dev)
+                    if reserved:
+                        self._uncount(dev, pool)
                 return False, None
             if allow_multiple:
-                consumed = consumed_from_request(request, dev)
+                consumed = consumed_from_request(request, dev, f.capacity_in_step_format)
                 share_id = self.a.new_share_id(f"{claim_key(self.claims[ci])}/{rd.request_name()}/{dev.label()}")
+                entry_existed = dev.id in self.allocating_capacity
                 collection_insert(self.allocating_capacity, dev.id, consumed)
         result = {"request": rd.request_name(), "driver": dev.id[0], "pool": dev.id[1], "device": dev.id[2]}
         if request.admin_access:
@@ -818,6 +908,21 @@ class _Run:
         results.append((result, dev, consumed or None))
 
         def undo():
+            if rollback:
+                # rollbackDevice: in the opposite order of what was done.
+                del results[before:]
+                if consumed is not None:
+                    collection_remove(self.allocating_capacity, dev.id, consumed)
+                    if entry_existed and dev.id not in self.allocating_capacity:
+                        # The earlier share of the device must stay in use.
+                        self.allocating_capacity[dev.id] = {}
+                if not allow_multiple:
+                    holders.discard(ci)
+                for c in reversed(constraints):
+                    c.remove(base, sub, dev)
+                if reserved:
+                    self._uncount(dev, pool)
+                return
             for c in constraints:
                 c.remove(base, sub, dev)
             holders.discard(ci)

@@ -43,7 +43,7 @@ def claim_name_for(pod: dict, pod_claim: dict):
         "none of the supported fields are set")
 
 
-def check_is_for_pod(pod: dict, claim: dict, v136: bool = False) -> None:
+def check_is_for_pod(pod: dict, claim: dict, split_texts: bool = False) -> None:
     """resourceclaim.IsForPod: the claim must be controlled by the pod (the
     texts changed in v1.36; a claim of another namespace cannot reach here,
     claims are looked up in the pod's namespace)."""
@@ -53,7 +53,7 @@ def check_is_for_pod(pod: dict, claim: dict, v136: bool = False) -> None:
     same_ns = cmeta.get("namespace") == pmeta.get("namespace")
     claim_ref = f"{cmeta.get('namespace')}/{cmeta['name']}"
     pod_ref = f"{pmeta.get('namespace')}/{pmeta['name']}"
-    if v136:
+    if split_texts:
         if not same_ns:
             raise ClaimError(f"ResourceClaim {claim_ref} is not in the same namespace as Pod {pod_ref}")
         if not owned:
@@ -72,14 +72,18 @@ class DRAManager:
     pools of each node (slices indexed once, devices with their CEL inputs
     built once)."""
 
-    def __init__(self, snapshot, features: AllocatorFeatures | None = None, taint_rules: bool = False):
+    def __init__(self, snapshot, features: AllocatorFeatures | None = None, taint_rules: bool = False,
+                 rules_need_selector: bool = False):
         """The DRA view of `snapshot`'s run. `taint_rules`: DRADeviceTaintRules
-        (DeviceTaintRules add taints to the devices they select)."""
+        (DeviceTaintRules add taints to the devices they select);
+        `rules_need_selector`: a rule without deviceSelector selects nothing
+        (from 1.37)."""
         self.state = dra_state(snapshot)
         self.features = features if features is not None else AllocatorFeatures()
         self.claims: dict[str, dict] = self.state.claims
         self.classes: dict[str, dict] = self.state.classes
-        self.slices: list[dict] = self.state.slices_with_taint_rules() if taint_rules else self.state.slices
+        self.slices: list[dict] = (self.state.slices_with_taint_rules(rules_need_selector) if taint_rules
+                                   else self.state.slices)
         self._indexes: dict = {}
 
     def reuse_devices(self, other: "DRAManager") -> None:
@@ -90,7 +94,7 @@ class DRAManager:
             if mine is None:
                 mine = self._indexes[key] = PoolIndex(
                     self.slices, partitionable=theirs.partitionable, binding_order=theirs.binding_order,
-                    sort_slices=theirs.sort_slices)
+                    sort_slices=theirs.sort_slices, ignore_grouped=theirs.ignore_grouped)
             mine.reuse_devices(theirs)
 
     # -- claims -------------------------------------------------------------------
@@ -114,12 +118,13 @@ class DRAManager:
 
     # -- slices and pools ------------------------------------------------------------
     def pool_index(self, features: AllocatorFeatures) -> PoolIndex:
-        key = (features.partitionable_devices, features.binding_order, features.combinations)
+        key = (features.partitionable_devices, features.binding_order, features.combinations,
+               features.compatibility_group_slices_ignored)
         index = self._indexes.get(key)
         if index is None:
             index = self._indexes[key] = PoolIndex(
                 self.slices, partitionable=features.partitionable_devices, binding_order=features.binding_order,
-                sort_slices=features.v136)
+                sort_slices=features.sorted_pools, ignore_grouped=features.compatibility_group_slices_ignored)
         return index
 
     def pools_for_node(self, node_info) -> list[Pool]:

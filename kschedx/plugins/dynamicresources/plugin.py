@@ -90,7 +90,8 @@ def _uu(msg: str) -> Status:
 
 
 def allocator_features(fts) -> AllocatorFeatures:
-    """dynamicresources.AllocatorFeatures, plus the allocator generation."""
+    """dynamicresources.AllocatorFeatures, plus the version's allocator
+    behaviour."""
     return AllocatorFeatures(
         admin_access=fts.enable_dra_admin_access,
         prioritized_list=fts.enable_dra_prioritized_list,
@@ -99,7 +100,17 @@ def allocator_features(fts) -> AllocatorFeatures:
         device_binding_and_status=fts.enable_dra_device_binding_conditions
         and fts.enable_dra_resource_claim_device_status,
         consumable_capacity=fts.enable_dra_consumable_capacity,
-        v136=fts.dra_allocator_v136,
+        subrequest_fixes=fts.dra_subrequest_fixes,
+        sorted_pools=fts.dra_allocator_sorted_pools,
+        rollback=fts.dra_allocator_rollback,
+        distinct_all_devices=fts.dra_distinct_attribute_over_all_devices,
+        counters_by_pool_id=fts.dra_counters_by_pool_id,
+        claim_limit_per_request=fts.dra_claim_limit_per_request,
+        cel_errors_name_device=fts.dra_cel_errors_name_device,
+        all_mode_static_capacity=fts.dra_all_mode_static_capacity,
+        capacity_in_step_format=fts.dra_capacity_in_step_format,
+        compatibility_group_slices_ignored=fts.dra_compatibility_group_slices_ignored,
+        derived_attributes_refused=fts.dra_derived_attributes_refused,
     )
 
 
@@ -126,7 +137,8 @@ class DynamicResources(Plugin):
         m = self._manager
         if m is None:
             m = self._manager = DRAManager(self.handle.snapshot, self.features,
-                                           taint_rules=self.fts.enable_dra_device_taint_rules)
+                                           taint_rules=self.fts.enable_dra_device_taint_rules,
+                                           rules_need_selector=self.fts.device_taint_rule_needs_selector)
         return m
 
     def cluster_objects_changed(self, kinds: frozenset):
@@ -161,7 +173,7 @@ class DynamicResources(Plugin):
             if claim["metadata"].get("deletionTimestamp"):
                 raise ClaimError(f'resourceclaim "{claim["metadata"]["name"]}" is being deleted')
             if must_check_owner:
-                check_is_for_pod(pod, claim, self.fts.dra_texts_v136)
+                check_is_for_pod(pod, claim, self.fts.dra_is_for_pod_texts_split)
             out.append(claim)
         return out
 
@@ -301,7 +313,15 @@ class DynamicResources(Plugin):
             if sel is not None and not sel.matches(node_info.labels, node_info.name):
                 unavailable.append(index)
                 continue
-            if not allocation_of(claim):
+            allocation = allocation_of(claim)
+            if self.fts.dra_optional_node_operations_checked and _skips_node_operations(allocation) and \
+                    "DRAOptionalNodeOperations" not in ((node_info.node.get("status") or {}).get("declaredFeatures")
+                                                         or ()):
+                # An allocation that skips optional node operations needs a
+                # node declaring that it can (1.37, whatever the gate).
+                unavailable.append(index)
+                continue
+            if not allocation:
                 continue
             if self.binding_status:
                 problem = self._binding_problem(claim)
@@ -378,14 +398,20 @@ class DynamicResources(Plugin):
             d["claims"] = explained
         return d
 
+    def _post_filter_status(self, reason: str) -> Status:
+        """Nothing freed: 1.37 gives no reason (the message then says nothing)."""
+        if self.fts.dra_post_filter_without_reason:
+            return Status(Code.UNSCHEDULABLE)
+        return Status(Code.UNSCHEDULABLE, reason)
+
     def post_filter(self, state, pod_info, node_to_status):
         if not self.enabled:
-            return None, Status(Code.UNSCHEDULABLE, "plugin disabled")
+            return None, self._post_filter_status("plugin disabled")
         s = state.read(STATE_KEY)
         if s is None:
             raise PluginError("not found")
         if not s.claims:
-            return None, Status(Code.UNSCHEDULABLE, "no new claims to deallocate")
+            return None, self._post_filter_status("no new claims to deallocate")
         ext = s.extended_claim()
         # Upstream picks unavailable claims in map order: kschedx by index.
         for index in sorted(s.unavailable_claims):
@@ -403,7 +429,7 @@ class DynamicResources(Plugin):
         if ext is not None and not is_special_claim(ext):
             return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed",
                                 details={"delete": claim_key(ext)})
-        return None, Status(Code.UNSCHEDULABLE, "still not schedulable")
+        return None, self._post_filter_status("still not schedulable")
 
     def event_reach(self, state, pod_info):
         """Nothing for a pod without claims (its PreFilter skipped: the score
@@ -493,6 +519,14 @@ def _go_quote(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
+def _skips_node_operations(allocation) -> bool:
+    """allocationResultRequiresDRAOptionalNodeOperations."""
+    for r in ((allocation or {}).get("devices") or {}).get("results") or ():
+        if r.get("skipNodeOperations"):
+            return True
+    return False
+
+
 def _compute_score(claims: list[dict], allocations: list[dict], own_allocation: bool) -> int:
     """computeScore. v1.36 (`own_allocation`) takes an allocated claim's own
     allocation and gives the Filter results to the others in order; v1.35
@@ -531,6 +565,8 @@ DECLARATION = Declaration(
     name=names.DynamicResources,
     factory=DynamicResources,
     points=frozenset({"preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind", "score"}),
+    # 1.37's PodGroupPostFilter frees pod groups' claims (never run by kschedx).
+    points_from=(("1.37", frozenset({"podGroupPostFilter"})),),
     reads=(reads(RESOURCE_SLICE, DEVICE_CLASS, RESOURCE_CLAIM, "ResourceClaimTemplate", pods=("claims", "extended")),
            reads("DeviceTaintRule", pods=("claims", "extended"), gate="DRADeviceTaintRules")),
     events=(Register(NODE, A.Add | A.UpdateNodeLabel | A.UpdateNodeAllocatable, gate=_DRA),

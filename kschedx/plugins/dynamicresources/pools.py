@@ -147,14 +147,21 @@ class PoolIndex:
     """The slices of a run, indexed once; pools per node gathered on demand
     and kept (slices do not change during a run)."""
 
-    def __init__(self, slices: list[dict], *, partitionable: bool, binding_order: str, sort_slices: bool):
+    def __init__(self, slices: list[dict], *, partitionable: bool, binding_order: str, sort_slices: bool,
+                 ignore_grouped: bool = False):
         """`binding_order`: "" (no binding-condition ordering), "pools" (pools
         with binding-condition devices last: v1.36) or "slices" (also such
-        slices last within a pool: v1.35)."""
+        slices last within a pool: v1.35). `ignore_grouped` (v1.37 without
+        DRADeviceCompatibilityGroups): a slice whose devices use counter
+        compatibility groups is ignored and does not count for its pool's
+        completeness (which a newer generation of it still obsoletes)."""
         self.slices = slices
         self.partitionable = partitionable
         self.binding_order = binding_order
         self.sort_slices = sort_slices
+        self.ignore_grouped = ignore_grouped
+        self._grouped = frozenset(i for i, s in enumerate(slices) if _uses_compatibility_groups(s)) \
+            if ignore_grouped else frozenset()
         self._on_node: dict[str, list[int]] = {}
         self._shared: list[int] = []
         self._by_pool: dict[tuple, list[int]] = {}
@@ -168,6 +175,8 @@ class PoolIndex:
             spec = _spec(s)
             pool = spec.get("pool") or {}
             self._by_pool.setdefault((spec.get("driver", ""), pool.get("name", "")), []).append(i)
+            if i in self._grouped:
+                continue
             if spec.get("sharedCounters"):
                 # Relevant for every node with partitionable devices (never
                 # without): grouped per pool, see _gather.
@@ -306,7 +315,8 @@ class PoolIndex:
                 for i in self._by_pool.get(pid, ()):
                     g = _generation(self.slices[i])
                     if g == gen:
-                        all_for_pool.append(i)
+                        if i not in self._grouped:
+                            all_for_pool.append(i)
                     elif g > gen:
                         obsolete = True
                         break
@@ -358,6 +368,16 @@ class PoolIndex:
             return Pool(pid[0], pid[1], invalid=True, invalid_reason=reason)
         return Pool(pid[0], pid[1], slices=slices, devices=devices, not_targeting=not_targeting,
                     counter_sets=counter_sets)
+
+
+def _uses_compatibility_groups(slice_: dict) -> bool:
+    """sliceUsesCompatibilityGroups: some device's counter consumption names
+    compatibility groups."""
+    for d in _spec(slice_).get("devices") or ():
+        for dcc in d.get("consumesCounters") or ():
+            if dcc.get("compatibilityGroups"):
+                return True
+    return False
 
 
 def _check_consumption(counter_sets: dict, devices) -> str:

@@ -7,12 +7,11 @@ from ...config import names
 from ...config.pluginargs import checked_plugin_args
 from ...framework.declaration import Declaration, reads
 from ...framework.events import ActionType as A, NODE, POD, Register
-from ...framework.interface import EventReach, Plugin, PluginError, features_of
+from ...framework.interface import Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...state.pod_index import index_of
 from ...state.podaffinity import affinity_terms
 from ...state.podaffinity import WeightedAffinityTerm
-from ...state.types import PodInfo
 from . import filtering, scoring
 
 
@@ -55,8 +54,8 @@ class InterPodAffinity(Plugin):
         super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
         self.hard_pod_affinity_weight = self.args["hardPodAffinityWeight"]
         self.ignore_preferred_terms_of_existing_pods = bool(self.args["ignorePreferredTermsOfExistingPods"])
+        self.replace_selector = features_of(handle).inter_pod_affinity_namespace_selector_replaced
         self._extensions = _Extensions(self)
-        self.drop_namespace_selector = features_of(handle).inter_pod_affinity_unrolls_namespace_selector
 
     # -- PreFilter / Filter ----------------------------------------------------------
     def pre_filter(self, state, pod_info, nodes):
@@ -66,9 +65,9 @@ class InterPodAffinity(Plugin):
         if err is not None:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"parsing pod: {err}")
         cluster = snapshot.cluster
-        drop = self.drop_namespace_selector
-        required = [t.with_namespaces_merged(cluster, drop) for t in terms.required_affinity]
-        required_anti = [t.with_namespaces_merged(cluster, drop) for t in terms.required_anti_affinity]
+        required = [t.with_namespaces_merged(cluster, self.replace_selector) for t in terms.required_affinity]
+        required_anti = [t.with_namespaces_merged(cluster, self.replace_selector)
+                         for t in terms.required_anti_affinity]
         s = filtering.PreFilterState(pod_info, required, required_anti, namespace_labels(cluster, pod_info.namespace))
         index = index_of(snapshot)
         # With the index, it finds the nodes to walk among all.
@@ -109,10 +108,10 @@ class InterPodAffinity(Plugin):
         if terms.error_message() is not None:
             return Status.as_error(f"failed to parse pod: {terms.error_message()}")
         cluster = snapshot.cluster
-        drop = self.drop_namespace_selector
-        preferred = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster, drop), wt.weight)
+        preferred = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster, self.replace_selector), wt.weight)
                      for wt in terms.preferred_affinity]
-        preferred_anti = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster, drop), wt.weight)
+        preferred_anti = [WeightedAffinityTerm(wt.term.with_namespaces_merged(cluster, self.replace_selector),
+                                               wt.weight)
                           for wt in terms.preferred_anti_affinity]
         s = scoring.PreScoreState(pod_info, namespace_labels(cluster, pod_info.namespace))
         if not scoring.compute_pre_score(self, s, pod_info, preferred, preferred_anti, all_nodes, has_constraints,
@@ -139,37 +138,6 @@ class InterPodAffinity(Plugin):
         if s is None:
             return None
         return scoring.score_details(s, node_info)
-
-    def event_reach(self, state, pod_info) -> EventReach:
-        """Pods its terms select, and pods whose own terms select it (their
-        namespaces left aside: more pods, never fewer); the topology keys of
-        those terms that count for it."""
-        pre_filter = state.read(filtering.PRE_FILTER_STATE_KEY)
-        pre_score = state.read(scoring.PRE_SCORE_STATE_KEY)
-        if pre_filter is None and pre_score is None:
-            return EventReach()
-        terms = affinity_terms(pod_info)
-        own = [*terms.required_affinity, *terms.required_anti_affinity,
-               *(wt.term for wt in terms.preferred_affinity), *(wt.term for wt in terms.preferred_anti_affinity)]
-        keys = {t.topology_key for t in own}
-        if pre_filter is not None:
-            keys.update(pair[0] for pair in pre_filter.existing_anti_affinity_counts)
-        if pre_score is not None:
-            keys.update(pre_score.topology_score)
-        labels = pod_info.labels
-
-        def pods(pod: dict) -> bool:
-            if any(t.selector.matches((pod.get("metadata") or {}).get("labels") or {}) for t in own):
-                return True
-            affinity = (pod.get("spec") or {}).get("affinity") or {}
-            if not (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
-                return False
-            theirs = affinity_terms(PodInfo(pod))
-            return any(t.selector.matches(labels) for t in (
-                *theirs.required_affinity, *theirs.required_anti_affinity,
-                *(wt.term for wt in theirs.preferred_affinity), *(wt.term for wt in theirs.preferred_anti_affinity)))
-
-        return EventReach(pods=pods, label_keys=frozenset(keys))
 
 
 DECLARATION = Declaration(

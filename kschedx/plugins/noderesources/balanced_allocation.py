@@ -17,7 +17,7 @@ from ...framework.declaration import Declaration, reads
 from ...framework.events import DEVICE_CLASS
 from ...framework.interface import MAX_NODE_SCORE, Plugin, features_of
 from ...framework.status import Code, Status
-from ...api.resources import CPU, MEMORY
+from ...api.resources import CPU, MEMORY, RequestOptions
 from ...config.pluginargs import checked_plugin_args
 from ...state.node_columns import columns_for
 from .resource_allocation import dra_scoring, pod_request_list, vectors
@@ -91,7 +91,10 @@ class NodeResourcesBalancedAllocation(Plugin):
         super().__init__(handle, args)
         self.resources = tuple((r["name"], r["weight"]) for r in args["resources"])
         self.improvement = features.balanced_allocation_scores_improvement
-        self.pod_level_status = features.enable_in_place_pod_level_resources_vertical_scaling
+        # PodLevelResources, InPlacePodLevelResourcesVerticalScaling, the version's status rules.
+        self.request_options = RequestOptions(features.enable_pod_level_resources,
+                                              features.enable_in_place_pod_level_resources_vertical_scaling,
+                                              features.pod_requests_aggregate_status)
         self.features = features
         self._dra = None
 
@@ -102,7 +105,7 @@ class NodeResourcesBalancedAllocation(Plugin):
         return d[0]
 
     def pre_score(self, state, pod_info, nodes):
-        reqs = pod_request_list(pod_info, self.resources, True, self.pod_level_status)
+        reqs = pod_request_list(pod_info, self.resources, True, self.request_options)
         if not any(reqs):
             return Status(Code.SKIP)
         state.write(_KEY, reqs)
@@ -111,7 +114,7 @@ class NodeResourcesBalancedAllocation(Plugin):
     def score(self, state, pod_info, node_info) -> int:
         reqs = state.read(_KEY)
         if reqs is None:
-            reqs = pod_request_list(pod_info, self.resources, True, self.pod_level_status)
+            reqs = pod_request_list(pod_info, self.resources, True, self.request_options)
             if not any(reqs):
                 return 0
         requested, allocatable = vectors(node_info, self.resources, reqs, True, self._dra_scoring())
@@ -156,7 +159,7 @@ class NodeResourcesBalancedAllocation(Plugin):
         return out
 
     def score_details(self, state, pod_info, node_info):
-        reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True, self.pod_level_status)
+        reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True, self.request_options)
         requested, allocatable = vectors(node_info, self.resources, reqs, True, self._dra_scoring())
         details = {
             "fractions": {
@@ -185,7 +188,8 @@ DECLARATION = Declaration(
     factory=NodeResourcesBalancedAllocation,
     points=frozenset({"preScore", "score"}),
     reads=(reads(DEVICE_CLASS, pods=("extended",), gate="DRAExtendedResource"),),
-    gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodLevelResourcesVerticalScaling"}),
+    gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodLevelResourcesVerticalScaling",
+                     "PodLevelResources"}),
     details="balance",
     node_local=True,
 )

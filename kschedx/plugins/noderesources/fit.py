@@ -14,6 +14,7 @@ from ...framework.status import Code, Status
 from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE, default_plugin_args, fit_init_error
 from ...api.resources import CPU, MEMORY, Resource, is_extended_resource_name, pod_requests
 from ...state.node_columns import columns_for
+from ..helper.shape_score import broken_linear_function
 from .resource_allocation import dra_scoring, pod_request_list, vectors
 
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
@@ -40,16 +41,17 @@ class InsufficientResource:
         }
 
 
-def compute_pod_resource_request(pod_info) -> Resource:
-    """computePodResourceRequest: PodRequests (pod-level resources and
-    overhead included, no status), folded with SetMaxResource."""
+def compute_pod_resource_request(pod_info, pod_level_resources: bool = True) -> Resource:
+    """computePodResourceRequest: PodRequests (pod-level resources with
+    PodLevelResources, overhead included, no status), folded with
+    SetMaxResource."""
 
     def compute(pi):
         r = Resource()
-        r.set_max_milli_list(pod_requests(pi.pod, use_status=False))
+        r.set_max_milli_list(pod_requests(pi.pod, use_status=False, skip_pod_level=not pod_level_resources))
         return r
 
-    return pod_info.cached("FitRequest", compute)
+    return pod_info.cached(("FitRequest", pod_level_resources), compute)
 
 
 def fits_request(req: Resource, node_info, ignored=frozenset(), ignored_groups=frozenset(),
@@ -113,6 +115,7 @@ class NodeResourcesFit(Plugin):
         self.scorer = build_scorer(self.strategy, self.resources, self.shape)
         self._rtcr_table = None
         self.features = features
+        self.pod_level_resources = features.enable_pod_level_resources
         self._dra = None
         self._delegate = None
 
@@ -138,15 +141,15 @@ class NodeResourcesFit(Plugin):
         return d[0]
 
     def pre_filter(self, state, pod_info, nodes):
-        state.write(_PRE_FILTER_KEY, compute_pod_resource_request(pod_info))
+        state.write(_PRE_FILTER_KEY, compute_pod_resource_request(pod_info, self.pod_level_resources))
         return None, None
 
     def filter(self, state, pod_info, node_info):
-        req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info)
+        req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info, self.pod_level_resources)
         return self._status(fits_request(req, node_info, self.ignored, self.ignored_groups, self._dra_delegate()))
 
     def filter_all(self, state, pod_info, nodes):
-        req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info)
+        req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info, self.pod_level_resources)
         cpu, memory, storage = req.milli_cpu, req.memory, req.ephemeral_storage
         quick = not req.scalar
         delegate = None if quick else self._dra_delegate()
@@ -420,26 +423,6 @@ def most_resource_scorer(resources, requested, allocatable) -> int:
 _MAX_UTILIZATION = 100
 
 
-def broken_linear_function(shape):
-    """helper.BuildBrokenLinearFunction over (utilization, score) points;
-    Go's integer division truncates toward zero, so a falling segment rounds up."""
-    def f(p: int) -> int:
-        for i, (u, score) in enumerate(shape):
-            if p <= u:
-                if i == 0:
-                    return shape[0][1]
-                pu, ps = shape[i - 1]
-                return ps + _go_div((score - ps) * (p - pu), u - pu)
-        return shape[-1][1]
-
-    return f
-
-
-def _go_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
 def requested_to_capacity_ratio_scorer(resources, shape):
     """requestedToCapacityRatioScorer: shape scores scaled to MaxNodeScore, a
     resource scoring 0 left out of the weights, the mean rounded half away
@@ -484,14 +467,15 @@ DECLARATION = Declaration(
     factory=NodeResourcesFit,
     points=frozenset({"preFilter", "filter", "preScore", "score"}),
     # 1.36 scores pod groups' placements too (never run by kschedx).
-    points_from=(("placement_extension_points", frozenset({"placementScore"})),),
+    points_from=(("1.36", frozenset({"placementScore"})),),
     # DeviceClasses back extended resources (DRAExtendedResource).
     reads=(reads(DEVICE_CLASS, pods=("extended",), gate="DRAExtendedResource"),),
     events=(Register(POD, A.Delete),
             Register(POD, A.UpdatePodScaleDown, gate="InPlacePodVerticalScaling"),
             Register(NODE, A.Add | A.UpdateNodeAllocatable),
             Register(DEVICE_CLASS, A.Add | A.Update, gate="DRAExtendedResource")),
-    gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodVerticalScaling"}),
+    gates=frozenset({"DRAExtendedResource", "DRAConsumableCapacity", "InPlacePodVerticalScaling",
+                     "PodLevelResources"}),
     details="resources",
     node_local=True,
 )

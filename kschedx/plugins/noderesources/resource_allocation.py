@@ -3,12 +3,13 @@ both resource scoring plugins build, with upstream's integer rules."""
 
 from __future__ import annotations
 
-from ...api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name, pod_requests, value_of
+from ...api.resources import (CPU, EPHEMERAL_STORAGE, MEMORY, RequestOptions, is_scalar_resource_name, pod_requests,
+                              value_of)
 
 DEFAULT_NON_MISSING = {CPU: 100, MEMORY: 200 * 1024 * 1024 * 1000}
 
 
-def pod_request_list(pod_info, resources, use_requested: bool, pod_level_status: bool = False) -> list[int]:
+def pod_request_list(pod_info, resources, use_requested: bool, options: RequestOptions | None = None) -> list[int]:
     """calculatePodResourceRequestList: with the 100m/200Mi defaults unless
     the scorer works on Requested (BalancedAllocation).
 
@@ -16,15 +17,17 @@ def pod_request_list(pod_info, resources, use_requested: bool, pod_level_status:
     (NewFit copies only strategy and resources), so LeastAllocated ignores
     pod-level resources and status resources while BalancedAllocation
     honours them. Reproduced on purpose: the scores differ on such pods.
-    `pod_level_status`: BalancedAllocation's InPlacePodLevelResourcesVerticalScaling.
+    `options`: BalancedAllocation's PodLevelResources,
+    InPlacePodLevelResourcesVerticalScaling and the version's way with status
+    resources (RequestOptions).
     """
     fit_scorer = not use_requested
-    pod_level_status = pod_level_status and not fit_scorer
-    key = ("PodRequestList", use_requested, tuple(resources), pod_level_status)
+    options = RequestOptions(False) if fit_scorer or options is None else options
+    key = ("PodRequestList", use_requested, tuple(resources), options)
 
     def compute(pi):
         reqs = pod_requests(pi.pod, non_missing=None if use_requested else DEFAULT_NON_MISSING,
-                            use_status=not fit_scorer, skip_pod_level=fit_scorer, pod_level_status=pod_level_status)
+                            use_status=not fit_scorer, options=options)
         out = []
         for name, _ in resources:
             m = reqs.get(name, 0)

@@ -42,7 +42,7 @@ class CSILimits(Plugin):
     def __init__(self, handle, args=None):
         super().__init__(handle, args)
         features = features_of(handle)
-        self.portworx_needs_annotation = features.portworx_migration_needs_annotation
+        self.portworx_needs_annotation = not features.portworx_always_migrated
         # VolumeLimitScaling (alpha): a new volume's CSI driver must be installed on the node.
         self.volume_limit_scaling = features.enable_volume_limit_scaling
         self.driver_opts_in = features.volume_limit_scaling_reads_prevent_pod_scheduling

@@ -9,7 +9,7 @@ def is_csi_migration_on(csi_node: dict | None, plugin_name: str, portworx_needs_
     count as migrated on any node that has a CSINode, whatever its
     migrated-plugins annotation says; Portworx needs the annotation until
     1.35 (its gate, CSIMigrationPortworx, is locked on there; 1.36 removed
-    gate and annotation check: features.portworx_migration_needs_annotation);
+    gate and annotation check: not features.portworx_always_migrated);
     the other in-tree plugins never count."""
     if csi_node is None or not plugin_name:
         return False

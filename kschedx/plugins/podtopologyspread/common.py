@@ -35,10 +35,11 @@ class Constraint:
     """topologySpreadConstraint: the parsed form of one constraint."""
 
     __slots__ = ("max_skew", "topology_key", "selector", "min_domains", "node_affinity_policy",
-                 "node_taints_policy", "when_unsatisfiable", "system_default")
+                 "node_taints_policy", "when_unsatisfiable", "system_default", "comparison_operators")
 
     def __init__(self, max_skew, topology_key, selector, min_domains=1, node_affinity_policy=HONOR,
-                 node_taints_policy=IGNORE, when_unsatisfiable=DO_NOT_SCHEDULE_ACTION, system_default=False):
+                 node_taints_policy=IGNORE, when_unsatisfiable=DO_NOT_SCHEDULE_ACTION, system_default=False,
+                 comparison_operators=False):
         self.max_skew = max_skew
         self.topology_key = topology_key
         self.selector = selector
@@ -47,6 +48,8 @@ class Constraint:
         self.node_taints_policy = node_taints_policy
         self.when_unsatisfiable = when_unsatisfiable
         self.system_default = system_default
+        # TaintTolerationComparisonOperators, for nodeTaintsPolicy: Honor.
+        self.comparison_operators = comparison_operators
 
     def match_node_inclusion_policies(self, pod_info, node_info, required_node_affinity) -> bool:
         if self.node_affinity_policy == HONOR:
@@ -54,7 +57,7 @@ class Constraint:
                 return False
         if self.node_taints_policy == HONOR:
             if find_matching_untolerated_taint(node_info.taints, pod_info.spec.get("tolerations"),
-                                               DO_NOT_SCHEDULE) is not None:
+                                               DO_NOT_SCHEDULE, self.comparison_operators) is not None:
                 return False
         return True
 
@@ -94,8 +97,11 @@ def _merge_label_set(match_labels: dict, selector: Selector) -> Selector:
     return Selector(reqs)
 
 
-def filter_constraints(constraints, pod_labels: dict, action: str) -> list[Constraint]:
-    """filterTopologySpreadConstraints for one whenUnsatisfiable action."""
+def filter_constraints(constraints, pod_labels: dict, action: str, *, match_label_keys: bool = True,
+                       comparison_operators: bool = False) -> list[Constraint]:
+    """filterTopologySpreadConstraints for one whenUnsatisfiable action, with
+    the MatchLabelKeysInPodTopologySpread and TaintTolerationComparisonOperators
+    gates (without the first, matchLabelKeys are ignored)."""
     out = []
     for c in constraints or ():
         if (c.get("whenUnsatisfiable") or "") != action:
@@ -105,7 +111,7 @@ def filter_constraints(constraints, pod_labels: dict, action: str) -> list[Const
         except SelectorError as exc:
             raise SpreadError(str(exc)) from None
         keys = c.get("matchLabelKeys") or ()
-        if keys:
+        if keys and match_label_keys:
             match_labels = {k: pod_labels[k] for k in keys if k in pod_labels}
             if match_labels:
                 selector = _merge_label_set(match_labels, selector)
@@ -118,6 +124,7 @@ def filter_constraints(constraints, pod_labels: dict, action: str) -> list[Const
             c.get("nodeAffinityPolicy") or HONOR,
             c.get("nodeTaintsPolicy") or IGNORE,
             action,
+            comparison_operators=comparison_operators,
         ))
     return out
 
@@ -178,7 +185,9 @@ def _set_requirements(label_set: dict) -> list:
 
 
 def build_default_constraints(plugin, pod_info, action: str) -> list[Constraint]:
-    constraints = filter_constraints(plugin.default_constraints, pod_info.labels, action)
+    constraints = filter_constraints(plugin.default_constraints, pod_info.labels, action,
+                                     match_label_keys=plugin.match_label_keys,
+                                     comparison_operators=plugin.comparison_operators)
     if not constraints:
         return []
     selector = pod_info.cached("DefaultSpreadSelector",
@@ -194,7 +203,8 @@ def build_default_constraints(plugin, pod_info, action: str) -> list[Constraint]
 def get_constraints(plugin, pod_info, action: str) -> list[Constraint]:
     own = pod_info.spec.get("topologySpreadConstraints")
     if own:
-        return filter_constraints(own, pod_info.labels, action)
+        return filter_constraints(own, pod_info.labels, action, match_label_keys=plugin.match_label_keys,
+                                  comparison_operators=plugin.comparison_operators)
     return build_default_constraints(plugin, pod_info, action)
 
 
@@ -213,7 +223,8 @@ def inclusion_mask(c: Constraint, pod_info, nodes, required_node_affinity) -> li
         mask = [required_node_affinity.matches(ni) for ni in nodes]
     if c.node_taints_policy == HONOR:
         tolerations = pod_info.spec.get("tolerations")
-        untainted = [not taints or find_matching_untolerated_taint(taints, tolerations, DO_NOT_SCHEDULE) is None
+        untainted = [not taints or find_matching_untolerated_taint(taints, tolerations, DO_NOT_SCHEDULE,
+                                                                   c.comparison_operators) is None
                      for taints in [ni.taints for ni in nodes]]
         mask = untainted if mask is None else list(map(and_, mask, untainted))
     return mask

@@ -38,7 +38,10 @@ class PodTopologySpread(Plugin):
     name = names.PodTopologySpread
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
+        fts = features_of(handle)
+        super().__init__(handle, checked_plugin_args(self.name, args, fts))
+        self.match_label_keys = fts.enable_match_label_keys_in_pod_topology_spread
+        self.comparison_operators = fts.enable_taint_toleration_comparison_operators
         if self.args["defaultingType"] == "System":
             self.default_constraints = list(SYSTEM_DEFAULT_CONSTRAINTS)
             self.system_defaulted = True
@@ -169,5 +172,6 @@ DECLARATION = Declaration(
            reads(POD, pods=("spread",), actions=A.Add | A.Update)),
     events=(Register(POD, A.Add | A.UpdatePodLabel | A.UpdatePodToleration | A.Delete),
             Register(NODE, A.Add | A.Delete | A.UpdateNodeLabel | A.UpdateNodeTaint)),
+    gates=frozenset({"MatchLabelKeysInPodTopologySpread", "TaintTolerationComparisonOperators"}),
     details="spread",
 )

@@ -116,9 +116,13 @@ class ClaimMatcher:
     are indexed by that label, so local PVs cost O(1) per node.
     """
 
-    def __init__(self, pvc: dict, pvs: list[dict], affinities: AffinityCache):
+    def __init__(self, pvc: dict, pvs: list[dict], affinities: AffinityCache, vac_enabled: bool = True):
+        """`vac_enabled`: the VolumeAttributesClass gate (settable in 1.35
+        only): without it a claim naming a class is an error, and a PV with
+        one never matches."""
         self.pvc = pvc
         self.key = claim_key(pvc)
+        self.vac_error = None
         self.class_name = claim_class(pvc)
         req = storage_request(pvc)
         self.request = req if req is not None else ZERO
@@ -132,6 +136,10 @@ class ClaimMatcher:
         self.free: list[Candidate] = []  # unconstrained or not indexable
         self.index: dict[str, dict[str, list[Candidate]]] = {}
         claim_vac = spec(pvc).get("volumeAttributesClassName") or ""
+        if not vac_enabled and claim_vac:
+            self.vac_error = (f"unsupported volumeAttributesClassName is set on claim {self.key} when the "
+                              "feature-gate VolumeAttributesClass is disabled")
+            return
         if self.selector_error is not None:
             return
         for order, pv in enumerate(pvs):
@@ -144,6 +152,8 @@ class ClaimMatcher:
             if volume_mode_mismatch(pvc, pv):
                 continue
             if (spec(pv).get("volumeAttributesClassName") or "") != claim_vac:
+                # Equal names when the gate is on; without it the claim names
+                # none, so a PV with a class is skipped.
                 continue
             if meta(pv).get("deletionTimestamp"):
                 continue
@@ -170,6 +180,8 @@ class ClaimMatcher:
                     by_value.setdefault(v, []).append(cand)
 
     def find(self, node_labels: dict, chosen: set) -> dict | None:
+        if self.vac_error is not None:
+            raise BinderError(self.vac_error)
         if self.selector_error is not None:
             raise BinderError(f"error creating internal label selector for claim: {self.key}: {self.selector_error}")
         for c in self.prebound:
@@ -218,8 +230,9 @@ class PodVolumeClaims:
 
 
 class VolumeBinder:
-    def __init__(self, cluster):
+    def __init__(self, cluster, vac_enabled: bool = True):
         self.cluster = cluster
+        self.vac_enabled = vac_enabled
         self.pv_cache = PVAssumeCache(cluster.persistent_volumes)
         self.pvc_cache = AssumeCache(cluster.persistent_volume_claims, "persistentvolumeclaims")
         self.affinities = AffinityCache()
@@ -266,7 +279,7 @@ class VolumeBinder:
             cls = claim_class(pvc)
             if cls not in lists:
                 lists[cls] = self.pv_cache.list_pvs(cls)
-            claims.matchers[claim_key(pvc)] = ClaimMatcher(pvc, lists[cls], self.affinities)
+            claims.matchers[claim_key(pvc)] = ClaimMatcher(pvc, lists[cls], self.affinities, self.vac_enabled)
         return claims
 
     # -- one node -----------------------------------------------------------------

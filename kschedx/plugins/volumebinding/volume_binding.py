@@ -3,9 +3,12 @@
 PreFilter rejects a pod whose claims are missing, lost, being deleted, not
 owned (generic ephemeral volumes) or unbound with Immediate binding. Filter
 runs the binder on each node. Score needs the StorageCapacityScoring
-feature gate, alpha and off by default in v1.35: like upstream, PreScore
-returns Skip and the plugin never scores. Reserve/Unreserve assume the
-node's decisions in the binder's caches, for `simulate`.
+feature gate (alpha and off in v1.35 and v1.36, beta and on from v1.37):
+without it PreScore returns Skip; with it the plugin scores how full each
+node's volumes would be, through the args' `shape` (static bindings by the
+PV's capacity, else dynamic provisions by the node's CSIStorageCapacity).
+Reserve/Unreserve assume the node's decisions in the binder's caches, for
+`simulate`.
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ from ...config import names
 from ...config.pluginargs import checked_plugin_args
 from ...framework.declaration import Declaration, reads
 from ...framework.events import ActionType as A, CSI_DRIVER, CSI_NODE, CSI_STORAGE_CAPACITY, NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, Register, STORAGE_CLASS
-from ...framework.interface import Plugin, features_of
+from ...framework.interface import MAX_NODE_SCORE, Plugin, PluginError, features_of
 from ...framework.status import Code, Status
+from ...api.quantity import parse_quantity
+from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE
+from ..helper.shape_score import broken_linear_function
 from ...storage.objects import claim_class, claim_key, go_quote, meta, spec
 from ...storage.volumes import EPHEMERAL, INLINE, ephemeral_owner_error, pod_volumes
 from .binder import BinderError, PodVolumeClaims, VolumeBinder
@@ -24,8 +30,7 @@ NAME = names.VolumeBinding
 STATE_KEY = NAME
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
-# StorageCapacityScoring: Alpha, default off in v1.35 (pkg/features).
-ENABLE_STORAGE_CAPACITY_SCORING = False
+MAX_UTILIZATION = 100
 
 
 class StateData:
@@ -53,12 +58,18 @@ class VolumeBinding(Plugin):
     name = NAME
 
     def __init__(self, handle, args=None):
-        super().__init__(handle, checked_plugin_args(self.name, args, features_of(handle)))
+        features = features_of(handle)
+        super().__init__(handle, checked_plugin_args(self.name, args, features))
         # Upstream's PreBind waits this long for the PV controller; offline
         # placement never waits, so it is only carried.
         self.bind_timeout_seconds = self.args["bindTimeoutSeconds"]
-        self.binder = VolumeBinder(handle.cluster)
+        self.binder = VolumeBinder(handle.cluster, features.enable_volume_attributes_class)
+        self.capacity_scoring = features.enable_storage_capacity_scoring
         self.scorer = None  # only built when StorageCapacityScoring is on
+        if self.capacity_scoring:
+            scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+            self.scorer = build_scorer([(p.get("utilization", 0), p.get("score", 0) * scale)
+                                        for p in self.args.get("shape") or ()])
 
     def cluster_objects_changed(self, kinds: frozenset):
         """The binder's index of PVs by class is rebuilt while PVs differ."""
@@ -145,10 +156,23 @@ class VolumeBinding(Plugin):
     def pre_score(self, state, pod_info, nodes):
         if self.scorer is None:
             return Status(Code.SKIP)
-        return None  # pragma: no cover - the gate is off in v1.35
+        data = state.read(STATE_KEY)
+        if data is None:
+            return Status.as_error("not found")
+        if data.has_static_bindings or self.capacity_scoring:
+            return None
+        return Status(Code.SKIP)
 
     def score(self, state, pod_info, node_info) -> int:
-        return 0
+        if self.scorer is None:
+            return 0
+        data = state.read(STATE_KEY)
+        if data is None:
+            raise PluginError("not found")
+        volumes = data.pod_volumes_by_node.get(node_info.name)
+        if volumes is None:
+            return 0
+        return self.scorer(class_resources(volumes, self.capacity_scoring))
 
     # -- Reserve (simulate) ---------------------------------------------------------
     def reserve(self, state, pod_info, node_name: str):
@@ -169,6 +193,60 @@ class VolumeBinding(Plugin):
         volumes = data.pod_volumes_by_node.get(node_name)
         if volumes is not None:
             self.binder.revert_assumed_pod_volumes(volumes)
+
+
+def _value(q) -> int:
+    return parse_quantity(q).value() if q is not None else 0
+
+
+def class_resources(volumes, capacity_scoring: bool) -> dict:
+    """Score's classResourceMap: {storage class: [requested, capacity]} of the
+    static bindings (their PVs' capacity), or with StorageCapacityScoring and
+    no static binding, of the dynamic provisions that have a
+    CSIStorageCapacity (its capacity; several claims of a class add their
+    requests to the one capacity)."""
+    out: dict[str, list[int]] = {}
+    if volumes.static_bindings or not capacity_scoring:
+        for b in volumes.static_bindings:
+            r = out.setdefault(claim_class(b.pvc) or "", [0, 0])
+            r[0] += _value(((spec(b.pvc).get("resources") or {}).get("requests") or {}).get("storage"))
+            r[1] += _value((spec(b.pv).get("capacity") or {}).get("storage"))
+    else:
+        for p in volumes.dynamic_provisions:
+            if p.node_capacity is None:
+                continue
+            r = out.setdefault(spec(p.pvc).get("storageClassName") or "", [0, 0])
+            r[1] = _value(p.node_capacity.get("capacity"))
+            r[0] += _value(((spec(p.pvc).get("resources") or {}).get("requests") or {}).get("storage"))
+    return out
+
+
+def build_scorer(shape):
+    """buildScorerFunction: each class scored by the shape at its
+    utilization (full when over or without capacity), the mean of the
+    classes rounded half away from zero."""
+    raw = broken_linear_function(shape)
+
+    def class_score(requested: int, capacity: int) -> int:
+        if capacity == 0 or requested > capacity:
+            return raw(MAX_UTILIZATION)
+        return raw(requested * MAX_UTILIZATION // capacity)
+
+    def scorer(classes: dict) -> int:
+        if not classes:
+            return 0
+        total = sum(class_score(req, cap) for req, cap in classes.values())
+        return _round_half_away(total, len(classes))
+
+    return scorer
+
+
+def _round_half_away(num: int, den: int) -> int:
+    """math.Round(float64(num) / float64(den)) for the small integers here."""
+    q, r = divmod(abs(num), den)
+    if 2 * r >= den:
+        q += 1
+    return q if num >= 0 else -q
 
 
 def _immediate_note(cluster, pvc: dict) -> dict:
@@ -197,6 +275,6 @@ DECLARATION = Declaration(
             Register(CSI_NODE, A.Add | A.Update), Register(CSI_DRIVER, A.Update),
             Register(CSI_STORAGE_CAPACITY, A.Add | A.Update)),
     # Its args' defaulting reads StorageCapacityScoring (config/pluginargs.py).
-    gates=frozenset({"StorageCapacityScoring"}),
+    gates=frozenset({"StorageCapacityScoring", "VolumeAttributesClass"}),
     details="volume-binding",
 )
