@@ -37,6 +37,8 @@ each explanation was written. It prints:
   trigger; the batches (count, median and longest);
 - over time (every 5 s of the load, and at its end): events queued in the
   client and the age of the oldest, pods due and the age of the oldest;
+- CPU time (user+sys) of the watch's process from its first batch done
+  until it caught up: what the load cost it, whatever the machine gave it;
 - memory: RSS after the first batch, after catching up, peak.
 
 Figures vary with the machine's load: run it more than once.
@@ -350,6 +352,7 @@ def watch(args) -> None:
         time.sleep(0.1)
     first_s = time.monotonic() - started
     rss0 = rss_mib()
+    cpu0 = time.process_time()
     sampling = threading.Event()
 
     def sampler():
@@ -377,13 +380,13 @@ def watch(args) -> None:
             ok = run.sync(int(cmd[1]), timeout=args.timeout)
             synced_at = time.monotonic()
             sampling.set()
-            say({"synced": ok, "synced_at": synced_at, "rss_mib": round(rss_mib()), "peak_mib": round(peak_mib()),
+            say({"synced": ok, "synced_at": synced_at, "cpu_s": round(time.process_time() - cpu0, 1), "rss_mib": round(rss_mib()), "peak_mib": round(peak_mib()),
                  "relists": run.summary.relists, "explanations": run.summary.explanations,
                  "batches": run.batches, "events": sum(run.summary.events.values()),
                  "most_queued": events.most, "taken": events.taken, "samples": samples,
                  "explained": explained[mark:], "batch_times": batches,
                  "own_staleness": own_staleness[own_mark:], "lag": run.summary_dict()["lag"],
-                 "rescored": [run.summary.rescored, run.summary.rescored_moved],
+                 "rescored": [run.summary.rescored, run.summary.rescored_moved, run.summary.rescore_skipped],
                  "still_due": sum(1 for t in list(run.tracked.values()) if t.due is not None)})
         elif cmd[0] == "quit":
             break
@@ -472,7 +475,8 @@ def measure(args) -> None:
         print(f"staleness of each explanation (its first trigger's event to the line written): {summary(stale)}")
         print(f"the watch's own staleness (from the event reaching the watch, kschedx_explanation_staleness_seconds): "
               f"{summary(w1['own_staleness'])}; its summary's lag: {w1['lag']}; scored again "
-              f"{w1['rescored'][0]} times (the verdict moved {w1['rescored'][1]})")
+              f"{w1['rescored'][0]} times (the verdict moved {w1['rescored'][1]}; skipped, its pods gone or due already: "
+              f"{(w1['rescored'] + [0, 0])[2]})")
         batch_s = [b[1] for b in w1["batch_times"] if b[0] >= load_start]
         if batch_s:
             print(f"batches during and after the load: {len(batch_s)}, median {statistics.median(batch_s):.1f} s, "
@@ -487,6 +491,8 @@ def measure(args) -> None:
         for s in rows:
             print(f"  {s['t'] - load_start:6.1f} s: {s['queued']:6d} / {s['oldest_event']:6.1f} s;"
                   f" {s['due']:4d} / {s['oldest_due']:6.1f} s; {s['rss']} MiB")
+        print(f"CPU time of the watch's process (user+sys), from its first batch done until caught up: "
+              f"{w1['cpu_s']} s")
         print(f"memory: RSS {w0['rss0_mib']} MiB after the first batch, {w1['rss_mib']} MiB after catching up "
               f"({w1['rss_mib'] - w0['rss0_mib']:+d} MiB), peak {w1['peak_mib']} MiB")
         ask_quit(watcher)

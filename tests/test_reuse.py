@@ -312,3 +312,29 @@ def test_preemption_drawing_at_random_is_not_shared(monkeypatch):
     calls.clear()
     explain_text(lambda: load(objs), tie_break="name")
     assert calls == ["default/urgent1"]  # nothing drawn: shared
+
+
+@pytest.mark.parametrize("replicas,interleaved", [(1, False), (3, False), (3, True)])
+def test_only_a_result_a_later_pod_can_take_is_kept_and_searched_for_its_name(monkeypatch, replicas, interleaved):
+    # A pod no later pod shares its key with: its document is neither kept
+    # nor searched for its own name (names_own_pod); the document is the same.
+    import kschedx.commands.reuse as reuse
+
+    objs = groups_cluster(groups=4, replicas=replicas, interleaved=interleaved)
+    without = explain_text(lambda: load(objs), tie_break="name", reuse=False)
+    searched = []
+    names_own_pod = reuse.names_own_pod
+
+    def counted(doc, pi, records=None):
+        searched.append(pi.key)
+        return names_own_pod(doc, pi, records)
+
+    monkeypatch.setattr(reuse, "names_own_pod", counted)
+    assert explain_text(lambda: load(objs), tie_break="name") == without
+    if replicas == 1:
+        assert searched == []
+    elif not interleaved:
+        assert sorted(searched) == [f"default/grp{g}-0" for g in range(4)]  # each group's first pod
+    else:
+        # Replica r of every group, then r+1: the last round is no later pod's.
+        assert searched and all(not k.endswith(f"-{replicas - 1}") for k in searched)

@@ -105,6 +105,9 @@ class StdoutSink(ResultSink):
         self.nodes_encoder = getattr(inner, "nodes_encoder", None)
         self.node_records_encoder = getattr(inner, "node_records_encoder", None)
         self.reads_score_details = getattr(inner, "reads_score_details", True)
+        forget = getattr(inner, "forget_texts", None)
+        if forget is not None:
+            self.forget_texts = forget
 
     def begin(self, head: dict) -> None:
         self._call(self.inner.begin, head)

@@ -198,13 +198,30 @@ def _explained(explainer: _PodExplainer, pods: list[PodInfo], jobs: int, encoder
         yield from _explained_units(explainer, work, jobs, encoder, renderer)
         return
     if jobs <= 1 or len(pods) <= 2:
-        for i, pi in enumerate(pods, 1):
-            yield explainer.explain(pi, explainer.key(pi), last=i == len(pods))
+        # A pod no later pod shares its key with is `last`: its document is
+        # neither kept nor searched for its own name. (Keys by their hash:
+        # memory stays that of one pod; a collision merely keeps a document.)
+        later = _shared_later(explainer.key(pi) for pi in pods)
+        for i, pi in enumerate(pods):
+            yield explainer.explain(pi, explainer.key(pi), last=not later[i])
         return
     # The first pod here: the caches it fills (pod index, parsed terms) are
     # then the workers' too.
     yield explainer.explain(pods[0], explainer.key(pods[0]))
     yield from _explained_by_workers(explainer, pods, min(jobs, len(pods) - 1), encoder, renderer)
+
+
+def _shared_later(keys) -> list[bool]:
+    """For each key, whether a later one may be the same (None: never)."""
+    hashes = [None if k is None else hash(k) for k in keys]
+    seen: set = set()
+    out = [False] * len(hashes)
+    for i in range(len(hashes) - 1, -1, -1):
+        h = hashes[i]
+        if h is not None:
+            out[i] = h in seen
+            seen.add(h)
+    return out
 
 
 def _explained_units(explainer: _PodExplainer, work: list, jobs: int, encoder=None, renderer=None):

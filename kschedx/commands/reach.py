@@ -151,6 +151,7 @@ class Reach:
         if change == "node-added":
             if any(r is None or r.node_set for r in reaches):
                 return True
+            self._count(t.node, checker)
             return self._local(t.node, checker)
         if change == "node-removed":
             for r in reaches:
@@ -158,6 +159,7 @@ class Reach:
                     return True
                 if r.pods is not None and any(r.pods(pod) for pod in t.pods):
                     return True
+            self._count(t.node, checker)
             return self._local(t.node, checker)
         return True
 
@@ -166,6 +168,15 @@ class Reach:
         if pos is None:
             pos = self._pos = {name: i for i, name in enumerate(self.feasible)}
         return pos
+
+    def _count(self, node: str, checker) -> None:
+        """A node added or removed, where a Score plugin counts the nodes
+        (EventReach.node_count): every score may move, the feasible set's
+        scores are computed again at the batch (`rescore`), as when the set
+        itself changes; a top node removed still makes the pod due (`_local`)."""
+        if self.status == "Scheduled" and any(r.node_count for r in self.reaches):
+            self.rescore_nodes.add(node)
+            checker.flag(self)
 
     def _local(self, node: str, checker) -> bool:
         """An event on `node` moved nothing the non-local plugins read: is

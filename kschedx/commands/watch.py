@@ -144,6 +144,7 @@ class Summary:
     max_event_age: float = 0.0
     rescored: int = 0  # Reaches whose scores were computed again (and whether it moved the verdict: `rescored_moved`)
     rescored_moved: int = 0
+    rescore_skipped: int = 0  # Reaches flagged whose pods were gone or due already: not scored
 
 
 def _now_text(wall=None) -> str:
@@ -497,6 +498,14 @@ class WatchRun:
             if t.reach is not None and t.reach in flagged:
                 by_reach.setdefault(id(t.reach), []).append(t)
         for reach, (since, reason) in flagged.items():
+            pods = by_reach.get(id(reach))
+            if not pods or all(t.due is not None for t in pods):
+                # Its pods are gone (bound, deleted) or due already: a new
+                # cycle explains them and makes their Reach; scores computed
+                # now could only make them due, and nothing asks this Reach
+                # again (a pod due is not put to the triggers).
+                self.summary.rescore_skipped += 1
+                continue
             self.summary.rescored += 1
             if not reach.rescore(fresh):
                 continue
@@ -568,6 +577,9 @@ class WatchRun:
             cost = (self.clock() - started) / explained
             self._explain_cost = 0.5 * self._explain_cost + 0.5 * cost
         self._reaches = {}
+        forget = getattr(self.sink, "forget_texts", None)
+        if forget is not None:  # a batch's pods share no nodes list with the next's
+            forget()
         # The next events' Reaches ask these frameworks (the state is the live one).
         self.checker = Checker(scheds, self._flagged)
         self._pending_gauges()

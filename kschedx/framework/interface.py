@@ -75,12 +75,15 @@ class EventReach:
     on any node, can change the verdict (pods on the node itself are the
     node's own matter); label_keys: node label keys read on any node;
     node_set: whether a node added or removed changes the verdict on other
-    nodes; taints: whether nodes' taints are read beyond the node filtered;
+    nodes; node_count: whether it changes only scores on other nodes (the
+    watch then scores the feasible nodes again rather than run a new
+    cycle); taints: whether nodes' taints are read beyond the node filtered;
     images: image names whose coming or going on any node matters."""
 
     pods: object = None  # callable(pod dict) -> bool, or None: no other pod
     label_keys: frozenset = frozenset()
     node_set: bool = False
+    node_count: bool = False
     taints: bool = False
     images: frozenset = frozenset()
 

@@ -107,11 +107,12 @@ class ImageLocality(Plugin):
 
     def event_reach(self, state, pod_info) -> EventReach:
         """The pod's images, on any node (a node's score counts the nodes
-        holding each of them); the number of nodes, once one holds one."""
+        holding each of them); the number of nodes, once one holds one: it
+        scales every score (a Score plugin only, so node_count, not node_set)."""
         names = frozenset(self._images(pod_info)[0])
         existence = getattr(self.handle.snapshot, "image_existence", None)
         held = existence is None or any(existence.get(n) for n in names)
-        return EventReach(images=names, node_set=held)
+        return EventReach(images=names, node_count=held)
 
 
 DECLARATION = Declaration(

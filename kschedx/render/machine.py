@@ -193,6 +193,7 @@ class JsonlSink(ResultSink):
         self.out = out
         self.head: dict = {}
         self.tally = Tally()
+        self.texts: dict[int, tuple] = {}  # id(nodes list) -> (the list, its compact text)
 
     def begin(self, head: dict) -> None:
         self.head = head
@@ -202,9 +203,54 @@ class JsonlSink(ResultSink):
         self._line(dict(self.head, pods=[pod]))
 
     def end(self, tail: dict) -> None:
+        self.forget_texts()
         stream = {"pods": self.tally.pods, "statuses": dict(self.tally.statuses), "exitCode": self.tally.exit_code}
         self._line(dict(self.head, pods=[], **tail, stream=stream))
 
+    def forget_texts(self) -> None:
+        """No later pod shares the last one's nodes (explain --watch: a batch
+        ended): the list and its text are let go (a pod's every record)."""
+        self.texts.clear()
+
     def _line(self, obj: dict) -> None:
-        self.out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self.out.write(compact_line(obj, self._nodes_text) + "\n")
         self.out.flush()
+
+    def _nodes_text(self, nodes: list) -> str:
+        # Identical pods share one cycle and one `nodes` list (commands/reuse.py):
+        # its text, most of each line (every node's record), is encoded once.
+        kept = self.texts.get(id(nodes))
+        if kept is not None and kept[0] is nodes:
+            return kept[1]
+        text = _compact(nodes)
+        self.texts[id(nodes)] = (nodes, text)
+        while len(self.texts) > KEPT_TEXTS:
+            del self.texts[next(iter(self.texts))]
+        return text
+
+
+def _compact(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def compact_line(obj: dict, nodes_text) -> str:
+    """json.dumps(obj, ensure_ascii=False, separators=(",", ":")), character
+    for character, with each pod's `nodes` list (obj["pods"][i]["nodes"])
+    encoded by `nodes_text(list)`: a compact JSON object is its members'
+    texts joined, so the member may be encoded apart (and its text kept)."""
+    pods = obj.get("pods")
+    if not pods or type(obj) is not dict or type(pods) is not list \
+            or not all(type(p) is dict and type(p.get("nodes")) is list and all(type(k) is str for k in p)
+                       for p in pods) or not all(type(k) is str for k in obj):
+        return _compact(obj)
+    members = []
+    for k, v in obj.items():
+        if k == "pods":
+            texts = []
+            for pod in pods:
+                texts.append("{" + ",".join(_compact(pk) + ":" + (nodes_text(pv) if pk == "nodes" else _compact(pv))
+                                            for pk, pv in pod.items()) + "}")
+            members.append(_compact(k) + ":[" + ",".join(texts) + "]")
+        else:
+            members.append(_compact(k) + ":" + _compact(v))
+    return "{" + ",".join(members) + "}"
