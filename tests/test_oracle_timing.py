@@ -62,11 +62,12 @@ def test_the_real_schedulers_loop_preempts_as_kschedx_simulates(version, preempt
     # Every preemptor preempts, evicting five pods of a node (which node,
     # the real scheduler draws), and is placed: at least two attempts each.
     # Its own loop may try a pod again while its victims are still going
-    # (asynchronous preemption), and preempt once more.
+    # (asynchronous preemption), and preempt once more, where some of a
+    # node's pods may already be gone: any count from 25 up, on a loaded machine.
     pods = [f"default/urgent-{k:04d}" for k in range(5)]
     assert line["attempts"] >= 10
     assert sorted(line["placements"]) == sorted(line["nominations"]) == pods
-    assert len(line["victims"]) >= 25 and len(line["victims"]) % 5 == 0
+    assert len(line["victims"]) >= 25
     assert set(line["placements"].values()) <= {v["node"] for v in line["victims"]}
     if version in SUPPORTED_VERSIONS:
         doc = simulate(load_workload([str(preemption_cluster)]), tie_break="name", detail="placements",

@@ -778,7 +778,8 @@ def watch_into(sink: ResultSink, conn, *, refs=(), all_pending: bool = False, se
     called with the WatchRun before it starts (tests, the benchmark).
     `choose(workload)`: the run's (Features, SchedulerConfig or None) once
     the cluster is read (its version known); without it, `config` and its
-    features, else the newest version's defaults."""
+    features, else the server version's defaults (the newest when kschedx
+    does not reproduce it)."""
     from ..api.selection import PodSelection
     from ..sources.kinds import KINDS
     from ..sources.watch import Watcher
@@ -795,7 +796,14 @@ def watch_into(sink: ResultSink, conn, *, refs=(), all_pending: bool = False, se
         features, config = choose(workload)
     else:
         features = config.features if config is not None else None
-    features = features or default_features()
+    if features is None:
+        # As explain: the server's version (when kschedx reproduces it), else the newest.
+        from ..features.versions import run_version
+
+        version, warning = run_version(None, getattr(workload.cluster, "server_version", None))
+        if warning is not None:
+            workload.warnings.insert(0, warning)
+        features = default_features(version)
     warnings = list(workload.warnings)
     read.objects = []
     live = LiveCluster(workload.cluster, source=f"cluster {conn.server}", features=features)
