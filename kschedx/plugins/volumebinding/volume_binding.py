@@ -17,7 +17,7 @@ from ...config import names
 from ...config.pluginargs import checked_plugin_args
 from ...framework.declaration import Declaration, reads
 from ...framework.events import ActionType as A, CSI_DRIVER, CSI_NODE, CSI_STORAGE_CAPACITY, NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, Register, STORAGE_CLASS
-from ...framework.interface import MAX_NODE_SCORE, Plugin, PluginError, features_of
+from ...framework.interface import MAX_NODE_SCORE, EventReach, Plugin, PluginError, features_of
 from ...framework.status import Code, Status
 from ...api.quantity import parse_quantity
 from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE
@@ -173,6 +173,16 @@ class VolumeBinding(Plugin):
         if volumes is None:
             return 0
         return self.scorer(class_resources(volumes, self.capacity_scoring))
+
+    def event_reach(self, state, pod_info):
+        """A pod with no claim: nothing (its Filter is skipped, and with
+        capacity scoring on, v1.37's default, its score is 0 on every node).
+        A pod with claims: PVs, classes and capacities anywhere, so None
+        (every event may move it)."""
+        data = state.read(STATE_KEY)
+        if data is not None and data.claims is None:
+            return EventReach()
+        return None
 
     # -- Reserve (simulate) ---------------------------------------------------------
     def reserve(self, state, pod_info, node_name: str):
