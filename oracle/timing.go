@@ -335,12 +335,14 @@ func explainEach(ctx context.Context, sched *scheduler.Scheduler, st *clusterSta
 }
 
 // waitUntilDone returns once every pending pod is bound, or once the queue
-// has had nothing to pop for two seconds with no attempt, binding or
+// has had nothing to pop for five seconds with no attempt, binding or
 // eviction since (the rest wait for an event that will not come; a
-// preemption's evictions, asynchronous, count as progress). The line's
-// schedulingSeconds ends at the last attempt or binding, not after this wait.
+// preemption's evictions, asynchronous, count as progress, and on a loaded
+// machine they can lag the attempt that asked for them by seconds). The
+// line's schedulingSeconds ends at the last attempt or binding, not after
+// this wait.
 func waitUntilDone(sched *scheduler.Scheduler, rec *timingRecord, pending int) {
-	const quiet = 2 * time.Second
+	const quiet = 5 * time.Second
 	lastChange := time.Now()
 	lastSeen := -1
 	for {
