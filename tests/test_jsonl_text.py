@@ -1,5 +1,6 @@
 """-o jsonl writes each line as json.dumps(line, ensure_ascii=False,
-separators=(",", ":")) does, character for character, though the `nodes`
+separators=(",", ":")) does, character for character, though a pod's
+`nodes` are written from the runner's records (result/node_text.py) and the
 text of identical pods (one shared list) is encoded once and reused."""
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import pytest
 
 from kschedx.commands.explain import explain_into
 from kschedx.commands.load import load_workload
-from kschedx.render.machine import JsonlSink, compact_line
-from kschedx.result.sink import ResultSink
+from kschedx.commands.simulate import simulate_into
+from kschedx.render.machine import CompactNodes, JsonlSink, compact_line, encode_compact_node_records
+from kschedx.result.sink import DocumentSink, ResultSink
 from golden_compare import GOLDEN, case_names
 
 
@@ -105,20 +107,67 @@ def test_the_kept_text_is_let_go_when_told_and_at_the_end():
     assert out.getvalue().splitlines()[:2] == [dumps(dict(sink.head, pods=[_pod(n, nodes)])) for n in "ab"]
 
 
-def test_a_batch_of_the_watch_lets_the_kept_text_go():
+@pytest.mark.parametrize("mode", ["explain", "simulate"])
+@pytest.mark.parametrize("name", case_names())
+def test_the_sink_alone_writes_the_golden_lines_from_the_records(name, mode):
+    # Alone, the sink's own encoder is in use: each pod's nodes come from
+    # its records, and the line is json.dumps of the document's pod.
+    run = explain_into if mode == "explain" else simulate_into
+    docs = DocumentSink()
+    run(docs, load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    out = io.StringIO()
+    run(JsonlSink(out), load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]), tie_break="name")
+    lines = out.getvalue().splitlines()
+    pods = docs.doc["pods"]
+    assert len(lines) == len(pods) + 1
+    for line, pod in zip(lines, pods):
+        got = json.loads(line)
+        assert got["pods"] == [pod]
+        assert line == dumps(dict({k: got[k] for k in got if k != "pods"}, pods=[pod]))
+
+
+def test_compact_nodes_are_written_as_they_are_and_only_by_the_jsonl_sink():
+    out = io.StringIO()
+    sink = JsonlSink(out)
+    sink.begin({"kind": "SchedulingResult"})
+    text = dumps([{"name": "n1", "feasible": True}])
+    sink.pod(_pod("a", CompactNodes(text)))
+    assert out.getvalue().splitlines()[0] == dumps(dict(sink.head, pods=[_pod("a", json.loads(text))]))
+    assert encode_compact_node_records([]).text == "[]"
+
+
+def test_a_batch_of_the_watch_encodes_identical_pods_nodes_once():
     from test_watch_rescore import watch as rescore_watch
 
     _, run, _, _ = rescore_watch(pending=3)
-    texts = []
+    encoded = []
 
     class Sink(JsonlSink):
-        def forget_texts(self):
-            texts.append(dict(self.texts))
-            super().forget_texts()
+        @staticmethod
+        def node_records_encoder(records):
+            encoded.append(len(records))
+            return encode_compact_node_records(records)
 
-    sink = Sink(io.StringIO())
+    out = io.StringIO()
+    sink = Sink(out)
     run.sink = sink
     run.sink.begin({"kind": "SchedulingResult"})
     run.explain_all_now()
     run._flush(run.clock() + 10.0)
-    assert len(texts) == 1 and len(texts[0]) == 1 and not sink.texts  # three replicas, one nodes list
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    pods = [p for line in lines for p in line.get("pods") or ()]
+    assert len(pods) == 3 and len(encoded) == 1  # three replicas, one cycle, one text
+    assert pods[0]["nodes"] == pods[1]["nodes"] == pods[2]["nodes"] and len(pods[0]["nodes"]) == encoded[0]
+    assert not sink.texts
+
+
+def test_a_pods_nodes_text_is_written_as_a_piece_of_its_own():
+    from kschedx.render.machine import compact_pieces
+
+    big = dumps([{"name": f"n{i}", "feasible": True} for i in range(50)])
+    obj = {"kind": "SchedulingResult", "pods": [_pod("a", CompactNodes(big)), _pod("b", CompactNodes(big))],
+           "warnings": []}
+    pieces = compact_pieces(obj, lambda ns: ns.text)
+    assert sum(1 for p in pieces if p is big) == 2  # never copied into a line
+    expected = {**obj, "pods": [_pod("a", json.loads(big)), _pod("b", json.loads(big))]}
+    assert "".join(pieces) == dumps(expected)

@@ -34,6 +34,10 @@ def json_reference(records, nl: str) -> str:
     return text.replace("\n", nl)
 
 
+def compact_reference(records) -> str:
+    return json.dumps([node_dict(n) for n in records], ensure_ascii=False, separators=(",", ":"))
+
+
 class CompareRecords(ResultSink):
     """Takes each pod's records where the run computes them, and checks both
     ways of writing them there (the snapshot may change after the pod)."""
@@ -44,6 +48,8 @@ class CompareRecords(ResultSink):
     def node_records_encoder(self, records):
         for nl in NEWLINES:
             assert node_records_text(records, nl) == reference(records, nl)
+        # -o jsonl's compact text
+        assert node_records_text(records, None) == compact_reference(records)
         self.pods += 1
         return [node_dict(n) for n in records]
 
@@ -105,6 +111,7 @@ def test_odd_values_are_written_as_json_writes_them():
     for nl in NEWLINES:
         text = node_records_text(records, nl)
         assert text == reference(records, nl) == json_reference(records, nl)
+    assert node_records_text(records, None) == compact_reference(records)
     assert node_records_text([], MEMBER_NEWLINE) == "[]" == reference([], MEMBER_NEWLINE)
 
 
@@ -114,6 +121,7 @@ def test_extender_verdicts_are_written_too():
     nr.extender_filters = [("ext", None, {"why": "ok"}), ("ext2", _unschedulable("ext2", "no"), None)]
     nr.extender_scores = [("ext", 5, 5, 2)]
     assert node_records_text([nr], MEMBER_NEWLINE) == reference([nr], MEMBER_NEWLINE)
+    assert node_records_text([nr], None) == compact_reference([nr])
 
 
 floats = st.floats(allow_nan=True, allow_infinity=True)
@@ -135,6 +143,7 @@ def test_any_details_are_written_as_json_writes_them(details, raw, reasons):
     ]
     assert node_records_text(records, MEMBER_NEWLINE) == reference(records, MEMBER_NEWLINE) \
         == json_reference(records, MEMBER_NEWLINE)
+    assert node_records_text(records, None) == compact_reference(records)
 
 
 # -- records still in the runner's tables ---------------------------------------------
@@ -179,6 +188,7 @@ def test_table_columns_are_written_as_their_dicts(raws, details):
     records = _tables(raws, details)
     for nl in NEWLINES:
         assert node_records_text(records, nl) == reference(records, nl) == json_reference(records, nl)
+    assert node_records_text(records, None) == compact_reference(records)
     # Some read one by one (built lists), the others from the tables.
     records[0].filters, records[2].scores = records[0].filters, records[2].scores
     assert node_records_text(records, MEMBER_NEWLINE) == reference(records, MEMBER_NEWLINE)
@@ -206,3 +216,17 @@ def test_long_pieces_written_on_their_own_make_the_same_document(monkeypatch, ap
     sink = JsonSink(io.StringIO())
     sink.pod({})
     assert sink.out.getvalue() == "\n    {}"
+
+
+def test_compact_text_without_the_c_encoder_is_the_same(monkeypatch):
+    # Pythons built without the json module's C speedups take json.dumps.
+    from kschedx.result import node_text
+
+    records = _tables([1, 1, 2], [{"w": 1.5, "ü": [1, None, True]}, None, {}])
+    fast = node_records_text(records, None)
+    with pytest.raises(TypeError):
+        node_text._compact({"x": object()})
+    monkeypatch.setattr(node_text, "_C_COMPACT", None)
+    assert node_records_text(records, None) == fast == compact_reference(records)
+    with pytest.raises(TypeError):
+        node_text._compact({"x": object()})

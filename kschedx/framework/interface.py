@@ -167,6 +167,13 @@ class Plugin:
         """kschedx's explanation of a score (optional)."""
         return None
 
+    def score_details_all(self, state, pod_info, nodes) -> list:
+        """score_details of each of `nodes`, in order. A plugin whose
+        explanation depends on little of the node may answer nodes alike
+        with one shared (read-only) object, which writers encode once."""
+        details = self.score_details
+        return [details(state, pod_info, ni) for ni in nodes]
+
     def event_reach(self, state, pod_info) -> EventReach | None:
         """What beyond the node it looks at this plugin read for the pod in
         the cycle that left `state` (EventReach), for a plugin whose

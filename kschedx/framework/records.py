@@ -151,9 +151,24 @@ class ScoreTable:
         self._check_unchanged(range(len(self.nodes)))
         state, pod, nodes = self.state, self.pod, self.nodes
         self.details = [
-            [pl.score_details(state, pod, ni) for ni in nodes] if raw is not None and _explains(pl) else None
+            _details_all(pl, state, pod, nodes) if raw is not None and _explains(pl) else None
             for pl, raw in zip(self.plugins, self.raw)
         ]
+
+    def column_details(self, j: int, indexes: list[int]) -> list | None:
+        """Plugin j's explanations of the nodes at `indexes`: the settled
+        ones, or asked of the plugin now and not kept (a writer going a
+        column at a time then holds one plugin's explanations, not every
+        plugin's); None when the plugin explains nothing."""
+        if self.details is not None:
+            col = self.details[j]
+            return None if col is None else list(map(col.__getitem__, indexes))
+        pl = self.plugins[j]
+        if self.raw[j] is None or not _explains(pl):
+            return None
+        self._check_unchanged(indexes)
+        nodes = self.nodes
+        return _details_all(pl, self.state, self.pod, [nodes[k] for k in indexes])
 
     def settle_without_details(self) -> None:
         """Settled with no plugin's explanations: none will be read."""
@@ -215,6 +230,13 @@ class ScoreTable:
 
 def _in_tree(plugin) -> bool:
     return type(plugin).__module__.startswith("kschedx.plugins.")
+
+
+def _details_all(plugin, state, pod, nodes) -> list:
+    all_ = getattr(plugin, "score_details_all", None)  # a plugin of one's own may not be a Plugin
+    if all_ is not None:
+        return all_(state, pod, nodes)
+    return [plugin.score_details(state, pod, ni) for ni in nodes]
 
 
 def _explains(plugin) -> bool:
@@ -567,8 +589,8 @@ def table_groups(records) -> tuple[list, list]:
     grouped by table, for writers that go a plugin's column at a time:
     ([(FilterTable, positions, rows)], [(ScoreTable, positions, indexes)]),
     positions into `records`. Left out, to be taken one record at a time:
-    records with extender results, and scores whose explanations are not
-    settled (see ScoreTable)."""
+    records with extender results. A ScoreTable's explanations, settled or
+    not, are read a column at a time (ScoreTable.column_details)."""
     filter_groups: dict = {}  # id(FilterTable) -> (table, positions, rows)
     score_groups: dict = {}  # id(ScoreTable) -> (table, positions, indexes)
     for p, nr in enumerate(records):
@@ -581,7 +603,7 @@ def table_groups(records) -> tuple[list, list]:
                 g = filter_groups[id(frow[0])] = (frow[0], [], [])
             g[1].append(p)
             g[2].append(frow[1])
-        if srow is not None and srow[0].details is not None:
+        if srow is not None:
             g = score_groups.get(id(srow[0]))
             if g is None:
                 g = score_groups[id(srow[0])] = (srow[0], [], [])

@@ -85,6 +85,25 @@ def encode_node_records(records) -> EncodedNodes:
     return EncodedNodes(node_records_text(records, MEMBER_NEWLINE))
 
 
+class CompactNodes:
+    """A pod's `nodes` list as JsonlSink writes it (compact), encoded from
+    the runner's records where the pod is computed: a type of its own, so
+    that indented text never lands in a line, nor compact text in a document."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def encode_compact_node_records(records) -> CompactNodes:
+    """The text json.dumps([node_dict(n) for n in records], ensure_ascii=False,
+    separators=(",", ":")) gives, written from the records."""
+    from ..result.node_text import node_records_text
+
+    return CompactNodes(node_records_text(records, None))
+
+
 class JsonSink(ResultSink):
     """One JSON document, indented as to_json indents it, written as it grows."""
 
@@ -189,6 +208,11 @@ class JsonlSink(ResultSink):
     code. Joining the pods of every line gives the -o json document.
     """
 
+    # A pod's node records, most of its line, written from the runner's
+    # records rather than from node dicts (no dict per verdict, each repeated
+    # verdict's text made once).
+    node_records_encoder = staticmethod(encode_compact_node_records)
+
     def __init__(self, out):
         self.out = out
         self.head: dict = {}
@@ -213,10 +237,16 @@ class JsonlSink(ResultSink):
         self.texts.clear()
 
     def _line(self, obj: dict) -> None:
-        self.out.write(compact_line(obj, self._nodes_text) + "\n")
+        pieces = compact_pieces(obj, self._nodes_text)
+        pieces[-1] += "\n"
+        write = self.out.write
+        for piece in pieces:
+            write(piece)
         self.out.flush()
 
-    def _nodes_text(self, nodes: list) -> str:
+    def _nodes_text(self, nodes) -> str:
+        if type(nodes) is CompactNodes:
+            return nodes.text
         # Identical pods share one cycle and one `nodes` list (commands/reuse.py):
         # its text, most of each line (every node's record), is encoded once.
         kept = self.texts.get(id(nodes))
@@ -233,24 +263,49 @@ def _compact(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+_NODES_TYPES = (list, CompactNodes)
+
+
 def compact_line(obj: dict, nodes_text) -> str:
     """json.dumps(obj, ensure_ascii=False, separators=(",", ":")), character
     for character, with each pod's `nodes` list (obj["pods"][i]["nodes"])
     encoded by `nodes_text(list)`: a compact JSON object is its members'
     texts joined, so the member may be encoded apart (and its text kept)."""
+    return "".join(compact_pieces(obj, nodes_text))
+
+
+def compact_pieces(obj: dict, nodes_text) -> list[str]:
+    """compact_line's text in pieces, each `nodes` text a piece of its own:
+    written one after another, a pod's every node record (megabytes on a
+    large cluster) is not copied into one line first."""
     pods = obj.get("pods")
     if not pods or type(obj) is not dict or type(pods) is not list \
-            or not all(type(p) is dict and type(p.get("nodes")) is list and all(type(k) is str for k in p)
+            or not all(type(p) is dict and type(p.get("nodes")) in _NODES_TYPES and all(type(k) is str for k in p)
                        for p in pods) or not all(type(k) is str for k in obj):
-        return _compact(obj)
-    members = []
+        return [_compact(obj)]
+    pieces = []
+    small = []  # the text since the last `nodes` text
+    sep = "{"
     for k, v in obj.items():
-        if k == "pods":
-            texts = []
-            for pod in pods:
-                texts.append("{" + ",".join(_compact(pk) + ":" + (nodes_text(pv) if pk == "nodes" else _compact(pv))
-                                            for pk, pv in pod.items()) + "}")
-            members.append(_compact(k) + ":[" + ",".join(texts) + "]")
-        else:
-            members.append(_compact(k) + ":" + _compact(v))
-    return "{" + ",".join(members) + "}"
+        if k != "pods":
+            small.append(sep + _compact(k) + ":" + _compact(v))
+            sep = ","
+            continue
+        small.append(sep + _compact(k) + ":[")
+        sep = ","
+        for i, pod in enumerate(pods):
+            psep = "{" if not i else ",{"
+            for pk, pv in pod.items():
+                if pk == "nodes":
+                    small.append(psep + _compact(pk) + ":")
+                    pieces.append("".join(small))
+                    pieces.append(nodes_text(pv))
+                    small = []
+                else:
+                    small.append(psep + _compact(pk) + ":" + _compact(pv))
+                psep = ","
+            small.append("}")
+        small.append("]")
+    small.append("}" if sep == "," else "{}")
+    pieces.append("".join(small))
+    return pieces

@@ -43,7 +43,7 @@ def node_dicts(records) -> list[dict]:
     out = []
     for nr, fl, sc in zip(records, filters, scores):
         if fl is None or (sc is None and nr.table_rows()[1] is not None):
-            out.append(node_dict(nr))  # verdicts in lists, or scores not settled: one by one
+            out.append(node_dict(nr))  # verdicts in lists: one by one
             continue
         d = {"name": nr.name, "feasible": nr.feasible, "filters": fl, "firstFailure": nr.first_failure}
         st = nr.status
@@ -108,7 +108,7 @@ def _success(plugin, details=None) -> dict:
 
 
 def _score_columns(table, indexes) -> list[list[dict]]:
-    """The `scores` list of each of `indexes` of a settled ScoreTable."""
+    """The `scores` list of each of `indexes` of a ScoreTable."""
     cols = []
     for j, (pl, weight, raw, norm) in enumerate(zip(table.plugins, table.weights, table.raw, table.normalized)):
         if raw is None:
@@ -116,7 +116,7 @@ def _score_columns(table, indexes) -> list[list[dict]]:
             continue
         raws = list(map(raw.__getitem__, indexes))
         norms = list(map(norm.__getitem__, indexes))
-        details = None if table.details[j] is None else list(map(table.details[j].__getitem__, indexes))
+        details = table.column_details(j, indexes)
         cols.append(_score_column(pl.name, weight, raws, norms, details))
     if not cols:
         return [[] for _ in indexes]

@@ -17,7 +17,9 @@ indentation.
 
 from __future__ import annotations
 
+import json
 from itertools import repeat
+from json.encoder import c_make_encoder
 
 from ..framework.records import table_groups
 from ..framework.status import Code
@@ -27,34 +29,68 @@ from .node_record import node_dict
 _INT = {int}
 
 
-def node_records_text(records, nl: str) -> str:
+def node_records_text(records, nl: str | None) -> str:
     """The JSON text of [node_dict(n) for n in records], indented as
-    json_text.indented(..., nl) indents it."""
+    json_text.indented(..., nl) indents it; with `nl` None, compact as
+    json.dumps(..., ensure_ascii=False, separators=(",", ":")) writes it
+    (-o jsonl)."""
     if not records:
         return "[]"
     return _Writer(nl).nodes(records)
 
 
+def _unencodable(o):
+    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
+
+
+# json.dumps(value, ensure_ascii=False, separators=(",", ":")), from the json
+# module's C encoder made once: json.dumps builds an encoder per call, which
+# was most of the cost of a node's small explanation.
+_C_COMPACT = c_make_encoder(None, _unencodable, string, None, ":", ",", False, False, True) \
+    if c_make_encoder is not None else None
+
+
+def _compact(value) -> str:
+    if _C_COMPACT is None:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return "".join(_C_COMPACT(value, 0))
+
+
+def _compact_at(value, _nl) -> str:
+    return _compact(value)
+
+
 class _Writer:
     """One pod's texts of repeated pieces, at one indentation."""
 
-    def __init__(self, nl: str):
-        self.i1 = i1 = nl + "  "  # a node record
-        self.i2 = i2 = i1 + "  "  # its members
-        self.i3 = i3 = i2 + "  "  # a verdict or score
-        self.i4 = i3 + "  "  # their members
+    def __init__(self, nl: str | None):
+        if nl is None:
+            # Compact: no indentation, ":" alone; what is not a repeated
+            # piece goes to the json module's C encoder, fast when not indenting.
+            nl = ""
+            step, kv = "", ":"
+            self.encode = _compact_at
+        else:
+            step, kv = "  ", ": "
+            self.encode = encode
+        self.compact = not step
+        self.kv = kv
+        self.i1 = i1 = nl + step  # a node record
+        self.i2 = i2 = i1 + step  # its members
+        self.i3 = i3 = i2 + step  # a verdict or score
+        self.i4 = i3 + step  # their members
         self.nl = nl
         self.close_node = i1 + "}"
         self.close_list = i2 + "]"
         self.close_entry = i3 + "}"
-        self.k_name = "{" + i2 + '"name": '
-        self.k_feasible = "," + i2 + '"feasible": '
-        self.k_filters = "," + i2 + '"filters": [' + i3
-        self.k_first = "," + i2 + '"firstFailure": '
-        self.k_status = "," + i2 + '"status": '
-        self.k_scores = "," + i2 + '"scores": [' + i3
-        self.k_total = "," + i2 + '"totalScore": '
-        self.k_preemption = "," + i2 + '"preemption": '
+        self.k_name = "{" + i2 + '"name"' + kv
+        self.k_feasible = "," + i2 + '"feasible"' + kv
+        self.k_filters = "," + i2 + '"filters"' + kv + '[' + i3
+        self.k_first = "," + i2 + '"firstFailure"' + kv
+        self.k_status = "," + i2 + '"status"' + kv
+        self.k_scores = "," + i2 + '"scores"' + kv + '[' + i3
+        self.k_total = "," + i2 + '"totalScore"' + kv
+        self.k_preemption = "," + i2 + '"preemption"' + kv
         self.entry_sep = "," + i3
         self.filters: dict = {}  # (plugin, Status or None) -> text, for verdicts without details
         self.filter_values: dict = {}  # (plugin, code, reasons) -> text
@@ -99,7 +135,7 @@ class _Writer:
                     texts[v] = self.filter_text(name, v)
             cols.append(map(texts.__getitem__, values))
         if not cols:
-            return [',' + self.i2 + '"filters": []'] * len(rows)
+            return [',' + self.i2 + '"filters"' + self.kv + '[]'] * len(rows)
         head, sep, close = self.k_filters, self.entry_sep, self.close_list
         return [head + sep.join(row) + close for row in zip(*cols)]
 
@@ -111,19 +147,18 @@ class _Writer:
         return text
 
     def score_columns(self, table, indexes) -> list[str]:
-        """The `scores` member text of each of `indexes` of a settled ScoreTable."""
+        """The `scores` member text of each of `indexes` of a ScoreTable."""
         cols = []
-        settled = table.details
         for j, (pl, weight, raw, norm) in enumerate(zip(table.plugins, table.weights, table.raw, table.normalized)):
             if raw is None:
                 cols.append(repeat(self.score_text((pl.name, 0, 0, weight, True, None)), len(indexes)))
                 continue
             raws = list(map(raw.__getitem__, indexes))
             norms = list(map(norm.__getitem__, indexes))
-            details = None if settled[j] is None else list(map(settled[j].__getitem__, indexes))
+            details = table.column_details(j, indexes)
             cols.append(self.score_column(pl.name, weight, raws, norms, details))
         if not cols:
-            return [',' + self.i2 + '"scores": []'] * len(indexes)
+            return [',' + self.i2 + '"scores"' + self.kv + '[]'] * len(indexes)
         head, sep, close = self.k_scores, self.entry_sep, self.close_list
         return [head + sep.join(row) + close for row in zip(*cols)]
 
@@ -138,10 +173,19 @@ class _Writer:
             return list(map(texts.__getitem__, pairs))
         close = self.close_entry
         heads = {pair: self.score_head(plugin, pair[0], pair[1], weight, False) for pair in set(pairs)}
-        key = "," + self.i4 + '"details": '
-        # One plugin's explanations have one shape across the nodes, mostly.
+        key = "," + self.i4 + '"details"' + self.kv
+        # One plugin's explanations have one shape across the nodes, mostly;
+        # nodes may share one (Plugin.score_details_all): its text is made once.
         explain = self.explainer(plugin)
-        return [heads[pair] + (key + explain(d) if d else "") + close for pair, d in zip(pairs, details)]
+        texts: dict = {}  # (raw, normalized, id(explanation)) -> the entry's text
+        out = []
+        for pair, d in zip(pairs, details):
+            k = (pair, id(d))
+            text = texts.get(k)
+            if text is None:
+                text = texts[k] = heads[pair] + (key + explain(d) if d else "") + close
+            out.append(text)
+        return out
 
     def score_text(self, row) -> str:
         if row[5] is not None or type(row[1]) is not int or type(row[2]) is not int or type(row[3]) is not int:
@@ -153,7 +197,7 @@ class _Writer:
 
     def node(self, nr, filters_text=None, scores_text=None) -> str:
         if nr.extender_filters or nr.extender_scores:
-            return encode(node_dict(nr), self.i1)
+            return self.encode(node_dict(nr), self.i1)
         if filters_text is None:
             filter_text = self.filter_text
             entry = self.filter_entry
@@ -161,33 +205,33 @@ class _Writer:
             for plugin, status, details in nr.filter_rows():
                 texts.append(entry(plugin, status, details) if details else filter_text(plugin, status))
             filters_text = (self.k_filters + self.entry_sep.join(texts) + self.close_list if texts
-                            else ',' + self.i2 + '"filters": []')
+                            else ',' + self.i2 + '"filters"' + self.kv + '[]')
         feasible = nr.feasible
         first = nr.first_failure
         parts = [
-            self.k_name, string(nr.name) if type(nr.name) is str else encode(nr.name, self.i2),
-            self.k_feasible, "true" if feasible is True else "false" if feasible is False else encode(feasible, self.i2),
+            self.k_name, string(nr.name) if type(nr.name) is str else self.encode(nr.name, self.i2),
+            self.k_feasible, "true" if feasible is True else "false" if feasible is False else self.encode(feasible, self.i2),
             filters_text,
-            self.k_first, "null" if first is None else string(first) if type(first) is str else encode(first, self.i2),
+            self.k_first, "null" if first is None else string(first) if type(first) is str else self.encode(first, self.i2),
         ]
         st = nr.status
         if st is not None:
             parts.append(self.k_status)
-            parts.append(encode({"code": st.code.label, "plugin": st.plugin, "reasons": list(st.reasons)}, self.i2))
+            parts.append(self.encode({"code": st.code.label, "plugin": st.plugin, "reasons": list(st.reasons)}, self.i2))
         if scores_text is None:
             rows = nr.score_rows()
             if rows is not None:
                 texts = list(map(self.score_text, rows))
                 scores_text = (self.k_scores + self.entry_sep.join(texts) + self.close_list if texts
-                               else "," + self.i2 + '"scores": []')
+                               else "," + self.i2 + '"scores"' + self.kv + '[]')
         if scores_text is not None:
             parts.append(scores_text)
             parts.append(self.k_total)
             total = nr.total
-            parts.append(int.__repr__(total) if type(total) is int else encode(total, self.i2))
+            parts.append(int.__repr__(total) if type(total) is int else self.encode(total, self.i2))
         if nr.preemption is not None:
             parts.append(self.k_preemption)
-            parts.append(encode(nr.preemption, self.i2))
+            parts.append(self.encode(nr.preemption, self.i2))
         parts.append(self.close_node)
         return "".join(parts)
 
@@ -196,17 +240,17 @@ class _Writer:
             d = {"plugin": plugin, "code": "Success", "reasons": []}
             if details:
                 d["details"] = details
-            return encode(d, self.i3)
+            return self.encode(d, self.i3)
         if details or status.details:
             # Never both (FilterTable.rows): the status's own explanation.
             d = {"plugin": plugin, "code": status.code.label, "reasons": list(status.reasons)}
             if status.details:
                 d["details"] = status.details
-            return encode(d, self.i3)
+            return self.encode(d, self.i3)
         key = (plugin, status.code, tuple(status.reasons))
         text = self.filter_values.get(key)
         if text is None:
-            text = self.filter_values[key] = encode(
+            text = self.filter_values[key] = self.encode(
                 {"plugin": plugin, "code": status.code.label, "reasons": list(status.reasons)}, self.i3)
         return text
 
@@ -220,12 +264,14 @@ class _Writer:
                  "weighted": normalized * weight}
             if skipped:
                 d["skipped"] = True
-            head = encode(d, self.i3)[:-len(self.close_entry)]
+            head = self.encode(d, self.i3)[:-len(self.close_entry)]
             if exact:
                 self.score_heads[key] = head
         return head
 
-    def explainer(self, plugin) -> ShapeEncoder:
+    def explainer(self, plugin):
+        if self.compact:
+            return _compact
         enc = self.explainers.get(plugin)
         if enc is None:
             enc = self.explainers[plugin] = ShapeEncoder(self.i4)
@@ -236,4 +282,4 @@ class _Writer:
         head = self.score_head(plugin, raw, normalized, weight, skipped)
         if not details:
             return head + self.close_entry
-        return head + "," + self.i4 + '"details": ' + self.explainer(plugin)(details) + self.close_entry
+        return head + "," + self.i4 + '"details"' + self.kv + self.explainer(plugin)(details) + self.close_entry

@@ -20,7 +20,7 @@ from ...framework.status import Code, Status
 from ...api.resources import CPU, MEMORY, RequestOptions
 from ...config.pluginargs import checked_plugin_args
 from ...state.node_columns import columns_for
-from .resource_allocation import dra_scoring, pod_request_list, vectors
+from .resource_allocation import dra_scoring, pod_request_list, shared_by_vectors, vectors
 
 _KEY = "PreScoreNodeResourcesBalancedAllocation"
 
@@ -161,6 +161,16 @@ class NodeResourcesBalancedAllocation(Plugin):
     def score_details(self, state, pod_info, node_info):
         reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True, self.request_options)
         requested, allocatable = vectors(node_info, self.resources, reqs, True, self._dra_scoring())
+        return self._details(requested, allocatable, reqs)
+
+    def score_details_all(self, state, pod_info, nodes) -> list:
+        # The explanation is the node's two vectors (and the pod's requests):
+        # nodes of one size and use share one.
+        reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True, self.request_options)
+        return shared_by_vectors(nodes, self.resources, reqs, True, self._dra_scoring(),
+                                 lambda requested, allocatable: self._details(requested, allocatable, reqs))
+
+    def _details(self, requested, allocatable, reqs) -> dict:
         details = {
             "fractions": {
                 name: f"{req}/{alloc}" for (name, _), req, alloc in zip(self.resources, requested, allocatable) if alloc

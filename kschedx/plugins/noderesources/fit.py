@@ -15,7 +15,7 @@ from ...config.pluginargs import MAX_CUSTOM_PRIORITY_SCORE, default_plugin_args,
 from ...api.resources import CPU, MEMORY, Resource, is_extended_resource_name, pod_requests
 from ...state.node_columns import columns_for
 from ..helper.shape_score import broken_linear_function
-from .resource_allocation import dra_scoring, pod_request_list, vectors
+from .resource_allocation import dra_scoring, pod_request_list, shared_by_vectors, vectors
 
 _PRE_FILTER_KEY = "PreFilterNodeResourcesFit"
 _PRE_SCORE_KEY = "PreScoreNodeResourcesFit"
@@ -347,6 +347,15 @@ class NodeResourcesFit(Plugin):
     def score_details(self, state, pod_info, node_info):
         reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
         requested, allocatable = vectors(node_info, self.resources, reqs, False, self._dra_scoring())
+        return self._details(requested, allocatable)
+
+    def score_details_all(self, state, pod_info, nodes) -> list:
+        # The explanation is the node's two vectors: nodes of one size and
+        # use (most, in a cluster of a few machine types) share one.
+        reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
+        return shared_by_vectors(nodes, self.resources, reqs, False, self._dra_scoring(), self._details)
+
+    def _details(self, requested, allocatable) -> dict:
         details = {
             "strategy": self.strategy,
             "weights": {name: weight for name, weight in self.resources},

@@ -81,6 +81,22 @@ def vectors(node_info, resources, pod_reqs, use_requested: bool, dra=None):
     return requested, allocatable
 
 
+def shared_by_vectors(nodes, resources, pod_reqs, use_requested: bool, dra, explain) -> list:
+    """[explain(*vectors(ni, ...)) for ni in nodes], one explanation object
+    per distinct pair of vectors, shared by the nodes that have it: an
+    explanation that is a function of the vectors alone (read-only)."""
+    out = []
+    seen: dict = {}
+    for ni in nodes:
+        requested, allocatable = vectors(ni, resources, pod_reqs, use_requested, dra)
+        key = (*requested, None, *allocatable)
+        d = seen.get(key)
+        if d is None:
+            d = seen[key] = explain(requested, allocatable)
+        out.append(d)
+    return out
+
+
 def dra_scoring(handle, features, resources):
     """The `dra` argument of vectors() for a scorer over `resources`
     (getDRAPreScoredParams): None unless DRAExtendedResource is on and one

@@ -1,0 +1,79 @@
+"""NodeResourcesFit and NodeResourcesBalancedAllocation explain the nodes
+of one size and use with one shared explanation (Plugin.score_details_all):
+the documents are those of asking every node for its own."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kschedx.commands.explain import explain_into
+from kschedx.commands.load import load_workload
+from kschedx.commands.simulate import simulate_into
+from kschedx.framework.configured import load_config
+from kschedx.framework.interface import Plugin
+from kschedx.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
+from kschedx.plugins.noderesources.fit import NodeResourcesFit
+from kschedx.result.sink import DocumentSink
+from golden_compare import GOLDEN, V135, case_names
+from test_golden_config import CASES as CONFIG_CASES, CONFIGS, GOLDEN_CONFIG
+
+SHARING = (NodeResourcesFit, NodeResourcesBalancedAllocation)
+
+
+def _document(path: str, mode: str, config=None, features=None) -> str:
+    sink = DocumentSink()
+    run = explain_into if mode == "explain" else simulate_into
+    kwargs = {"config": config} if config is not None else {}
+    if features is not None:
+        kwargs["features"] = features
+    run(sink, load_workload([path]), tie_break="name", **kwargs)
+    return json.dumps(sink.doc, sort_keys=True)
+
+
+def _each_node_its_own(monkeypatch) -> None:
+    for cls in SHARING:
+        monkeypatch.setattr(cls, "score_details_all", Plugin.score_details_all)
+
+
+@pytest.mark.parametrize("mode", ["explain", "simulate"])
+@pytest.mark.parametrize("name", case_names())
+def test_golden_cases_the_same_with_shared_explanations(name, mode, monkeypatch):
+    path = str(GOLDEN / "cases" / f"{name}.yaml")
+    shared = _document(path, mode)
+    _each_node_its_own(monkeypatch)
+    assert _document(path, mode) == shared
+
+
+@pytest.mark.parametrize("config", [c for c in CONFIGS if c != "default"])
+@pytest.mark.parametrize("case", CONFIG_CASES)
+def test_scoring_strategies_the_same_with_shared_explanations(config, case, monkeypatch):
+    # MostAllocated, RequestedToCapacityRatio (a shape), reweighted resources.
+    path = str(GOLDEN_CONFIG / "cases" / f"{case}.json")
+    cfg = load_config(str(GOLDEN_CONFIG / "configs" / f"{config}.yaml"), features=V135)
+    shared = _document(path, "explain", cfg, V135)
+    _each_node_its_own(monkeypatch)
+    assert _document(path, "explain", cfg, V135) == shared
+
+
+def test_nodes_alike_share_one_explanation():
+    # The mixed golden-config cluster has nodes of one size and use: fewer
+    # explanations than nodes, each one shared as it is (read-only).
+    from kschedx.result.sink import ResultSink
+
+    counts = []
+
+    class Count(ResultSink):
+        def node_records_encoder(self, records):
+            tables = {id(t): t for t in (nr.table_rows()[1][0] for nr in records if nr.table_rows()[1])}
+            for t in tables.values():
+                t.settle()
+                for j, pl in enumerate(t.plugins):
+                    if isinstance(pl, SHARING) and t.details is not None and t.details[j] is not None:
+                        counts.append((len(t.details[j]), len({id(d) for d in t.details[j]})))
+            return []
+
+    explain_into(Count(), load_workload([str(GOLDEN_CONFIG / "cases" / f"{CONFIG_CASES[0]}.json")]),
+                 tie_break="name")
+    assert counts and any(distinct < n for n, distinct in counts)
