@@ -77,3 +77,41 @@ def test_nodes_alike_share_one_explanation():
     explain_into(Count(), load_workload([str(GOLDEN_CONFIG / "cases" / f"{CONFIG_CASES[0]}.json")]),
                  tie_break="name")
     assert counts and any(distinct < n for n, distinct in counts)
+
+
+def _node(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                       "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+
+
+def _pod(name: str, node: str | None, requests: dict | None) -> dict:
+    c = {"name": "c", "image": "busybox"}
+    if requests:
+        c["resources"] = {"requests": requests}
+    spec = {"containers": [c]}
+    if node:
+        spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+            "spec": spec, "status": {"phase": "Running" if node else "Pending"}}
+
+
+def test_nodes_alike_for_one_plugin_and_not_the_other(tmp_path, monkeypatch):
+    # a: a pod with no requests (NodeResourcesFit counts 100m/200Mi for it,
+    # BalancedAllocation nothing); b: a pod asking exactly 100m/200Mi. The
+    # two are alike for Fit and not for BalancedAllocation.
+    items = [_node("a"), _node("b"), _pod("free", "a", None),
+             _pod("asks", "b", {"cpu": "100m", "memory": "200Mi"}),
+             _pod("new", None, {"cpu": "500m", "memory": "1Gi"})]
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    shared = _document(str(path), "explain")
+    doc = json.loads(shared)
+    by_plugin = {}
+    for n in doc["pods"][0]["nodes"]:
+        for s in n["scores"]:
+            by_plugin.setdefault(s["plugin"], []).append(s.get("details"))
+    assert by_plugin["NodeResourcesFit"][0] == by_plugin["NodeResourcesFit"][1]
+    assert by_plugin["NodeResourcesBalancedAllocation"][0] != by_plugin["NodeResourcesBalancedAllocation"][1]
+    _each_node_its_own(monkeypatch)
+    assert _document(str(path), "explain") == shared

@@ -33,6 +33,7 @@ from ..state.live import Change, LiveCluster
 from ..state.types import parse_time
 from ..util.errors import ClusterError
 from ..util.gc_policy import collector_paused
+from ..util.heap import give_back
 from .document import head as document_head
 from .explain import explainer_for, pod_documents
 from .load import Workload
@@ -580,6 +581,7 @@ class WatchRun:
         forget = getattr(self.sink, "forget_texts", None)
         if forget is not None:  # a batch's pods share no nodes list with the next's
             forget()
+        give_back()  # the batch's lines and results are gone: their pages too
         # The next events' Reaches ask these frameworks (the state is the live one).
         self.checker = Checker(scheds, self._flagged)
         self._pending_gauges()

@@ -168,7 +168,8 @@ class NodeResourcesBalancedAllocation(Plugin):
         # nodes of one size and use share one.
         reqs = state.read(_KEY) or pod_request_list(pod_info, self.resources, True, self.request_options)
         return shared_by_vectors(nodes, self.resources, reqs, True, self._dra_scoring(),
-                                 lambda requested, allocatable: self._details(requested, allocatable, reqs))
+                                 lambda requested, allocatable: self._details(requested, allocatable, reqs),
+                                 self.handle)
 
     def _details(self, requested, allocatable, reqs) -> dict:
         details = {

@@ -353,7 +353,8 @@ class NodeResourcesFit(Plugin):
         # The explanation is the node's two vectors: nodes of one size and
         # use (most, in a cluster of a few machine types) share one.
         reqs = state.read(_PRE_SCORE_KEY) or pod_request_list(pod_info, self.resources, False)
-        return shared_by_vectors(nodes, self.resources, reqs, False, self._dra_scoring(), self._details)
+        return shared_by_vectors(nodes, self.resources, reqs, False, self._dra_scoring(), self._details,
+                                 self.handle)
 
     def _details(self, requested, allocatable) -> dict:
         details = {

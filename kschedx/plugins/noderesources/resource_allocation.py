@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...api.resources import (CPU, EPHEMERAL_STORAGE, MEMORY, RequestOptions, is_scalar_resource_name, pod_requests,
                               value_of)
+from ...state.node_columns import columns_for
 
 DEFAULT_NON_MISSING = {CPU: 100, MEMORY: 200 * 1024 * 1024 * 1000}
 
@@ -81,12 +82,26 @@ def vectors(node_info, resources, pod_reqs, use_requested: bool, dra=None):
     return requested, allocatable
 
 
-def shared_by_vectors(nodes, resources, pod_reqs, use_requested: bool, dra, explain) -> list:
+def shared_by_vectors(nodes, resources, pod_reqs, use_requested: bool, dra, explain, handle=None) -> list:
     """[explain(*vectors(ni, ...)) for ni in nodes], one explanation object
     per distinct pair of vectors, shared by the nodes that have it: an
-    explanation that is a function of the vectors alone (read-only)."""
+    explanation that is a function of the vectors alone (read-only). With
+    the default resources the snapshot's node columns tell which nodes are
+    alike, without the vectors of each."""
     out = []
     seen: dict = {}
+    if dra is None and handle is not None and len(resources) == 2 \
+            and resources[0][0] == CPU and resources[1][0] == MEMORY:
+        at = columns_for(handle, nodes)
+        if at is not None:
+            cols, rows = at
+            used = ("req_cpu", "req_mem") if use_requested else ("nz_cpu", "nz_mem")
+            for ni, key in zip(nodes, zip(*cols.take(rows, *used, "alloc_cpu", "alloc_mem"))):
+                d = seen.get(key)
+                if d is None:
+                    d = seen[key] = explain(*vectors(ni, resources, pod_reqs, use_requested, dra))
+                out.append(d)
+            return out
     for ni in nodes:
         requested, allocatable = vectors(ni, resources, pod_reqs, use_requested, dra)
         key = (*requested, None, *allocatable)
