@@ -1,5 +1,6 @@
 """NodeResourcesFit and NodeResourcesBalancedAllocation explain the nodes
-of one size and use with one shared explanation (Plugin.score_details_all):
+of one size and use with one shared explanation, PodTopologySpread
+describes its constraints once for every node (Plugin.score_details_all):
 the documents are those of asking every node for its own."""
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from kschedx.framework.configured import load_config
 from kschedx.framework.interface import Plugin
 from kschedx.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kschedx.plugins.noderesources.fit import NodeResourcesFit
+from kschedx.plugins.podtopologyspread.plugin import PodTopologySpread
 from kschedx.result.sink import DocumentSink
 from golden_compare import GOLDEN, V135, case_names
 from test_golden_config import CASES as CONFIG_CASES, CONFIGS, GOLDEN_CONFIG
 
 SHARING = (NodeResourcesFit, NodeResourcesBalancedAllocation)
+COLUMN_WISE = (*SHARING, PodTopologySpread)
 
 
 def _document(path: str, mode: str, config=None, features=None) -> str:
@@ -33,7 +36,7 @@ def _document(path: str, mode: str, config=None, features=None) -> str:
 
 
 def _each_node_its_own(monkeypatch) -> None:
-    for cls in SHARING:
+    for cls in COLUMN_WISE:
         monkeypatch.setattr(cls, "score_details_all", Plugin.score_details_all)
 
 

@@ -122,6 +122,12 @@ class PodTopologySpread(Plugin):
             return None
         return scoring.score_details(s, node_info)
 
+    def score_details_all(self, state, pod_info, nodes) -> list:
+        s = state.read(scoring.PRE_SCORE_STATE_KEY)
+        if s is None:
+            return [None] * len(nodes)
+        return scoring.score_details_all(s, nodes)
+
     def event_reach(self, state, pod_info) -> EventReach:
         """Pods of the pod's namespace its constraints select; their topology
         keys, and the pod's node affinity keys where nodes are counted by

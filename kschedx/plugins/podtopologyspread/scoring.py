@@ -335,12 +335,33 @@ def normalize_all(s: PreScoreState, nodes, scores: list[int]) -> list[int]:
 
 
 def score_details(s: PreScoreState, node_info) -> dict:
+    return _details(s, node_info, [c.describe() for c in s.constraints], None)
+
+
+def score_details_all(s: PreScoreState, nodes) -> list[dict]:
+    """score_details of each node: the constraints described once, and one
+    explanation (read-only) shared by the nodes without a topology key."""
+    described = [c.describe() for c in s.constraints]
+    weights = [round(w, 6) for w in s.topology_normalizing_weight]
+    ignored = None
+    out = []
+    for ni in nodes:
+        if ni.name in s.ignored_nodes:
+            if ignored is None:
+                ignored = _details(s, ni, described, weights)
+            out.append(ignored)
+        else:
+            out.append(_details(s, ni, described, weights))
+    return out
+
+
+def _details(s: PreScoreState, node_info, described: list[dict], weights: list[float] | None) -> dict:
     if node_info.name in s.ignored_nodes:
         return {"ignored": True, "note": "the node lacks a topology key of the constraints: scored 0"}
     labels = node_info.labels
     out = []
     for i, c in enumerate(s.constraints):
-        d = c.describe()
+        d = dict(described[i])
         tp_val = labels.get(c.topology_key)
         d["domain"] = tp_val
         if tp_val is None:
@@ -350,7 +371,7 @@ def score_details(s: PreScoreState, node_info) -> dict:
         cnt = _constraint_count(s, i, c, node_info, tp_val)
         weight = s.topology_normalizing_weight[i]
         d["matchingPods"] = cnt
-        d["topologyWeight"] = round(weight, 6)
+        d["topologyWeight"] = round(weight, 6) if weights is None else weights[i]
         d["score"] = round(score_for_count(cnt, c.max_skew, weight), 6)
         if c.topology_key != HOSTNAME_KEY:
             domains = s.topology_value_to_pod_counts[i]
