@@ -78,6 +78,38 @@ def test_the_oldest_due_pods_go_first_when_a_batch_cannot_take_them_all():
     assert explained == sorted(keys[-2:])  # the two oldest, in queue order
 
 
+def test_a_batch_serves_every_pod_it_chose_though_they_cost_more_than_guessed():
+    model, run, now, observer, sink = watch(pending=6)
+    run._explain_cost = 0.5  # guessed: a batch (2 s) takes four pods
+    keys = sorted(run.tracked)
+    for i, key in enumerate(reversed(keys)):  # the last key in queue order is due the longest
+        t = run.tracked[key]
+        t.due, t.due_since, t.reason = now[0], now[0] - 10 + i, "test"
+    write = sink.pod
+    step = [0.8]
+
+    def slow(doc):  # each pod takes 0.8 s: the four take 3.2 s, over the budget
+        now[0] += step[0]
+        write(doc)
+
+    sink.pod = slow
+    seen = len(sink.items)
+    run._flush(now[0])
+    explained = [item["pod"] for kind, item in sink.items[seen:] if kind == "pod"]
+    assert explained == sorted(keys[-4:])  # the oldest among them too, last in queue order
+    assert run._explain_cost > 0.5  # the next batch takes fewer
+    # Within twice the budget: a batch that would run longer stops there.
+    for key in keys:
+        t = run.tracked[key]
+        t.due, t.due_since, t.reason = now[0], now[0] - 1, "test"
+    run._explain_cost = 0.1
+    step[0] = 1.1
+    seen = len(sink.items)
+    run._flush(now[0])
+    assert len([1 for kind, _ in sink.items[seen:] if kind == "pod"]) == 4  # 4.4 s: no fifth
+    assert sum(1 for t in run.tracked.values() if t.due is not None) == 2  # the next batch's
+
+
 def test_the_queue_is_measured():
     model, run, now, observer, sink = watch()
     ev = model.put(api_node("n3", cpu="4"))
