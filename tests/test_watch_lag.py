@@ -118,3 +118,16 @@ def test_the_queue_is_measured():
     queued, oldest, _, _ = observer.seen[-1]
     assert queued == 1 and oldest > 0
     assert run.summary.max_events_queued == 1
+
+
+def test_caught_up_waits_for_nodes_to_be_scored_again():
+    # A Reach flagged is scored again at its settle and may make pods due:
+    # until then the watch has not caught up (bench_watch_load's lag).
+    model, run, now, observer, sink = watch()
+    run._sync_target = 0
+    run._flagged = {object(): now[0]}
+    run._check_synced()
+    assert not run._synced.is_set()
+    run._flagged = {}
+    run._check_synced()
+    assert run._synced.is_set()
