@@ -303,6 +303,43 @@ def test_a_plugin_failing_at_run_time_is_the_pods_error(monkeypatch, tmp_path, c
     assert doc["pods"][0]["message"] == message
 
 
+@pytest.mark.parametrize("failing", ["score_details", "score_details_all", "score_details_all_short"])
+def test_a_failing_explanation_is_left_out_and_the_score_stands(monkeypatch, tmp_path, cluster, failing):
+    from kschedx.framework.configured import load_config
+    from kschedx.framework.interface import Plugin
+
+    def score(self, state, pod_info, node_info):
+        return 7
+
+    def details(self, state, pod_info, node_info):
+        if failing == "score_details" and node_info.name == "n1":
+            raise RuntimeError("no explanation")
+        return {"node": node_info.name}
+
+    def details_all(self, state, pod_info, nodes):
+        if failing == "score_details_all":
+            raise RuntimeError("no explanations")
+        return [{"node": "?"}]  # one for every node: not an answer
+
+    body = {"name": "Boom", "score": score, "score_details": details}
+    if failing != "score_details":
+        body["score_details_all"] = details_all
+    cls = type("Boom", (Plugin,), body)
+    _Boom.register(monkeypatch, cls)
+    snap, pod = cluster
+    cfg = load_config(config(tmp_path, "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: Boom}]\n"))
+    doc = explaining.explain(load_workload([snap], [pod]), tie_break="name", config=cfg)
+    p = doc["pods"][0]
+    assert p["status"] == "Scheduled"
+    boom = {n["name"]: next(s for s in n["scores"] if s["plugin"] == "Boom") for n in p["nodes"] if n.get("scores")}
+    assert boom and all(s["raw"] == 7 for s in boom.values())
+    for name, s in boom.items():
+        if failing == "score_details" and name == "n1":
+            assert "details" not in s
+        else:  # asked node by node once the column failed
+            assert s["details"] == {"node": name}
+
+
 def test_a_class_that_is_not_a_plugin_is_refused(monkeypatch):
     from importlib.metadata import EntryPoint
 

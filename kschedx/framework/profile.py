@@ -263,6 +263,18 @@ def _new_out_of_tree(cls, handle, args, name: str, plan: ProfilePlan):
             return None
 
     plugin.score_details = guarded_details
+    details_all = getattr(plugin, "score_details_all", None)
+    if callable(details_all):
+        def guarded_details_all(state, pod_info, nodes):
+            try:
+                out = list(details_all(state, pod_info, nodes))
+            except Exception:
+                out = None
+            if out is None or len(out) != len(nodes):
+                return [guarded_details(state, pod_info, ni) for ni in nodes]
+            return out
+
+        plugin.score_details_all = guarded_details_all
     extensions = plugin.pre_filter_extensions
 
     def guarded_extensions():
