@@ -54,9 +54,20 @@ def preemption_cluster(tmp_path_factory) -> Path:
     return path
 
 
+# How often the real scheduler's loop is run before its placements count:
+# with asynchronous preemption a preemptor can be put back to wait for its
+# victims' deletions after they were already seen, and then waits for the
+# queue's five-minute flush (a race of upstream's queue against the fake
+# client's informers, seen now and then when CI runs it beside the suite).
+LOOP_RUNS = 3
+
+
 @pytest.mark.parametrize("version", versions())
 def test_the_real_schedulers_loop_preempts_as_kschedx_simulates(version, preemption_cluster):
-    line = timed(version, "simulate", preemption_cluster)
+    for _ in range(LOOP_RUNS):
+        line = timed(version, "simulate", preemption_cluster)
+        if len(line["placements"]) == 5:
+            break
     assert line["mode"] == "simulate" and line["kubernetes"].startswith(f"v{version}.")
     assert line["errors"] == [] and line["pending"] == 5 and line["percentageOfNodesToScore"] == 100
     # Every preemptor preempts, evicting five pods of a node (which node,
