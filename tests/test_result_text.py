@@ -194,6 +194,28 @@ def test_table_columns_are_written_as_their_dicts(raws, details):
     assert node_records_text(records, MEMBER_NEWLINE) == reference(records, MEMBER_NEWLINE)
 
 
+def test_node_statuses_alike_in_all_but_one_field_are_written_each_its_own():
+    # A node's `status` text is made once per (code, plugin, reasons).
+    statuses = [_unschedulable("A", "r"), _unschedulable("A", "r"), _unschedulable("B", "r"),
+                Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "r", plugin="A"), _unschedulable("A", "r", "s"),
+                _unschedulable("A"), Status(Code.UNSCHEDULABLE, "r", plugin=None), _unschedulable("A", "r")]
+    records = [NodeResult(f"n{k}", filters=[FilterVerdict(st.plugin or "A", st)], status=st, first_failure=st.plugin)
+               for k, st in enumerate(statuses)]
+    for nl in NEWLINES:
+        assert node_records_text(records, nl) == reference(records, nl) == json_reference(records, nl)
+    assert node_records_text(records, None) == compact_reference(records)
+
+
+def test_one_explanation_shared_by_nodes_of_other_scores_is_written_with_each():
+    # Plugin.score_details_all may give nodes one explanation object; each
+    # node's entry still has its own raw and normalized score.
+    shared = {"domains": [{"topologyKey": "zone", "score": 3}]}
+    records = _tables([1, 1, 2], [shared, shared, shared])  # (node 1 is not scored)
+    for nl in NEWLINES:
+        assert node_records_text(records, nl) == reference(records, nl) == json_reference(records, nl)
+    assert node_records_text(records, None) == compact_reference(records)
+
+
 @pytest.mark.parametrize("apart", [1, 40])
 def test_long_pieces_written_on_their_own_make_the_same_document(monkeypatch, apart):
     from kschedx.render import machine

@@ -27,6 +27,7 @@ from .json_text import ShapeEncoder, encode, string
 from .node_record import node_dict
 
 _INT = {int}
+_STR = frozenset((str,))
 
 
 def node_records_text(records, nl: str | None) -> str:
@@ -97,6 +98,7 @@ class _Writer:
         self.scores: dict = {}  # score row without details -> text
         self.score_heads: dict = {}  # (plugin, raw, normalized, weight, skipped) -> text before "details"
         self.explainers: dict = {}  # plugin -> ShapeEncoder of its score explanations
+        self.statuses: dict = {}  # (code, plugin, reasons) -> a node's status text
 
     def nodes(self, records) -> str:
         # The verdicts and scores still in the runner's tables are written a
@@ -177,15 +179,14 @@ class _Writer:
         # One plugin's explanations have one shape across the nodes, mostly;
         # nodes may share one (Plugin.score_details_all): its text is made once.
         explain = self.explainer(plugin)
-        texts: dict = {}  # (raw, normalized, id(explanation)) -> the entry's text
-        out = []
-        for pair, d in zip(pairs, details):
-            k = (pair, id(d))
-            text = texts.get(k)
-            if text is None:
-                text = texts[k] = heads[pair] + (key + explain(d) if d else "") + close
-            out.append(text)
-        return out
+        # (raw, normalized, id(explanation)) -> the entry's text, each
+        # distinct one made once (the explanations are alive in `details`,
+        # so their ids are their own).
+        keys = list(zip(pairs, map(id, details)))
+        texts = {}
+        for k, d in dict(zip(keys, details)).items():
+            texts[k] = heads[k[0]] + (key + explain(d) if d else "") + close
+        return list(map(texts.__getitem__, keys))
 
     def score_text(self, row) -> str:
         if row[5] is not None or type(row[1]) is not int or type(row[2]) is not int or type(row[3]) is not int:
@@ -217,7 +218,7 @@ class _Writer:
         st = nr.status
         if st is not None:
             parts.append(self.k_status)
-            parts.append(self.encode({"code": st.code.label, "plugin": st.plugin, "reasons": list(st.reasons)}, self.i2))
+            parts.append(self.status_text(st))
         if scores_text is None:
             rows = nr.score_rows()
             if rows is not None:
@@ -234,6 +235,19 @@ class _Writer:
             parts.append(self.encode(nr.preemption, self.i2))
         parts.append(self.close_node)
         return "".join(parts)
+
+    def status_text(self, st) -> str:
+        """A node's `status`: infeasible nodes mostly share a few."""
+        key = None
+        if type(st.plugin) is str and _STR.issuperset(map(type, st.reasons)):  # (only text makes a key)
+            key = (st.code, st.plugin, tuple(st.reasons))
+            text = self.statuses.get(key)
+            if text is not None:
+                return text
+        text = self.encode({"code": st.code.label, "plugin": st.plugin, "reasons": list(st.reasons)}, self.i2)
+        if key is not None:
+            self.statuses[key] = text
+        return text
 
     def filter_entry(self, plugin, status, details) -> str:
         if status is None:

@@ -139,6 +139,12 @@ class InterPodAffinity(Plugin):
             return None
         return scoring.score_details(s, node_info)
 
+    def score_details_all(self, state, pod_info, nodes) -> list:
+        s = state.read(scoring.PRE_SCORE_STATE_KEY)
+        if s is None:
+            return [None] * len(nodes)
+        return scoring.score_details_all(s, nodes)
+
 
 DECLARATION = Declaration(
     name=names.InterPodAffinity,

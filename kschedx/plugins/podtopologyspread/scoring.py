@@ -339,10 +339,14 @@ def score_details(s: PreScoreState, node_info) -> dict:
 
 
 def score_details_all(s: PreScoreState, nodes) -> list[dict]:
-    """score_details of each node: the constraints described once, and one
-    explanation (read-only) shared by the nodes without a topology key."""
+    """score_details of each node: the constraints described once; one
+    explanation (read-only) shared by the nodes without a topology key, and
+    a constraint's part shared by the nodes of one domain with one count
+    (its domainCounts by all), so that writers meet them as one object."""
     described = [c.describe() for c in s.constraints]
     weights = [round(w, 6) for w in s.topology_normalizing_weight]
+    shared: list[dict] = [{} for _ in s.constraints]  # per constraint: (domain, count) -> its part
+    counts: list = [None] * len(s.constraints)
     ignored = None
     out = []
     for ni in nodes:
@@ -350,8 +354,24 @@ def score_details_all(s: PreScoreState, nodes) -> list[dict]:
             if ignored is None:
                 ignored = _details(s, ni, described, weights)
             out.append(ignored)
-        else:
-            out.append(_details(s, ni, described, weights))
+            continue
+        labels = ni.labels
+        parts = []
+        for i, c in enumerate(s.constraints):
+            tp_val = labels.get(c.topology_key)
+            if tp_val is None:
+                parts.append(_constraint_details(s, i, c, ni, None, described, weights, counts))
+                continue
+            cnt = _constraint_count(s, i, c, ni, tp_val)
+            if c.topology_key == HOSTNAME_KEY:  # a domain of one node: nothing to share
+                parts.append(_constraint_details(s, i, c, ni, tp_val, described, weights, counts, cnt))
+                continue
+            key = (tp_val, cnt)
+            part = shared[i].get(key)
+            if part is None:
+                part = shared[i][key] = _constraint_details(s, i, c, ni, tp_val, described, weights, counts, cnt)
+            parts.append(part)
+        out.append({"constraints": parts})
     return out
 
 
@@ -359,23 +379,31 @@ def _details(s: PreScoreState, node_info, described: list[dict], weights: list[f
     if node_info.name in s.ignored_nodes:
         return {"ignored": True, "note": "the node lacks a topology key of the constraints: scored 0"}
     labels = node_info.labels
-    out = []
-    for i, c in enumerate(s.constraints):
-        d = dict(described[i])
-        tp_val = labels.get(c.topology_key)
-        d["domain"] = tp_val
-        if tp_val is None:
-            d["missingTopologyKey"] = True
-            out.append(d)
-            continue
+    counts: list = [None] * len(s.constraints)
+    return {"constraints": [_constraint_details(s, i, c, node_info, labels.get(c.topology_key), described, weights,
+                                                counts)
+                            for i, c in enumerate(s.constraints)]}
+
+
+def _constraint_details(s: PreScoreState, i: int, c, node_info, tp_val, described: list[dict],
+                        weights: list[float] | None, counts: list, cnt: int | None = None) -> dict:
+    """One constraint's part of a node's explanation. `counts`: each
+    constraint's domainCounts, made once and shared (read-only)."""
+    d = dict(described[i])
+    d["domain"] = tp_val
+    if tp_val is None:
+        d["missingTopologyKey"] = True
+        return d
+    if cnt is None:
         cnt = _constraint_count(s, i, c, node_info, tp_val)
-        weight = s.topology_normalizing_weight[i]
-        d["matchingPods"] = cnt
-        d["topologyWeight"] = round(weight, 6) if weights is None else weights[i]
-        d["score"] = round(score_for_count(cnt, c.max_skew, weight), 6)
-        if c.topology_key != HOSTNAME_KEY:
-            domains = s.topology_value_to_pod_counts[i]
-            if len(domains) <= 20:
-                d["domainCounts"] = {k: domains[k] for k in sorted(domains)}
-        out.append(d)
-    return {"constraints": out}
+    weight = s.topology_normalizing_weight[i]
+    d["matchingPods"] = cnt
+    d["topologyWeight"] = round(weight, 6) if weights is None else weights[i]
+    d["score"] = round(score_for_count(cnt, c.max_skew, weight), 6)
+    if c.topology_key != HOSTNAME_KEY:
+        domains = s.topology_value_to_pod_counts[i]
+        if len(domains) <= 20:
+            if counts[i] is None:
+                counts[i] = {k: domains[k] for k in sorted(domains)}
+            d["domainCounts"] = counts[i]
+    return d
