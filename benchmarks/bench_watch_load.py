@@ -5,6 +5,7 @@ behind the cluster it gets.
     python benchmarks/bench_watch_load.py                        # 500 events/s for 20 s, 5,000 nodes, 200 pending
     python benchmarks/bench_watch_load.py --rate 100 --seconds 60 --node-share 0.2
     python benchmarks/bench_watch_load.py --nodes-written top=3  # the lines of deploy/watch.yaml
+    python benchmarks/bench_watch_load.py --output human         # the watch's default output
     python benchmarks/bench_watch_load.py --profile benchmarks/out/watch-load.prof   # cProfile of the watch
 
 Two processes besides this one, as in bench_watch.py (whose server and
@@ -279,7 +280,7 @@ def trigger_kind(reason: str) -> str:
 def watch(args) -> None:
     from kschedx.api.selection import PodSelection
     from kschedx.commands.watch import WatchObserver, watch_into
-    from kschedx.render.watch import WatchJsonlSink
+    from kschedx.render.watch import WatchHumanSink, WatchJsonlSink
     from kschedx.result.node_choice import parse_node_choice
     from kschedx.sources.cluster import KINDS, connect
 
@@ -334,7 +335,8 @@ def watch(args) -> None:
         if profile is not None:
             profile.enable()
         try:
-            watch_into(WatchJsonlSink(Null()), conn, all_pending=True, selection=PodSelection(None, True, None, None),
+            sink = WatchJsonlSink(Null()) if args.output == "jsonl" else WatchHumanSink(out=Null(), color=False)
+            watch_into(sink, conn, all_pending=True, selection=PodSelection(None, True, None, None),
                        tie_break="name", seed=None, settle=args.settle, nodes=nodes, observer=Observer(),
                        stop=stop, on_run=instrument)
         finally:
@@ -427,7 +429,7 @@ def measure(args) -> None:
             ready = ask(server)
             print(f"server: {args.nodes} nodes, {args.pods} bound pods, 200 pending; resourceVersion {ready['rv']}",
                   flush=True)
-            extra = ["--settle", str(args.settle), "--timeout", str(args.timeout)]
+            extra = ["--settle", str(args.settle), "--timeout", str(args.timeout), "--output", args.output]
             if args.nodes_written:
                 extra += ["--nodes-written", args.nodes_written]
             if args.profile:
@@ -517,6 +519,8 @@ def main() -> None:
     p.add_argument("--node-mix", default=NODE_MIX, help="node event kinds and their weights")
     p.add_argument("--settle", type=float, default=2.0)
     p.add_argument("--nodes-written", help="the watch's --nodes (e.g. top=3); default: every node")
+    p.add_argument("--output", choices=("jsonl", "human"), default="jsonl",
+                   help="the watch's -o (human: its default, the report drawn to nowhere)")
     p.add_argument("--timeout", type=float, default=1800.0, help="the longest wait for the watch to catch up")
     p.add_argument("--profile", help="write a cProfile of the watch's thread here")
     p.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
