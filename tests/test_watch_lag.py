@@ -75,7 +75,20 @@ def test_the_oldest_due_pods_go_first_when_a_batch_cannot_take_them_all():
     seen = len(sink.items)
     run._flush(now[0])
     explained = [item["pod"] for kind, item in sink.items[seen:] if kind == "pod"]
-    assert explained == sorted(keys[-2:])  # the two oldest, in queue order
+    assert explained == keys[:-3:-1]  # the two oldest, the longest due first (not queue order)
+
+
+def test_with_a_seed_a_batch_runs_in_queue_order():
+    # --tie-break random --seed N: the batch draws as a one-shot run of its pods.
+    model, run, now, observer, sink = watch(pending=6)
+    run.tie_break, run.seed = "random", 7
+    keys = sorted(run.tracked)
+    for i, key in enumerate(reversed(keys)):
+        t = run.tracked[key]
+        t.due, t.due_since, t.reason = now[0], now[0] - 10 + i, "test"
+    seen = len(sink.items)
+    run._flush(now[0])
+    assert [item["pod"] for kind, item in sink.items[seen:] if kind == "pod"] == keys
 
 
 def test_a_batch_serves_every_pod_it_chose_though_they_cost_more_than_guessed():
@@ -96,7 +109,7 @@ def test_a_batch_serves_every_pod_it_chose_though_they_cost_more_than_guessed():
     seen = len(sink.items)
     run._flush(now[0])
     explained = [item["pod"] for kind, item in sink.items[seen:] if kind == "pod"]
-    assert explained == sorted(keys[-4:])  # the oldest among them too, last in queue order
+    assert explained == keys[:-5:-1]  # the longest due first
     assert run._explain_cost > 0.5  # the next batch takes fewer
     # Within twice the budget: a batch that would run longer stops there.
     for key in keys:

@@ -170,11 +170,10 @@ def verdict_of(doc: dict, version: int, at: str) -> Verdict:
                    tuple(reasons[:MAX_REASONS]), bool(pre), at, version)
 
 
-# How far a batch may run over its budget to serve every pod it chose. The
-# pods chosen are the oldest due, but a batch runs in queue order: cut at its
-# budget, it left the pods last in that order due again, batch after batch,
-# behind younger ones (one waited 13 s where batches took 2 s). The cost
-# per pod it measures sizes the next batch.
+# How far a batch may run over its budget to serve every pod it chose
+# (the oldest due): cut at its budget, it had left some of them due again,
+# batch after batch, behind younger ones (one waited 13 s where batches
+# took 2 s). The cost per pod it measures sizes the next batch.
 OVERRUN = 2.0
 
 
@@ -537,7 +536,7 @@ class WatchRun:
             self._window = None
         budget = max(self.settle, 1.0)
         # Oldest first: the pods due the longest, as many as a batch can
-        # explain; the batch itself runs in queue order.
+        # explain.
         due.sort(key=lambda t: (t.due_since if t.due_since is not None else t.due, t.key))
         room = max(1, int(budget / max(self._explain_cost, 1e-3)))
         chosen = []
@@ -556,6 +555,14 @@ class WatchRun:
         # "Now" for what depends on time (DynamicResources' binding timeout), as a read sets it.
         self.live.cluster.read_at = self.wall()
         pods = scheds.queue_order(queue_order(pods))
+        if not (self.tie_break == "random" and self.seed is not None):
+            # The longest due first: each pod is explained against the same
+            # state whatever the order, and in queue order a pod due just
+            # after a batch began waited for it, then for the pods before it
+            # in the next one. (With --seed, the batch draws as a one-shot
+            # run of its pods draws: in queue order.)
+            waited = {t.key: (t.due_since if t.due_since is not None else t.due) for t in due}
+            pods.sort(key=lambda pi: waited[pi.key])
         workload = Workload(self.live.cluster, pods, asked=self._asked(pods))
         explainer = explainer_for(scheds, workload, self.sink, reuse=self.reuse, nodes=self.nodes)
         lowest = min((pi.priority for ni in self.live.snapshot.node_infos for pi in ni.pods), default=0)
