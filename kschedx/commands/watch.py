@@ -576,11 +576,16 @@ class WatchRun:
         documents = pod_documents(explainer, pods, self.sink, 1)
         self.batches += 1
         explained = 0
-        for pi in pods:
-            if self.stop.is_set() or self.clock() - started > budget * OVERRUN:
-                break  # the rest stay due: the next batch takes them
-            t = self.tracked[pi.key]
-            with collector_paused():
+        # One pause of the cyclic collector for the whole batch: paused for
+        # each pod and let go between them, it walked what the batch keeps
+        # (documents kept for identical pods, the report's last body) after
+        # every pod, some 15% of the watch's time at 5,000 nodes. What the
+        # batch leaves is collected once, after it.
+        with collector_paused():
+            for pi in pods:
+                if self.stop.is_set() or self.clock() - started > budget * OVERRUN:
+                    break  # the rest stay due: the next batch takes them
+                t = self.tracked[pi.key]
                 t0 = self.clock()
                 doc = next(documents, None)
                 if doc is None:
@@ -590,6 +595,7 @@ class WatchRun:
                 self._explained(t, doc, seconds)
                 explained += 1
                 del doc
+            del documents, explainer
         if explained:
             cost = (self.clock() - started) / explained
             self._explain_cost = 0.5 * self._explain_cost + 0.5 * cost
