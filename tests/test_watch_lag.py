@@ -144,3 +144,36 @@ def test_caught_up_waits_for_nodes_to_be_scored_again():
     run._flagged = {}
     run._check_synced()
     assert run._synced.is_set()
+
+
+def test_the_cyclic_collector_waits_for_the_end_of_a_batch():
+    # Let go between pods, it walked what the batch keeps after every pod
+    # (and promoted it): it runs once the batch is done.
+    import gc
+
+    model, run, now, observer, sink = watch(pending=6)
+    keys = sorted(run.tracked)
+    for key in keys:
+        t = run.tracked[key]
+        t.due, t.due_since, t.reason = now[0], now[0] - 1, "test"
+    collections = []
+    written = []
+
+    def counted(phase, info):
+        if phase == "start" and written:
+            collections.append(len(written))
+
+    write = sink.pod
+
+    def pod(doc):
+        written.append(gc.isenabled())
+        write(doc)
+
+    sink.pod = pod
+    gc.callbacks.append(counted)
+    try:
+        run._flush(now[0])
+    finally:
+        gc.callbacks.remove(counted)
+    assert len(written) == 6 and not any(written)
+    assert [n for n in collections if n < len(written)] == []  # none between the first pod and the last
