@@ -515,3 +515,40 @@ def test_rich_draws_a_block_again_at_another_width():
     assert narrow != wide
     assert narrow == rich_text(blocks, Console(file=io.StringIO(), force_terminal=True, width=40, highlight=False,
                                                markup=False, emoji=False))
+
+
+def test_the_best_ten_of_many_ties_are_taken_by_name():
+    # Thirty nodes tied at the top, ten shown: the first ten names, as a full sort gives.
+    nodes = [node(f"n{i:02d}", [ok("NodeResourcesFit")], [score("NodeResourcesFit", 5, 50)]) for i in range(29, -1, -1)]
+    out = text(doc(pod(nodes, selected="n07", top=[f"n{i:02d}" for i in range(30)])))
+    rows = [line.split()[0] for line in out.splitlines() if line.strip().startswith("n") and "50" in line]
+    assert rows == [f"n{i:02d}" for i in range(10)]
+    assert "… 20 more scored nodes" in out
+
+
+def test_nodes_scored_by_other_plugins_take_the_columns_in_rank_order():
+    # Nodes whose score lists differ (a document from elsewhere): the
+    # columns in order of first appearance from the best node down, each
+    # weight as the best node with it has it, a column all zero or all
+    # skipped on every node that has it left out.
+    nodes = [node("low", [ok("A")], [score("Late", 0, 0, 4), score("Fit", 1, 1), score("Zero", 0, 0, 2)]),
+             node("top", [ok("A")], [score("Fit", 9, 90), score("Skipped", 0, 0, 3, skipped=True)])]
+    nodes += [node(f"m{i:02d}", [ok("A")], [score("Fit", 2, 20), score("Zero", 0, 0, 2)]) for i in range(12)]
+    out = text(doc(pod(nodes, selected="top")))
+    header = next(line for line in out.splitlines() if line.strip().startswith("Score"))
+    assert header.split()[2:] == ["Fit", "×1"]
+    assert "0 on every node: Zero, Late" in out
+    assert "not scoring this pod (PreScore returned Skip): Skipped" in out
+    wide = text(doc(pod(nodes, selected="top")), wide=True)
+    header = next(line for line in wide.splitlines() if line.strip().startswith("Score"))
+    assert header.split()[2:] == ["Fit", "×1", "Skipped", "×3", "Zero", "×2", "Late", "×4"]
+
+
+def test_score_lists_of_one_length_in_another_order_are_read_by_plugin():
+    nodes = [node("a", [ok("A")], [score("Fit", 9, 90), score("Zero", 0, 0, 2)]),
+             node("b", [ok("A")], [score("Zero", 0, 0, 2), score("Fit", 1, 10)])]
+    nodes += [node(f"m{i:02d}", [ok("A")], [score("Fit", 2, 20), score("Zero", 0, 0, 2)]) for i in range(12)]
+    out = text(doc(pod(nodes, selected="a")))
+    header = next(line for line in out.splitlines() if line.strip().startswith("Score"))
+    assert header.split()[2:] == ["Fit", "×1"]
+    assert "0 on every node: Zero" in out

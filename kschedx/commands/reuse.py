@@ -235,12 +235,25 @@ def records_text(records) -> str:
                 details = None if settled[j] is None else map(settled[j].__getitem__, indexes)
             if details is not None:
                 details = _parts(d for d in {id(d): d for d in details}.values() if d)
-            add(_score_entry(pl.name, list(map(raw.__getitem__, indexes)), norms, weight,
-                             [n * weight for n in norms], False, details))
+            add(_score_entry(pl.name, _distinct(map(raw.__getitem__, indexes)), _distinct(norms), weight,
+                             _distinct([n * weight for n in norms]), False, details))
     if totals:
-        add({"scores": [], "totalScore": totals})
+        add({"scores": [], "totalScore": _distinct(totals)})
     # Separators are boundary characters either way; explanations are trees.
     return json.dumps(atoms, default=repr, ensure_ascii=False, check_circular=False, separators=(",", ":"))
+
+
+def _distinct(values) -> list:
+    """Scores as tokens: each int once (5,000 nodes have a few hundred
+    distinct ones); any other value kept as it is (1, 1.0 and true, or 0.0
+    and -0.0, are equal but other tokens)."""
+    values = list(values)
+    if _INT_ONLY.issuperset(map(type, values)):
+        return list(set(values))
+    return values
+
+
+_INT_ONLY = frozenset((int,))
 
 
 def _parts(explanations) -> list:

@@ -3,6 +3,8 @@ score, and what separates the winner from the next."""
 
 from __future__ import annotations
 
+import heapq
+
 from .blocks import GROUP_NAMES, MUTED, PASS, STRONG, WARN, Blank, Table, cell_of, line_of, names_text, plural
 
 # Score rows shown without -o wide.
@@ -20,22 +22,15 @@ class ScoreSections:
             for note in pod.get("notes") or ():
                 self.add(line_of(("note: " + note, MUTED), indent=2))
             return
-        scored.sort(key=lambda n: (-(n.get("totalScore") or 0), n["name"]))
-        by_plugin: dict[str, list] = {}  # in order of first appearance
-        for n in scored:
-            for s in n["scores"]:
-                by_plugin.setdefault(s["plugin"], []).append(s)
-        plugins = list(by_plugin)
-        weights = {}
-        skipped_everywhere = []
-        zero_everywhere = []  # e.g. DynamicResources for a pod without claims: a column of 0s says nothing
-        for p in plugins:
-            entries = by_plugin[p]
-            weights[p] = entries[0].get("weight", 1)
-            if all(s.get("skipped") for s in entries):
-                skipped_everywhere.append(p)
-            elif all(not s.get("skipped") and not s.get("weighted") for s in entries):
-                zero_everywhere.append(p)
+        count = len(scored)
+        if self.wide:
+            scored.sort(key=_rank)
+        else:
+            # The rows shown and the two best: sorted(...)[:n], without
+            # sorting thousands of nodes for ten rows.
+            scored = heapq.nsmallest(max(SCORE_ROWS, 2), scored, key=_rank) if count > SCORE_ROWS else \
+                sorted(scored, key=_rank)
+        plugins, weights, skipped_everywhere, zero_everywhere = _columns(nodes, scored[0]) or _columns_in_rank(nodes)
         columns = plugins if self.wide else [p for p in plugins
                                              if p not in skipped_everywhere and p not in zero_everywhere]
         top = pod.get("topNodes") or []
@@ -63,8 +58,8 @@ class ScoreSections:
             table.rows.append(row)
         self.add(Blank())
         self.add(table)
-        if len(shown) < len(scored):
-            self.add(line_of((f"{sym.ellipsis} {plural(len(scored) - len(shown), 'more scored node')} "
+        if len(shown) < count:
+            self.add(line_of((f"{sym.ellipsis} {plural(count - len(shown), 'more scored node')} "
                             "(-o wide shows all)", MUTED), indent=2))
         legend = [f"{sym.star} selected"]
         if len(top) > 1:
@@ -88,20 +83,21 @@ class ScoreSections:
                             f"({names_text(top, limit, sym)}); tie-break {tie_break} chose {selected}", WARN),
                            ((" (at random, as kube-scheduler: --tie-break name or --seed N choose the same "
                              "node every run)") if tie_break == "random" else "", MUTED), indent=2))
-            coverage = self.coverage(nodes, scored, pod)
+            coverage = self.coverage(nodes, count, pod)
         else:
-            coverage = f"ties: none {sym.dot} " + self.coverage(nodes, scored, pod)
+            coverage = f"ties: none {sym.dot} " + self.coverage(nodes, count, pod)
         self.add(line_of(coverage, indent=2))
-        if len(top) == 1 and len(scored) > 1 and selected == scored[0]["name"]:
+        if len(top) == 1 and count > 1 and selected == scored[0]["name"]:
             self.add(line_of(self.margin(scored[0], scored[1]), indent=2))
         for note in pod.get("notes") or ():
             self.add(line_of(("note: " + note, MUTED), indent=2))
 
-    def coverage(self, nodes: list[dict], scored: list[dict], pod: dict | None = None) -> str:
+    def coverage(self, nodes: list[dict], scored: int, pod: dict | None = None) -> str:
+        """`scored`: how many of `nodes` were scored."""
         if pod is not None and self.shown_part(pod):
             # The shown nodes are a choice (--nodes): counting them says nothing.
-            return f"scores shown for {plural(len(scored), 'node')} (--nodes {self.doc.get('nodeDetail') or ''})"
-        out = f"nodes scored: {len(scored)} of {len(nodes)}"
+            return f"scores shown for {plural(scored, 'node')} (--nodes {self.doc.get('nodeDetail') or ''})"
+        out = f"nodes scored: {scored} of {len(nodes)}"
         lost = [n for n in nodes if n.get("scores") is None]
         if not lost:
             return out
@@ -127,3 +123,58 @@ class ScoreSections:
         lead = (first.get("totalScore") or 0) - (second.get("totalScore") or 0)
         parts = ", ".join(f"{p} {'+' if d > 0 else sym.minus}{abs(d)}" for p, d in diffs)
         return f"why {first['name']}: it leads {second['name']} by {lead}" + (f" ({parts})" if parts else "")
+
+
+def _rank(n: dict):
+    """Best first: the highest total, then the name."""
+    return -(n.get("totalScore") or 0), n["name"]
+
+
+def _columns(nodes: list[dict], best: dict):
+    """(plugins, weights, skipped everywhere, 0 everywhere) of the scored
+    nodes when each lists the same plugins in the same order (the runner's
+    records always do), read a plugin's column at a time: its entries are
+    mostly shared objects, each looked at once; the weights are the best
+    node's (`best`), as _columns_in_rank takes them. None otherwise."""
+    lists = [n["scores"] for n in nodes if n.get("scores") is not None]
+    if len(set(map(len, lists))) != 1:
+        return None
+    plugins, weights, skipped, zero = [], {}, [], []
+    for column in zip(*lists):
+        entries = list({id(s): s for s in column}.values())
+        names = {s["plugin"] for s in entries}
+        if len(names) != 1:
+            return None
+        p = entries[0]["plugin"]
+        if p in weights:
+            return None
+        plugins.append(p)
+        weights[p] = None
+        if all(s.get("skipped") for s in entries):
+            skipped.append(p)
+        elif all(not s.get("skipped") and not s.get("weighted") for s in entries):
+            zero.append(p)
+    for s in best["scores"]:
+        weights[s["plugin"]] = s.get("weight", 1)
+    return plugins, weights, skipped, zero
+
+
+def _columns_in_rank(nodes: list[dict]):
+    """_columns for nodes whose lists differ: every entry in rank order
+    (plugins in order of first appearance, each weight from its first)."""
+    ranked = sorted((n for n in nodes if n.get("scores") is not None), key=_rank)
+    by_plugin: dict[str, list] = {}
+    for n in ranked:
+        for s in n["scores"]:
+            by_plugin.setdefault(s["plugin"], []).append(s)
+    plugins = list(by_plugin)
+    weights = {}
+    skipped, zero = [], []  # zero: e.g. DynamicResources for a pod without claims, a column of 0s says nothing
+    for p in plugins:
+        entries = by_plugin[p]
+        weights[p] = entries[0].get("weight", 1)
+        if all(s.get("skipped") for s in entries):
+            skipped.append(p)
+        elif all(not s.get("skipped") and not s.get("weighted") for s in entries):
+            zero.append(p)
+    return plugins, weights, skipped, zero
