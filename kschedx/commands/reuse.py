@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 
+from ..framework.records import table_groups
 from ..framework.registry import all_in_tree_names
 from ..framework.status import Code
 from ..result.document import add_source
@@ -164,50 +165,44 @@ def records_text(records) -> str:
     add = atoms.append
     if not records:
         return json.dumps(atoms)
-    names = []
-    feasible = set()
-    first = set()
-    statuses = {}  # id -> Status
-    totals = []
-    filter_rows: dict = {}  # id(FilterTable) -> (table, rows)
-    score_rows: dict = {}  # id(ScoreTable) -> (table, indexes)
-    for nr in records:
-        if nr.extender_filters or nr.extender_scores:
-            add(node_dict(nr))  # explains itself, encoded whole
-            continue
-        names.append(nr.name)
-        if nr.preemption is not None:
-            add({"preemption": nr.preemption})
-        feasible.add(nr.feasible)
-        first.add(nr.first_failure)
-        if nr.status is not None:
-            statuses[id(nr.status)] = nr.status
-        frow, srow = nr.table_rows()
-        if frow is not None:
-            g = filter_rows.get(id(frow[0]))
-            if g is None:
-                g = filter_rows[id(frow[0])] = (frow[0], [])
-            g[1].append(frow[1])
-        else:
-            for plugin, status, details in nr.filter_rows():
-                add(_filter_entry(plugin, status, details, status_dict))
-        if srow is not None:
-            g = score_rows.get(id(srow[0]))
-            if g is None:
-                g = score_rows[id(srow[0])] = (srow[0], [])
-            g[1].append(srow[1])
-            totals.append(nr.total)
-        else:
-            rows = nr.score_rows()
-            if rows is not None:
-                for plugin, raw, normalized, weight, skipped, details in rows:
-                    add(_score_entry(plugin, raw, normalized, weight, normalized * weight, skipped, details))
-                totals.append(nr.total)
+    # A field at a time over the records (each pass a comprehension); the
+    # verdicts and scores still in the runner's tables, a column at a time.
+    plain = [nr for nr in records if not (nr.extender_filters or nr.extender_scores)]
+    if len(plain) < len(records):
+        for nr in records:
+            if nr.extender_filters or nr.extender_scores:
+                add(node_dict(nr))  # explains itself, encoded whole
+    names = [nr.name for nr in plain]
+    for part in [nr.preemption for nr in plain if nr.preemption is not None]:
+        add({"preemption": part})
+    feasible = {nr.feasible for nr in plain}
+    first = {nr.first_failure for nr in plain}
+    statuses = {id(st): st for st in [nr.status for nr in plain] if st is not None}
+    filter_groups, score_groups = table_groups(plain)
+    filter_rows = [(table, rows) for table, _, rows in filter_groups]
+    score_rows = [(table, indexes) for table, _, indexes in score_groups]
+    totals = [plain[i].total for _, positions, _ in score_groups for i in positions]
+    in_filters = sum(len(positions) for _, positions, _ in filter_groups)
+    in_scores = sum(len(positions) for _, positions, _ in score_groups)
+    if in_filters < len(plain) or in_scores < len(plain):
+        # Records whose lists were built (or that were not scored): one by one.
+        filtered = {i for _, positions, _ in filter_groups for i in positions}
+        scored = {i for _, positions, _ in score_groups for i in positions}
+        for i, nr in enumerate(plain):
+            if i not in filtered:
+                for plugin, status, details in nr.filter_rows():
+                    add(_filter_entry(plugin, status, details, status_dict))
+            if i not in scored:
+                rows = nr.score_rows()
+                if rows is not None:
+                    for plugin, raw, normalized, weight, skipped, details in rows:
+                        add(_score_entry(plugin, raw, normalized, weight, normalized * weight, skipped, details))
+                    totals.append(nr.total)
     if names:
         add({"name": names, "feasible": list(feasible), "filters": [], "firstFailure": list(first)})
     for st in statuses.values():
         add({"status": {"code": st.code.label, "plugin": st.plugin, "reasons": list(st.reasons)}})
-    for table, rows in filter_rows.values():
+    for table, rows in filter_rows:
         for j, name in enumerate(table.names):
             shared, column = table.column(j)
             if column is None:
@@ -220,7 +215,7 @@ def records_text(records) -> str:
                     add(_filter_entry(name, None, st.details, status_dict))
                 else:
                     add(_filter_entry(name, st, None, status_dict))
-    for table, indexes in score_rows.values():
+    for table, indexes in score_rows:
         settled = table.details
         # Explanations not settled yet are asked of the plugins, as node_dict asks.
         rows = None if settled is not None else [list(table.rows(k)) for k in indexes]

@@ -141,7 +141,7 @@ def _columns(nodes: list[dict], best: dict):
         return None
     plugins, weights, skipped, zero = [], {}, [], []
     for column in zip(*lists):
-        entries = list({id(s): s for s in column}.values())
+        entries = list(dict(zip(map(id, column), column)).values())
         names = {s["plugin"] for s in entries}
         if len(names) != 1:
             return None
