@@ -552,3 +552,17 @@ def test_score_lists_of_one_length_in_another_order_are_read_by_plugin():
     header = next(line for line in out.splitlines() if line.strip().startswith("Score"))
     assert header.split()[2:] == ["Fit", "×1"]
     assert "0 on every node: Zero" in out
+
+
+def test_the_best_rows_are_a_full_sorts_first_rows():
+    from hypothesis import given, settings, strategies as st
+
+    from kschedx.render.report_scores import _best, _rank
+
+    @settings(max_examples=200, deadline=None)
+    @given(totals=st.lists(st.none() | st.integers(-3, 5), max_size=40), n=st.integers(1, 12))
+    def check(totals, n):
+        scored = [{"name": f"n{i % 7}-{i}", "totalScore": t} for i, t in enumerate(totals)]
+        assert _best(list(scored), n) == sorted(scored, key=_rank)[:n]
+
+    check()

@@ -26,10 +26,7 @@ class ScoreSections:
         if self.wide:
             scored.sort(key=_rank)
         else:
-            # The rows shown and the two best: sorted(...)[:n], without
-            # sorting thousands of nodes for ten rows.
-            scored = heapq.nsmallest(max(SCORE_ROWS, 2), scored, key=_rank) if count > SCORE_ROWS else \
-                sorted(scored, key=_rank)
+            scored = _best(scored, max(SCORE_ROWS, 2))  # the rows shown and the two best
         plugins, weights, skipped_everywhere, zero_everywhere = _columns(nodes, scored[0]) or _columns_in_rank(nodes)
         columns = plugins if self.wide else [p for p in plugins
                                              if p not in skipped_everywhere and p not in zero_everywhere]
@@ -128,6 +125,17 @@ class ScoreSections:
 def _rank(n: dict):
     """Best first: the highest total, then the name."""
     return -(n.get("totalScore") or 0), n["name"]
+
+
+def _best(scored: list[dict], n: int) -> list[dict]:
+    """sorted(scored, key=_rank)[:n], without sorting thousands of nodes for
+    ten rows: only the nodes whose total reaches the n-th best total can be
+    among them, and only they are sorted."""
+    if len(scored) <= n:
+        return sorted(scored, key=_rank)
+    totals = [s.get("totalScore") or 0 for s in scored]
+    floor = heapq.nlargest(n, totals)[-1]
+    return sorted([s for s, t in zip(scored, totals) if t >= floor], key=_rank)[:n]
 
 
 def _columns(nodes: list[dict], best: dict):

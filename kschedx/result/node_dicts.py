@@ -128,9 +128,15 @@ def _score_column(plugin, weight, raws, norms, details) -> list[dict]:
         # 1 == 1.0 == True as keys: only ints share an entry.
         return [_score_entry(plugin, r, nm, weight, False, d)
                 for r, nm, d in zip(raws, norms, details or repeat(None))]
+    if details is None or not any(details):
+        # No explanation (the human report reads none): one entry per
+        # distinct (raw, normalized), found with C-level hashing.
+        pairs = list(zip(raws, norms))
+        shared = {pair: _score_entry(plugin, pair[0], pair[1], weight, False, None) for pair in set(pairs)}
+        return list(map(shared.__getitem__, pairs))
     entries: dict = {}
     out = []
-    for pair, d in zip(zip(raws, norms), details or repeat(None)):
+    for pair, d in zip(zip(raws, norms), details):
         if d:
             out.append(_score_entry(plugin, pair[0], pair[1], weight, False, d))
             continue
