@@ -310,7 +310,13 @@ def watch(args) -> None:
 
         def timed_due(t, now, reason, settle=None):
             if t.due is None and t.key not in due_since:
-                due_since[t.key] = (time.monotonic(), events.taken_rv, reason)
+                if t.due_since is not None:
+                    # Made due by scores computed again: since the event that
+                    # flagged its nodes (the watch's own due_since), not the
+                    # event applied last.
+                    due_since[t.key] = (t.due_since, "", reason)
+                else:
+                    due_since[t.key] = (time.monotonic(), events.taken_rv, reason)
             due(t, now, reason, settle)
 
         def timed_flush(now, scheds=None):
@@ -469,12 +475,15 @@ def measure(args) -> None:
         print(f"events, from the server to the watch's triggers: {summary(waits)}; "
               f"at most {w1['most_queued']} queued in the client")
         load_start = timeline[0][1] if timeline else 0.0
-        stale, by_kind = [], Counter()
+        stale, by_kind, worst = [], Counter(), {}
         for written, first_due, rv, kind in w1["explained"]:
             made = made_at(rv)
             stale.append(written - (made if made is not None and made >= load_start else first_due))
             by_kind[kind] += 1
+            worst[kind] = max(worst.get(kind, 0.0), stale[-1])
         print(f"staleness of each explanation (its first trigger's event to the line written): {summary(stale)}")
+        print("the longest by trigger: " + ", ".join(f"{k} {v:.2f} s" for k, v in sorted(worst.items(),
+                                                                                      key=lambda kv: -kv[1])))
         print(f"the watch's own staleness (from the event reaching the watch, kschedx_explanation_staleness_seconds): "
               f"{summary(w1['own_staleness'])}; its summary's lag: {w1['lag']}; scored again "
               f"{w1['rescored'][0]} times (the verdict moved {w1['rescored'][1]}; skipped, its pods gone or due already: "

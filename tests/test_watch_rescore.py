@@ -142,3 +142,29 @@ def test_nodes_added_and_removed_score_an_image_pod_again_and_it_is_explained_wh
         tops.append(t.last.top)
     assert ("n1",) in tops[1:] and ("n2",) in tops  # the top moved with the number of nodes, and back
     assert run.summary.rescored_moved >= 2 and run.summary.rescored > run.summary.rescored_moved
+
+
+def test_a_reach_flagged_in_a_burst_is_scored_again_when_the_burst_is_explained():
+    # An earlier trigger opened a window closing in 0.5 s: the Reach flagged
+    # now is scored again then, with the pods that burst made due, not 2 s
+    # (--settle) from now.
+    model, run, now, sink = watch(pending=6)
+    run._window = now[0] + 0.5
+    run._event(model.change("Node", "n2", _cordon))
+    assert len(run._flagged) == 1
+    assert run._rescore_time() == now[0] + 0.5
+    now[0] += 0.5
+    run._flush(now[0])
+    assert run.summary.rescored == 1 and not run._flagged
+    explained_like_one_shot(run, sink)
+
+
+def test_a_reach_flagged_alone_opens_a_window_of_settle():
+    model, run, now, sink = flagged_run()
+    assert run._rescore_time() == now[0] + 2.0 == run._window
+    now[0] += 1.9
+    run._flush(now[0])
+    assert run.summary.rescored == 0 and run._flagged
+    now[0] += 0.1
+    run._flush(now[0])
+    assert run.summary.rescored == 1

@@ -229,6 +229,7 @@ class WatchRun:
         # rules decide meanwhile).
         self.checker: Checker | None = None
         self._flagged: dict = {}  # Reaches with nodes to score again -> since when (Checker.flag)
+        self._rescore_at: float | None = None  # when they are scored again (_rescore_time)
         self._reaches: dict = {}  # this batch's Reaches, by scheduling key (or uid)
         self._explain_cost = 0.05  # seconds an explanation takes, on average lately
 
@@ -271,7 +272,7 @@ class WatchRun:
             wait = 0.5
             next_due = min((t.due for t in self.tracked.values() if t.due is not None), default=None)
             if self._flagged:
-                rescore_at = min(at for at, _ in self._flagged.values()) + self.settle
+                rescore_at = self._rescore_time()
                 next_due = rescore_at if next_due is None else min(next_due, rescore_at)
             if next_due is not None:
                 wait = max(0.0, min(wait, next_due - now))
@@ -393,15 +394,19 @@ class WatchRun:
             t.seen(pod)
         return t
 
-    def _due(self, t: Tracked, now: float, reason: str, settle: float | None = None) -> None:
-        when = now + (self.settle if settle is None else settle)
-        # Bursts coalesce: the first trigger opens a window of `settle`, and what
-        # comes while it is open is explained with it, in one batch.
+    def _when(self, now: float, settle: float) -> float:
+        """When what an event at `now` triggers is due. Bursts coalesce: the
+        first trigger opens a window of `settle`, and what comes while it is
+        open is explained with it, in one batch."""
+        when = now + settle
         window = self._window
         if window is not None and window >= now:
-            when = min(when, window)
-        else:
-            self._window = when
+            return min(when, window)
+        self._window = when
+        return when
+
+    def _due(self, t: Tracked, now: float, reason: str, settle: float | None = None) -> None:
+        when = self._when(now, self.settle if settle is None else settle)
         if t.due is None:  # the first trigger of a window sets its reason and time
             t.due, t.reason = when, reason
         elif when < t.due:
@@ -466,6 +471,16 @@ class WatchRun:
                 if wants(view):
                     self._due(t, now, reason)
                     break
+        if self._flagged and self._rescore_at is None:
+            # The first Reach flagged: scored again with the burst it came
+            # in, when its window closes, as the pods the burst made due.
+            self._rescore_at = self._when(now, self.settle)
+
+    def _rescore_time(self) -> float:
+        """When the Reaches flagged are scored again (some are)."""
+        if self._rescore_at is not None:
+            return self._rescore_at
+        return min(at for at, _ in self._flagged.values()) + self.settle
 
     def _pending_changed(self, key: str, c: Change, now: float) -> None:
         t = self.tracked.get(key)
@@ -497,10 +512,11 @@ class WatchRun:
         """The Reaches whose feasible nodes changed are scored again, once
         `settle` has passed since the first such change; the pods of those
         whose verdict moved are due now."""
-        if not self._flagged or now < min(at for at, _ in self._flagged.values()) + self.settle:
+        if not self._flagged or now < self._rescore_time():
             return
         flagged = dict(self._flagged)
         self._flagged.clear()
+        self._rescore_at = None
         fresh = Checker(scheds)
         by_reach: dict[int, list[Tracked]] = {}
         for t in self.tracked.values():
@@ -525,7 +541,7 @@ class WatchRun:
                 self._due(t, now, reason or "node changed", settle=0.0)
 
     def _flush(self, now: float, scheds: Schedulers | None = None) -> None:
-        if self._flagged and now >= min(at for at, _ in self._flagged.values()) + self.settle:
+        if self._flagged and now >= self._rescore_time():
             if scheds is None:
                 scheds = self._schedulers()
             self._rescore(now, scheds)
@@ -615,6 +631,7 @@ class WatchRun:
         to be scored again make their pods due."""
         now = self.clock()
         flagged, self._flagged = self._flagged, {}
+        self._rescore_at = None
         self.checker = None
         for t in self.tracked.values():
             if t.reach is not None and t.reach in flagged:
