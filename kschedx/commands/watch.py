@@ -509,9 +509,10 @@ class WatchRun:
                           extenders=self.extenders, freeze=False)
 
     def _rescore(self, now: float, scheds: Schedulers) -> None:
-        """The Reaches whose feasible nodes changed are scored again, once
-        `settle` has passed since the first such change; the pods of those
-        whose verdict moved are due now."""
+        """The Reaches whose feasible nodes changed are scored again when the
+        window of the burst that first changed them closes (`settle` after
+        it at the latest: _rescore_time); the pods of those whose verdict
+        moved are due now."""
         if not self._flagged or now < self._rescore_time():
             return
         flagged = dict(self._flagged)
