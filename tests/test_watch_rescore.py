@@ -17,12 +17,8 @@ from test_watch_soundness import FakeWatcher, one_shot, verdict
 from watching import Recorder
 
 
-def watch(pending: int):
-    model = Model(random.Random(1))
-    model.put(api_node("n1", cpu="8"))  # the emptiest: the one top node
-    model.put(api_node("n2", cpu="4"))
-    for i in range(pending):
-        model.put(api_pod(f"p{i}", cpu="1", labels={"app": "web"}))  # replicas: one scheduling key
+def started(model):
+    """A watch of the model's cluster (fake clock, settle 2 s) after its first batch."""
     live = start(model)
     now = [100.0]
     sink = Recorder()
@@ -33,6 +29,15 @@ def watch(pending: int):
         run._due(run._track(pi.pod, now[0]), now[0], "pending", settle=0.0)
     run._flush(now[0], run._schedulers())
     return model, run, now, sink
+
+
+def watch(pending: int):
+    model = Model(random.Random(1))
+    model.put(api_node("n1", cpu="8"))  # the emptiest: the one top node
+    model.put(api_node("n2", cpu="4"))
+    for i in range(pending):
+        model.put(api_pod(f"p{i}", cpu="1", labels={"app": "web"}))  # replicas: one scheduling key
+    return started(model)
 
 
 def _cordon(node):
@@ -113,16 +118,7 @@ def image_run():
     pod = api_pod("app", cpu="1", labels={"app": "app"})
     pod["spec"]["containers"][0]["image"] = IMAGE
     model.put(pod)
-    live = start(model)
-    now = [100.0]
-    sink = Recorder()
-    run = WatchRun(sink, FakeWatcher(), live, Workload(live.cluster, [PodInfo(p) for p in live.pending.values()]),
-                   selected=lambda pod: True, named=None, tie_break="name", seed=None, settle=2.0,
-                   clock=lambda: now[0], wall=lambda: 1_700_000_000.0)
-    for pi in run.workload.pods:
-        run._due(run._track(pi.pod, now[0]), now[0], "pending", settle=0.0)
-    run._flush(now[0], run._schedulers())
-    return model, run, now, sink
+    return started(model)
 
 
 def test_nodes_added_and_removed_score_an_image_pod_again_and_it_is_explained_when_its_top_moves():
