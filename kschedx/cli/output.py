@@ -104,6 +104,7 @@ class StdoutSink(ResultSink):
         self.warn_tail = warn_tail
         self.nodes_encoder = getattr(inner, "nodes_encoder", None)
         self.node_records_encoder = getattr(inner, "node_records_encoder", None)
+        self.node_records_view = getattr(inner, "node_records_view", None)
         self.reads_score_details = getattr(inner, "reads_score_details", True)
         forget = getattr(inner, "forget_texts", None)
         if forget is not None:

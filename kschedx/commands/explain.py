@@ -74,7 +74,8 @@ def explainer_for(scheds, workload: Workload, sink: ResultSink, *, reuse: bool =
     """What explains pods against `scheds` for `sink` (explain_into's, and
     each batch of a watch's: commands/watch.py)."""
     return _PodExplainer(scheds, workload, reuse, fix, nodes, getattr(sink, "node_records_encoder", None),
-                         getattr(sink, "reads_score_details", True), templates)
+                         getattr(sink, "reads_score_details", True), templates,
+                         getattr(sink, "node_records_view", None))
 
 
 def pod_documents(explainer: "_PodExplainer", pods: list[PodInfo], sink: ResultSink, jobs: int = 1):
@@ -87,12 +88,13 @@ class _PodExplainer:
     """explain's work for one pod: its cycle, or an identical pod's result."""
 
     def __init__(self, scheds, workload: Workload, reuse: bool, fix: bool = False, nodes=None, encoder=None,
-                 score_details: bool = True, templates=()):
+                 score_details: bool = True, templates=(), view=None):
         from .reuse import ResultReuse
 
         self.scheds = scheds
         self.templates = list(templates)
         self.encoder = encoder  # the sink's node_records_encoder
+        self.view = view  # the sink's node_records_view
         self.score_details = score_details  # whether the sink reads score explanations
         self.workload = workload
         self.fix = fix
@@ -148,10 +150,12 @@ class _PodExplainer:
             whole = self.encoder is None and (self.nodes is None or self.nodes.is_all)
             if whole:
                 # Every node's explanations computed once, now: the document's
-                # node dicts are then built a column at a time (result/node_dicts.py),
-                # and names_own_pod reads the same records.
+                # node dicts are then built a column at a time (result/node_dicts.py)
+                # or read through the sink's view, and names_own_pod reads the
+                # same records.
                 r.settle(self.score_details)
-            doc = pod_document(r, "explain", self.workload, self.nodes, self.encoder)
+            doc = pod_document(r, "explain", self.workload, self.nodes,
+                               self.encoder if not whole or self.view is None else self.view)
             if whole and own:
                 records = r.nodes  # built by the document (read before it, they change its counts)
             if r.status == "Unschedulable":

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from operator import attrgetter
 
 from ..framework.records import table_groups
 from ..framework.registry import all_in_tree_names
@@ -129,9 +130,13 @@ def names_own_pod(doc: dict, pi, records=None) -> bool:
     if isinstance(encoded, str):
         texts.append(encoded)
     elif records is None or not (_plain(pi.name) and _plain(pi.uid)):
-        texts.append(json.dumps(nodes, default=repr, ensure_ascii=False))
+        # (A NodeView, result/node_view.py, is the list of its dicts.)
+        texts.append(json.dumps(nodes if nodes is None or isinstance(nodes, list) else list(nodes), default=repr,
+                                ensure_ascii=False))
     else:
-        texts.append(records_text(records))
+        # (Its NodeView, when the document has one, has grouped them already.)
+        groups = nodes.table_groups() if getattr(nodes, "records", None) is records else None
+        texts.append(records_text(records, groups))
     return any(pi.name in text or pi.uid in text for text in texts)
 
 
@@ -146,7 +151,7 @@ def _plain(s) -> bool:
     return isinstance(s, str) and bool(s) and not any(c in _BOUNDARY or c < " " for c in s)
 
 
-def records_text(records) -> str:
+def records_text(records, groups=None) -> str:
     """A JSON text holding every token of json.dumps([result.node_dict(nr)
     for nr in records]) and no other: each distinct verdict, score and
     explanation once, not once per node. A name without _BOUNDARY
@@ -172,35 +177,35 @@ def records_text(records) -> str:
         for nr in records:
             if nr.extender_filters or nr.extender_scores:
                 add(node_dict(nr))  # explains itself, encoded whole
-    names = [nr.name for nr in plain]
-    for part in [nr.preemption for nr in plain if nr.preemption is not None]:
+    names = list(map(_NAME, plain))
+    for part in [p for p in map(_PREEMPTION, plain) if p is not None]:
         add({"preemption": part})
-    feasible = {nr.feasible for nr in plain}
-    first = {nr.first_failure for nr in plain}
-    statuses = {id(st): st for st in [nr.status for nr in plain] if st is not None}
-    filter_groups, score_groups = table_groups(plain)
+    feasible = set(map(_FEASIBLE, plain))
+    first = set(map(_FIRST_FAILURE, plain))
+    statuses = set(map(_STATUS, plain))  # (a Status is equal only to itself)
+    statuses.discard(None)
+    whole = groups is not None and len(plain) == len(records)
+    filter_groups, score_groups = groups if whole else table_groups(plain)
     filter_rows = [(table, rows) for table, _, rows in filter_groups]
     score_rows = [(table, indexes) for table, _, indexes in score_groups]
-    totals = [plain[i].total for _, positions, _ in score_groups for i in positions]
+    totals = [t for _, positions, _ in score_groups for t in map(_TOTAL, map(plain.__getitem__, positions))]
     in_filters = sum(len(positions) for _, positions, _ in filter_groups)
     in_scores = sum(len(positions) for _, positions, _ in score_groups)
     if in_filters < len(plain) or in_scores < len(plain):
         # Records whose lists were built (or that were not scored): one by one.
-        filtered = {i for _, positions, _ in filter_groups for i in positions}
-        scored = {i for _, positions, _ in score_groups for i in positions}
-        for i, nr in enumerate(plain):
-            if i not in filtered:
-                for plugin, status, details in nr.filter_rows():
-                    add(_filter_entry(plugin, status, details, status_dict))
-            if i not in scored:
-                rows = nr.score_rows()
-                if rows is not None:
-                    for plugin, raw, normalized, weight, skipped, details in rows:
-                        add(_score_entry(plugin, raw, normalized, weight, normalized * weight, skipped, details))
-                    totals.append(nr.total)
+        every = set(range(len(plain)))
+        for i in sorted(every.difference(*(positions for _, positions, _ in filter_groups))):
+            for plugin, status, details in plain[i].filter_rows():
+                add(_filter_entry(plugin, status, details, status_dict))
+        for i in sorted(every.difference(*(positions for _, positions, _ in score_groups))):
+            nr = plain[i]
+            if nr.scored:
+                for plugin, raw, normalized, weight, skipped, details in nr.score_rows():
+                    add(_score_entry(plugin, raw, normalized, weight, normalized * weight, skipped, details))
+                totals.append(nr.total)
     if names:
         add({"name": names, "feasible": list(feasible), "filters": [], "firstFailure": list(first)})
-    for st in statuses.values():
+    for st in statuses:
         add({"status": {"code": st.code.label, "plugin": st.plugin, "reasons": list(st.reasons)}})
     for table, rows in filter_rows:
         for j, name in enumerate(table.names):
@@ -208,7 +213,8 @@ def records_text(records) -> str:
             if column is None:
                 add(_filter_entry(name, shared, None, status_dict))
                 continue
-            for st in {id(v): v for v in map(column.__getitem__, rows)}.values():
+            # (A Status is equal only to itself; rows as many as the column's are all of it.)
+            for st in set(column if len(rows) == len(column) else map(column.__getitem__, rows)):
                 if st is None:
                     add(_filter_entry(name, None, None, status_dict))
                 elif st.code == Code.SUCCESS:
@@ -223,26 +229,35 @@ def records_text(records) -> str:
             if raw is None:
                 add(_score_entry(pl.name, 0, 0, weight, 0 * weight, True, None))
                 continue
-            norms = list(map(norm.__getitem__, indexes))
+            whole_column = len(indexes) == len(raw)
+            norms = norm if whole_column else list(map(norm.__getitem__, indexes))
             if rows is not None:
                 details = [row[j][5] for row in rows]
             else:
                 details = None if settled[j] is None else map(settled[j].__getitem__, indexes)
             if details is not None:
                 details = _parts(d for d in {id(d): d for d in details}.values() if d)
-            add(_score_entry(pl.name, _distinct(map(raw.__getitem__, indexes)), _distinct(norms), weight,
-                             _distinct([n * weight for n in norms]), False, details))
+            distinct = _distinct(norms)
+            # Equal scores weigh the same: the distinct ones say every weighted token.
+            raws = _distinct(raw if whole_column else map(raw.__getitem__, indexes))
+            add(_score_entry(pl.name, raws, distinct, weight, _distinct([n * weight for n in distinct]), False,
+                             details))
     if totals:
         add({"scores": [], "totalScore": _distinct(totals)})
     # Separators are boundary characters either way; explanations are trees.
     return json.dumps(atoms, default=repr, ensure_ascii=False, check_circular=False, separators=(",", ":"))
 
 
+_NAME, _PREEMPTION, _FEASIBLE, _FIRST_FAILURE, _STATUS, _TOTAL = map(
+    attrgetter, ("name", "preemption", "feasible", "first_failure", "status", "total"))
+
+
 def _distinct(values) -> list:
     """Scores as tokens: each int once (5,000 nodes have a few hundred
     distinct ones); any other value kept as it is (1, 1.0 and true, or 0.0
     and -0.0, are equal but other tokens)."""
-    values = list(values)
+    if type(values) is not list:
+        values = list(values)
     if _INT_ONLY.issuperset(map(type, values)):
         return list(set(values))
     return values

@@ -324,6 +324,11 @@ class NodeResult:
             return None
         return ((s.plugin, s.raw, s.normalized, s.weight, s.skipped, s.details) for s in self._scores)
 
+    @property
+    def scored(self) -> bool:
+        """Whether the node has scores (score_rows() is not None)."""
+        return self._scores is not None or self._score_row is not None
+
     def table_rows(self):
         """Where the node's verdicts and scores are when their lists were
         never built: ((FilterTable, row) or None, (ScoreTable, index) or None)."""

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 
+from ..result.node_view import node_view
 from ..result.sink import ResultSink
 from .blocks import ASCII, Blank, FAIL, HEADER, LATER, Line, MUTED, PASS, STRONG, symbols_for, Table, WARN
 from .layout import RenderedBody, Report
@@ -54,6 +55,9 @@ class HumanSink(ResultSink):
         self.node = node
         # Score explanations are shown in --node's story only.
         self.reads_score_details = node is not None
+        # The report of every node reads groups, counts and its best rows,
+        # taken from the records (-o wide and --node read every dict).
+        self.node_records_view = node_view if not wide and node is None else None
         self.report = None
         self._console = None
         # The last pod's blocks drawn with Rich: id -> (block, width, text).

@@ -19,6 +19,7 @@ report_preemption.py and report_node.py.
 from __future__ import annotations
 
 from ..result.document import scheduler_text
+from ..result.node_view import NodeView
 from .blocks import (FAIL, GROUP_NAMES, MUTED, PASS, STRONG, UNICODE, WARN, Blank, Symbols, line_of, names_text,
                      plural)
 from .details import details_text
@@ -39,7 +40,7 @@ def _body_key(pod: dict) -> str | None:
     identity): every other field but the header's own. None when the body
     is not worth keeping (a small node list is quick to draw again)."""
     nodes = pod.get("nodes")
-    if not isinstance(nodes, list) or len(nodes) < 64:
+    if not isinstance(nodes, (list, NodeView)) or len(nodes) < 64:
         return None
     import json
 

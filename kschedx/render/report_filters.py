@@ -3,6 +3,7 @@ verdicts per node (a matrix for a few nodes, groups for many)."""
 
 from __future__ import annotations
 
+from ..result.node_view import NodeView
 from .blocks import FAIL, GROUP_NAMES, LATER, MUTED, PASS, STRONG, Blank, Cell, Table, cell_of, line_of, names_text, plural
 
 # More nodes than this and the filter matrix becomes a grouped list.
@@ -47,17 +48,14 @@ class FilterSections:
         if not nodes:
             return
         sym = self.sym
-        if all(not n.get("filters") for n in nodes):
+        codes = _filter_codes(nodes)
+        if not codes:
             # Rejected at PreFilter: no Filter plugin ran on any node.
             st = nodes[0].get("status") or {}
             self.add(line_of(f"no Filter plugin ran: PreFilter {st.get('plugin') or ''} rejected the pod for all "
                            f"{plural(len(nodes), 'node')}", indent=2))
             return
-        verdicts = _distinct_verdicts(nodes)
-        plugins = _ordered(f["plugin"] for f in verdicts)
-        codes = {p: set() for p in plugins}
-        for f in verdicts:
-            codes[f["plugin"]].add(f["code"])
+        plugins = list(codes)
         skipped = [p for p in plugins if codes[p] == {"Skip"}]
         failing = [p for p in plugins if codes[p] - {"Success", "Skip"}]
         passing = [p for p in plugins if p not in skipped and p not in failing]
@@ -134,19 +132,8 @@ class FilterSections:
     def grouped(self, pod: dict, nodes: list[dict]) -> None:
         """Wide clusters: nodes grouped by the failure kube-scheduler reports."""
         sym = self.sym
-        groups: dict[tuple, list[str]] = {}
-        feasible: list[str] = []
-        for n in nodes:
-            if n.get("feasible"):
-                feasible.append(n["name"])
-                continue
-            st = n.get("status") or {}
-            plugin = n.get("firstFailure") or st.get("plugin") or "?"
-            reasons = st.get("reasons")
-            if reasons is None:
-                f = next((f for f in n.get("filters") or () if f["plugin"] == plugin), None)
-                reasons = f["reasons"] if f else []
-            groups.setdefault((plugin, ", ".join(reasons)), []).append(n["name"])
+        known = nodes.failure_groups() if isinstance(nodes, NodeView) else None
+        groups, feasible = known if known is not None else _failure_groups(nodes)
         limit = None if self.wide else GROUP_NAMES
         table = Table(["nodes", "filtered out by", "reason", "node names"], align=["right", "left", "left", "left"])
         for (plugin, reason), names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
@@ -160,6 +147,37 @@ class FilterSections:
         self.add(table)
         if not self.wide and (any(len(v) > GROUP_NAMES for v in groups.values()) or len(feasible) > GROUP_NAMES):
             self.add(line_of(("-o wide names every node; --node NAME shows one node's whole story", MUTED), indent=2))
+
+
+def _failure_groups(nodes: list[dict]) -> tuple[dict, list]:
+    """({(plugin, reasons joined): names}, feasible names), in node order."""
+    groups: dict[tuple, list[str]] = {}
+    feasible: list[str] = []
+    for n in nodes:
+        if n.get("feasible"):
+            feasible.append(n["name"])
+            continue
+        st = n.get("status") or {}
+        plugin = n.get("firstFailure") or st.get("plugin") or "?"
+        reasons = st.get("reasons")
+        if reasons is None:
+            f = next((f for f in n.get("filters") or () if f["plugin"] == plugin), None)
+            reasons = f["reasons"] if f else []
+        groups.setdefault((plugin, ", ".join(reasons)), []).append(n["name"])
+    return groups, feasible
+
+
+def _filter_codes(nodes) -> dict:
+    """Filter plugin -> the codes of its verdicts on `nodes`, plugins in
+    order of first appearance; {} when no node has a verdict."""
+    if isinstance(nodes, NodeView):
+        codes = nodes.filter_codes()
+        if codes is not None:
+            return codes
+    codes: dict = {}
+    for f in _distinct_verdicts(nodes):
+        codes.setdefault(f["plugin"], set()).add(f["code"])
+    return codes
 
 
 def _distinct_verdicts(nodes: list[dict]) -> list[dict]:
@@ -176,11 +194,3 @@ def _distinct_verdicts(nodes: list[dict]) -> list[dict]:
         for f in fl:
             verdicts[id(f)] = f
     return list(verdicts.values())
-
-
-def _ordered(items) -> list:
-    seen = {}
-    for it in items:
-        seen.setdefault(it, None)
-    return list(seen)
-

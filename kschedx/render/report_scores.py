@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 
+from ..result.node_view import NodeView
 from .blocks import GROUP_NAMES, MUTED, PASS, STRONG, WARN, Blank, Table, cell_of, line_of, names_text, plural
 
 # Score rows shown without -o wide.
@@ -17,17 +18,22 @@ class ScoreSections:
     def scores(self, pod: dict) -> None:
         sym = self.sym
         nodes = pod.get("nodes") or []
-        scored = [n for n in nodes if n.get("scores") is not None]
+        view = nodes if isinstance(nodes, NodeView) and not self.wide else None
+        if view is not None:
+            count = view.scored_count()
+            scored = view.best(max(SCORE_ROWS, 2)) if count else []  # the rows shown and the two best
+        else:
+            scored = [n for n in nodes if n.get("scores") is not None]
+            count = len(scored)
         if not scored:
             for note in pod.get("notes") or ():
                 self.add(line_of(("note: " + note, MUTED), indent=2))
             return
-        count = len(scored)
-        if self.wide:
-            scored.sort(key=_rank)
-        else:
-            scored = _best(scored, max(SCORE_ROWS, 2))  # the rows shown and the two best
-        plugins, weights, skipped_everywhere, zero_everywhere = _columns(nodes, scored[0]) or _columns_in_rank(nodes)
+        if view is None:
+            scored = sorted(scored, key=_rank) if self.wide else _best(scored, max(SCORE_ROWS, 2))
+        known = _view_columns(view, scored[0]) if view is not None else None
+        plugins, weights, skipped_everywhere, zero_everywhere = (known or _columns(nodes, scored[0])
+                                                                 or _columns_in_rank(nodes))
         columns = plugins if self.wide else [p for p in plugins
                                              if p not in skipped_everywhere and p not in zero_everywhere]
         top = pod.get("topNodes") or []
@@ -95,13 +101,16 @@ class ScoreSections:
             # The shown nodes are a choice (--nodes): counting them says nothing.
             return f"scores shown for {plural(scored, 'node')} (--nodes {self.doc.get('nodeDetail') or ''})"
         out = f"nodes scored: {scored} of {len(nodes)}"
-        lost = [n for n in nodes if n.get("scores") is None]
-        if not lost:
+        if isinstance(nodes, NodeView):
+            by_plugin = nodes.unscored()
+        else:
+            by_plugin: dict[str, list[str]] = {}
+            for n in nodes:
+                if n.get("scores") is None:
+                    reason = n.get("firstFailure") or ("feasible, not scored" if n.get("feasible") else "?")
+                    by_plugin.setdefault(reason, []).append(n["name"])
+        if not by_plugin:
             return out
-        by_plugin: dict[str, list[str]] = {}
-        for n in lost:
-            reason = n.get("firstFailure") or ("feasible, not scored" if n.get("feasible") else "?")
-            by_plugin.setdefault(reason, []).append(n["name"])
         parts = []
         for plugin, names in sorted(by_plugin.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             if len(names) <= GROUP_NAMES or self.wide:
@@ -162,6 +171,18 @@ def _columns(nodes: list[dict], best: dict):
             skipped.append(p)
         elif all(not s.get("skipped") and not s.get("weighted") for s in entries):
             zero.append(p)
+    for s in best["scores"]:
+        weights[s["plugin"]] = s.get("weight", 1)
+    return plugins, weights, skipped, zero
+
+
+def _view_columns(view: NodeView, best: dict):
+    """_columns, from a NodeView's tables; None where it cannot tell."""
+    columns = view.score_columns()
+    if columns is None:
+        return None
+    plugins, skipped, zero = columns
+    weights = dict.fromkeys(plugins)
     for s in best["scores"]:
         weights[s["plugin"]] = s.get("weight", 1)
     return plugins, weights, skipped, zero

@@ -31,6 +31,10 @@ class ResultSink:
     # place of building their dicts (result.node_dict): pod() then receives
     # what it returned as `nodes`. None: the dicts.
     node_records_encoder = None
+    # The same, for explain's pods of every node only: what pod() receives
+    # as `nodes` must read as the list of dicts (a Sequence of them), as
+    # result/node_view.py's NodeView does for the human report.
+    node_records_view = None
     # Whether pod() reads the explanations of the plugins' scores (`details`
     # in each node's `scores`): a report that shows none of them spares the
     # run asking every node for them (PodResult.settle).
