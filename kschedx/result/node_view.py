@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter, not_
 
-from ..framework.records import table_groups
+from ..framework.records import scored_flags, table_groups
 from ..framework.status import Code
 
 # Fewer records than this are read as dicts: quick either way.
@@ -36,7 +38,7 @@ class NodeView(Sequence):
         self._dicts: list | None = None
         self._groups = None
         self._tables_read = None
-        self._scored: int | None = None
+        self._scored: list | None = None  # each record's `scored`
 
     # -- the Sequence of dicts ----------------------------------------------------------------
     def _all(self) -> list:
@@ -103,12 +105,11 @@ class NodeView(Sequence):
         """({(plugin, reasons joined): names}, feasible names), in node order:
         the nodes grouped by the failure kube-scheduler reports."""
         groups: dict = {}
-        feasible: list = []
+        records = self.records
+        feasibles = list(map(_FEASIBLE, records))
+        feasible = list(map(_NAME, compress(records, feasibles)))
         texts: dict = {}  # id(Status) -> its reasons joined
-        for nr in self.records:
-            if nr.feasible:
-                feasible.append(nr.name)
-                continue
+        for nr in compress(records, map(not_, feasibles)):
             st = nr.status
             if st is None:
                 return None  # its reasons are its verdict's: read from the dicts
@@ -118,18 +119,22 @@ class NodeView(Sequence):
             groups.setdefault((nr.first_failure or st.plugin or "?", text), []).append(nr.name)
         return groups, feasible
 
-    def scored_count(self) -> int:
+    def _flags(self) -> list:
         if self._scored is None:
-            self._scored = sum(1 for nr in self.records if nr.scored)
+            self._scored = scored_flags(self.records)
         return self._scored
+
+    def scored_count(self) -> int:
+        return sum(self._flags())
 
     def best(self, n: int) -> list[dict] | None:
         """The dicts of the n best-scored nodes, best first (the highest
         total, then the name)."""
-        scored = [nr for nr in self.records if nr.scored]
+        scored = list(compress(self.records, self._flags()))
         if len(scored) > n:
-            floor = heapq.nlargest(n, (nr.total or 0 for nr in scored))[-1]
-            scored = [nr for nr in scored if (nr.total or 0) >= floor]
+            totals = [t or 0 for t in map(_TOTAL, scored)]
+            floor = heapq.nlargest(n, totals)[-1]
+            scored = [nr for nr, t in zip(scored, totals) if t >= floor]
         scored.sort(key=lambda nr: (-(nr.total or 0), nr.name))
         from .node_dicts import node_dicts
 
@@ -151,19 +156,22 @@ class NodeView(Sequence):
             plugins.append(pl.name)
             if raw is None:
                 skipped.append(pl.name)
-            elif not any(norm[k] * weight for k in indexes):
-                zero.append(pl.name)
+            elif not (any(map(norm.__getitem__, indexes)) if type(weight) is int and weight
+                      else any(norm[k] * weight for k in indexes)):
+                zero.append(pl.name)  # (times a whole number not 0, a score is 0 only when it was)
         return plugins, skipped, zero
 
     def unscored(self) -> dict:
         """{why not scored: names}, in node order: the node's first failing
         Filter, or `feasible, not scored`."""
         out: dict = {}
-        for nr in self.records:
-            if not nr.scored:
-                why = nr.first_failure or ("feasible, not scored" if nr.feasible else "?")
-                out.setdefault(why, []).append(nr.name)
+        for nr in compress(self.records, map(not_, self._flags())):
+            why = nr.first_failure or ("feasible, not scored" if nr.feasible else "?")
+            out.setdefault(why, []).append(nr.name)
         return out
+
+
+_NAME, _FEASIBLE, _TOTAL = map(attrgetter, ("name", "feasible", "total"))
 
 
 def node_view(records):
