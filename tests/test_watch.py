@@ -144,6 +144,47 @@ def test_human_blocks_are_the_one_shot_report_of_the_pods(api, tmp_path):
     assert "watched " in text.splitlines()[-1] and "3 pods explained 3 times" in text
 
 
+def test_human_blocks_on_many_nodes_are_the_report_drawn_from_every_node_dict(kube_api, monkeypatch):
+    # Past VIEW_MIN_NODES the watch's report reads the records through a
+    # NodeView (result/node_view.py): its blocks are the one-shot report
+    # drawn from every node's dicts.
+    from kschedx.render import human
+    from kschedx.result.node_dicts import node_dicts
+    from kschedx.result.node_view import VIEW_MIN_NODES, NodeView
+
+    kube_api.bookmark_interval = 0.05
+    nodes = VIEW_MIN_NODES + 16
+    for i in range(nodes):
+        spec = {"taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]} if i % 5 == 0 else {}
+        kube_api.add(api_node(f"n{i:03d}", cpu="1" if i % 7 == 0 else "4", labels={"zone": f"z{i % 3}"}, spec=spec))
+    kube_api.add(*[api_pod(f"busy-{i}", node_name=f"n{i:03d}", cpu="500m") for i in range(0, nodes, 4)])
+    kube_api.add(api_pod("web-1", cpu="1500m"), api_pod("web-2", cpu="1500m"), api_pod("big", cpu="8"))
+    kube_api.add(served("v1", "Namespace", metadata("default")))
+    views = []
+    made = human.node_view
+
+    def counted(records):
+        v = made(records)
+        views.append(type(v))
+        return v
+
+    monkeypatch.setattr(human, "node_view", counted)
+    w = Watching(kube_api, sink="human")
+    try:
+        w.sync()
+    finally:
+        w.finish()
+    text = w.out.getvalue()
+    assert views and set(views) == {NodeView}
+    monkeypatch.setattr(human, "node_view", node_dicts)
+    r = run("explain", "-A", "--kubeconfig", kube_api.kubeconfig, "--tie-break", "name")
+    one_shot = r.stdout.rstrip("\n").split("\n\n")[:-1]
+    assert "grouped by the failure kube-scheduler reports" in r.stdout
+    for block in one_shot:
+        assert block in text
+    assert text.count("── ") == 3
+
+
 def test_a_new_pod_is_explained_once_after_settle(api):
     w = Watching(api, settle=0.4)
     try:
