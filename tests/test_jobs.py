@@ -171,6 +171,40 @@ def _cli(tmp_path, *args):
     return CliRunner().invoke(main, ["explain", "--snapshot", str(path), *args])
 
 
+def test_the_cli_s_workers_draw_the_body_for_people(tmp_path, monkeypatch):
+    # Through the CLI's sink (cli/output.py StdoutSink), as `kschedx explain
+    # --jobs 2` runs: the workers draw each pod's body and send that, not
+    # every node's record (nor fail to send a NodeView and leave the pod here).
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": groups_cluster(groups=6, replicas=1, nodes=70)}))
+    received = []
+    pod = HumanSink.pod
+
+    def seen(self, p):
+        received.append(type(p.get("nodes")).__name__)
+        return pod(self, p)
+
+    monkeypatch.setattr(HumanSink, "pod", seen)
+    outs = [CliRunner().invoke(main, ["explain", "--snapshot", str(path), "--tie-break", "name", "--jobs", j])
+            for j in ("2", "1")]
+    assert outs[0].exit_code == outs[1].exit_code and outs[0].stdout == outs[1].stdout
+    assert received[:6] == ["NodeView"] + ["RenderedBody"] * 5  # the first pod is computed here
+    assert received[6:] == ["NodeView"] * 6
+
+
+def test_a_node_view_is_sent_as_its_dicts():
+    import pickle
+
+    from kschedx.result.node_view import NodeView
+    from test_own_pod import hand_made_records
+
+    records = hand_made_records()
+    view = NodeView(records)
+    assert pickle.loads(pickle.dumps(view)) == list(view)
+    assert type(pickle.loads(pickle.dumps(view))) is list
+
+
 def test_an_internal_error_in_a_worker_is_the_one_of_jobs_1(tmp_path, monkeypatch):
     schedule = Framework.schedule
 

@@ -105,6 +105,8 @@ class StdoutSink(ResultSink):
         self.nodes_encoder = getattr(inner, "nodes_encoder", None)
         self.node_records_encoder = getattr(inner, "node_records_encoder", None)
         self.node_records_view = getattr(inner, "node_records_view", None)
+        # (Drawn by explain --jobs workers: without it they send every node's dicts.)
+        self.body_renderer = getattr(inner, "body_renderer", None)
         self.reads_score_details = getattr(inner, "reads_score_details", True)
         forget = getattr(inner, "forget_texts", None)
         if forget is not None:

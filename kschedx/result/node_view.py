@@ -57,6 +57,10 @@ class NodeView(Sequence):
     def __iter__(self):
         return iter(self._all())
 
+    def __reduce__(self):
+        # Pickled (sent by an explain --jobs worker), it is the list of its dicts.
+        return list, (self._all(),)
+
     # -- what the report reads --------------------------------------------------------------
     def table_groups(self):
         """framework.records.table_groups(self.records), kept."""
