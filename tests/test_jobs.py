@@ -78,6 +78,19 @@ def human_text(workload, **kwargs) -> str:
     return f"{code}\n{out.getvalue()}"
 
 
+def _nodes_received(monkeypatch) -> list[str]:
+    """The type of `nodes` of each pod the human sink is handed, from now on."""
+    received = []
+    pod = HumanSink.pod
+
+    def seen(self, p):
+        received.append(type(p.get("nodes")).__name__)
+        return pod(self, p)
+
+    monkeypatch.setattr(HumanSink, "pod", seen)
+    return received
+
+
 def test_workers_draw_the_body_for_people_and_reused_pods_share_it(monkeypatch):
     # 70 nodes: enough for the body to be kept for the next pods of a group.
     objs = groups_cluster(groups=6, replicas=3, nodes=70, interleaved=False)
@@ -95,14 +108,7 @@ def test_workers_draw_the_body_for_people_and_reused_pods_share_it(monkeypatch):
     assert human_text(load(objs), tie_break="name", jobs=1) == one
     assert len(bodies) == 6  # once a group: the other replicas' bodies are that one's
     bodies.clear()
-    received = []
-    pod = HumanSink.pod
-
-    def seen(self, p):
-        received.append(type(p.get("nodes")).__name__)
-        return pod(self, p)
-
-    monkeypatch.setattr(HumanSink, "pod", seen)
+    received = _nodes_received(monkeypatch)
     assert human_text(load(objs), tie_break="name", jobs=2) == one
     assert "RenderedBody" in received
     # The bodies the workers drew are not drawn again here.
@@ -178,14 +184,7 @@ def test_the_cli_s_workers_draw_the_body_for_people(tmp_path, monkeypatch):
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
                                 "items": groups_cluster(groups=6, replicas=1, nodes=70)}))
-    received = []
-    pod = HumanSink.pod
-
-    def seen(self, p):
-        received.append(type(p.get("nodes")).__name__)
-        return pod(self, p)
-
-    monkeypatch.setattr(HumanSink, "pod", seen)
+    received = _nodes_received(monkeypatch)
     outs = [CliRunner().invoke(main, ["explain", "--snapshot", str(path), "--tie-break", "name", "--jobs", j])
             for j in ("2", "1")]
     assert outs[0].exit_code == outs[1].exit_code and outs[0].stdout == outs[1].stdout

@@ -129,15 +129,21 @@ def test_every_explanation_is_what_a_one_shot_explain_of_the_same_state_prints(a
     assert last["stream"]["exitCode"] == 0
 
 
-def test_human_blocks_are_the_one_shot_report_of_the_pods(api, tmp_path):
+def _human_watch_then_one_shot(api, between=lambda: None) -> tuple[str, list[str], str]:
+    """The human watch's text once caught up; then (after `between`) the
+    blocks of a one-shot explain of the same cluster, and its whole text."""
     w = Watching(api, sink="human")
     try:
         w.sync()
     finally:
         w.finish()
-    text = w.out.getvalue()
+    between()
     r = run("explain", "-A", "--kubeconfig", api.kubeconfig, "--tie-break", "name")
-    one_shot = r.stdout.rstrip("\n").split("\n\n")[:-1]  # its blocks, without the closing count
+    return w.out.getvalue(), r.stdout.rstrip("\n").split("\n\n")[:-1], r.stdout  # blocks: not the closing count
+
+
+def test_human_blocks_are_the_one_shot_report_of_the_pods(api, tmp_path):
+    text, one_shot, _ = _human_watch_then_one_shot(api)
     for block in one_shot:
         assert block in text
     assert text.count("── ") == 3 and "· pending ──" in text
@@ -169,17 +175,10 @@ def test_human_blocks_on_many_nodes_are_the_report_drawn_from_every_node_dict(ku
         return v
 
     monkeypatch.setattr(human, "node_view", counted)
-    w = Watching(kube_api, sink="human")
-    try:
-        w.sync()
-    finally:
-        w.finish()
-    text = w.out.getvalue()
+    text, one_shot, whole = _human_watch_then_one_shot(
+        kube_api, between=lambda: monkeypatch.setattr(human, "node_view", node_dicts))
     assert views and set(views) == {NodeView}
-    monkeypatch.setattr(human, "node_view", node_dicts)
-    r = run("explain", "-A", "--kubeconfig", kube_api.kubeconfig, "--tie-break", "name")
-    one_shot = r.stdout.rstrip("\n").split("\n\n")[:-1]
-    assert "grouped by the failure kube-scheduler reports" in r.stdout
+    assert "grouped by the failure kube-scheduler reports" in whole
     for block in one_shot:
         assert block in text
     assert text.count("── ") == 3
