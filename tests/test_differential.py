@@ -121,14 +121,19 @@ def test_generated_cases_reach_every_group_and_are_reproducible():
     """The same seed gives the same case; a few hundred seeds draw every
     feature group and every kind of object the default plugins read."""
     assert generate(7).objects == generate(7).objects
-    groups, kinds = set(), set()
+    groups, kinds, gates, pod_level_off = set(), set(), set(), 0
     for seed in range(300):
         case = generate(seed)
         groups.update(case.groups)
         kinds.update(o["kind"] for o in case.objects)
-    from tests.differential.generate import GROUPS
+        gates.update(case.feature_gates)
+        pod_level_off += case.feature_gates.get("PodLevelResources") is False and any(
+            o["spec"].get("resources") for o in case.objects if o["kind"] == "Pod")
+    from tests.differential.generate import GATES, GROUPS
 
     assert groups == set(GROUPS)
+    assert gates == set(GATES)  # each turned away from its default
+    assert pod_level_off  # pods' own resources, ignored without the gate
     assert kinds >= {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget", "Service", "ReplicaSet",
                      "StatefulSet", "StorageClass", "PersistentVolume", "PersistentVolumeClaim", "CSINode",
                      "CSIDriver", "CSIStorageCapacity", "DeviceClass", "ResourceSlice", "ResourceClaim",

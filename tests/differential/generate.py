@@ -46,7 +46,10 @@ GROUPS = (
 GATES = (
     "DRADeviceTaints", "DRADeviceTaintRules", "DRAExtendedResource",
     "DRAPrioritizedList", "DRAAdminAccess", "VolumeLimitScaling", "NodeDeclaredFeatures",
+    "PodLevelResources", "MatchLabelKeysInPodTopologySpread",
 )
+# Of those, the ones on by default in every supported version: a case turns them off.
+GATES_ON = frozenset({"DRAPrioritizedList", "DRAAdminAccess", "PodLevelResources", "MatchLabelKeysInPodTopologySpread"})
 
 IMAGES = {
     # name as pods write it -> (the names a node reports, size in bytes)
@@ -181,7 +184,7 @@ class _Generator:
         gates = {}
         if self.on("gates"):
             for gate in r.sample(GATES, r.choice([1, 1, 2])):
-                gates[gate] = gate not in ("DRAPrioritizedList", "DRAAdminAccess")
+                gates[gate] = gate not in GATES_ON
                 if gate == "VolumeLimitScaling" and r.random() < 0.3:
                     gates[gate] = False
             if gates.get("DRADeviceTaintRules"):
