@@ -206,28 +206,3 @@ def test_scores_listed_one_by_one_are_read_from_the_dicts(big):
     view = agree(records)
     assert view.score_columns() is None
 
-
-def test_table_groups_read_a_field_at_a_time_are_the_record_at_a_time_ones(big):
-    from kschedx.framework.records import scored_flags, table_groups, table_groups_each
-    from test_reuse import load
-
-    def same(records):
-        fast, each = table_groups(records), table_groups_each(records)
-        for a, b in zip(fast, each):
-            assert [(id(t), p, r) for t, p, r in a] == [(id(t), p, r) for t, p, r in b]
-        assert len(fast[0]) == len(each[0]) and len(fast[1]) == len(each[1])
-        assert scored_flags(records) == [nr.scored for nr in records]
-
-    from kschedx.framework.records import _one_table_each
-
-    sets = [r.nodes for r in _cycles(load(big))]
-    assert all(_one_table_each(records) is not None for records in sets)  # as the runner builds them
-    sets += [r.nodes for name in case_names()
-             for r in _cycles(load_workload([str(GOLDEN / "cases" / f"{name}.yaml")]))]
-    sets += [r.nodes for _, r in golden_simulate_steps()]
-    for records in sets:
-        same(records)
-        same(records[::-1])
-        same(records[1::2])
-    same(hand_made_records())
-    same([])

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from operator import attrgetter
 
 from ..framework.records import table_groups
 from ..framework.registry import all_in_tree_names
@@ -177,18 +176,18 @@ def records_text(records, groups=None) -> str:
         for nr in records:
             if nr.extender_filters or nr.extender_scores:
                 add(node_dict(nr))  # explains itself, encoded whole
-    names = list(map(_NAME, plain))
-    for part in [p for p in map(_PREEMPTION, plain) if p is not None]:
+    names = [nr.name for nr in plain]
+    for part in [nr.preemption for nr in plain if nr.preemption is not None]:
         add({"preemption": part})
-    feasible = set(map(_FEASIBLE, plain))
-    first = set(map(_FIRST_FAILURE, plain))
-    statuses = set(map(_STATUS, plain))  # (a Status is equal only to itself)
+    feasible = {nr.feasible for nr in plain}
+    first = {nr.first_failure for nr in plain}
+    statuses = {nr.status for nr in plain}  # (a Status is equal only to itself)
     statuses.discard(None)
     whole = groups is not None and len(plain) == len(records)
     filter_groups, score_groups = groups if whole else table_groups(plain)
     filter_rows = [(table, rows) for table, _, rows in filter_groups]
     score_rows = [(table, indexes) for table, _, indexes in score_groups]
-    totals = [t for _, positions, _ in score_groups for t in map(_TOTAL, map(plain.__getitem__, positions))]
+    totals = [plain[i].total for _, positions, _ in score_groups for i in positions]
     in_filters = sum(len(positions) for _, positions, _ in filter_groups)
     in_scores = sum(len(positions) for _, positions, _ in score_groups)
     if in_filters < len(plain) or in_scores < len(plain):
@@ -246,10 +245,6 @@ def records_text(records, groups=None) -> str:
         add({"scores": [], "totalScore": _distinct(totals)})
     # Separators are boundary characters either way; explanations are trees.
     return json.dumps(atoms, default=repr, ensure_ascii=False, check_circular=False, separators=(",", ":"))
-
-
-_NAME, _PREEMPTION, _FEASIBLE, _FIRST_FAILURE, _STATUS, _TOTAL = map(
-    attrgetter, ("name", "preemption", "feasible", "first_failure", "status", "total"))
 
 
 def _distinct(values) -> list:

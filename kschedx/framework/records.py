@@ -10,8 +10,8 @@ all nodes (FilterTable, ScoreTable), and a NodeResult builds its own
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import add, attrgetter, is_not, itemgetter, mul, or_
+from itertools import repeat
+from operator import add, mul
 
 from ..util.gc_policy import pauses_collector
 from ..state.types import generation_mark, NodeInfo, PodInfo
@@ -596,12 +596,6 @@ def table_groups(records) -> tuple[list, list]:
     positions into `records`. Left out, to be taken one record at a time:
     records with extender results. A ScoreTable's explanations, settled or
     not, are read a column at a time (ScoreTable.column_details)."""
-    fast = _one_table_each(records)
-    return fast if fast is not None else table_groups_each(records)
-
-
-def table_groups_each(records) -> tuple[list, list]:
-    """table_groups, a record at a time (any records)."""
     filter_groups: dict = {}  # id(FilterTable) -> (table, positions, rows)
     score_groups: dict = {}  # id(ScoreTable) -> (table, positions, indexes)
     for p, nr in enumerate(records):
@@ -621,37 +615,3 @@ def table_groups_each(records) -> tuple[list, list]:
             g[1].append(p)
             g[2].append(srow[1])
     return list(filter_groups.values()), list(score_groups.values())
-
-
-def scored_flags(records) -> list[bool]:
-    """[nr.scored for nr in records], at C speed."""
-    return list(map(or_, map(is_not, map(_SCORES, records), repeat(None)),
-                    map(is_not, map(_SCORE_ROW, records), repeat(None))))
-
-
-_FILTERS, _FILTER_ROW, _SCORES, _SCORE_ROW, _EXTENDER_FILTERS, _EXTENDER_SCORES = map(
-    attrgetter, ("_filters", "_filter_row", "_scores", "_score_row", "extender_filters", "extender_scores"))
-_TABLE, _ROW = itemgetter(0), itemgetter(1)
-
-
-def _one_table_each(records) -> tuple[list, list] | None:
-    """table_groups of records as NodeRecords.build makes them (every
-    verdict in one FilterTable, the scored nodes' in one ScoreTable, none
-    listed, no extender), read a field at a time at C speed; None for any
-    other records."""
-    n = len(records)
-    if not n or any(map(_EXTENDER_FILTERS, records)) or any(map(_EXTENDER_SCORES, records)):
-        return None
-    if list(map(_FILTERS, records)).count(None) != n or list(map(_SCORES, records)).count(None) != n:
-        return None
-    frows = list(map(_FILTER_ROW, records))
-    if frows.count(None) or len(set(map(id, map(_TABLE, frows)))) != 1:
-        return None
-    filter_groups = [(frows[0][0], list(range(n)), list(map(_ROW, frows)))]
-    srows = list(map(_SCORE_ROW, records))
-    scored = list(filter(None, srows))
-    if not scored:
-        return filter_groups, []
-    if len(set(map(id, map(_TABLE, scored)))) != 1:
-        return None
-    return filter_groups, [(scored[0][0], list(compress(range(n), srows)), list(map(_ROW, scored)))]

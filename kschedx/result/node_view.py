@@ -21,9 +21,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from itertools import compress
-from operator import attrgetter, not_
 
-from ..framework.records import scored_flags, table_groups
+from ..framework.records import table_groups
 from ..framework.status import Code
 
 # Fewer records than this are read as dicts: quick either way.
@@ -101,7 +100,8 @@ class NodeView(Sequence):
             if column is None:
                 codes[name] = {"Success" if shared is None else shared.code.label}
                 continue
-            seen = set(map(column.__getitem__, rows))  # (a Status is equal only to itself)
+            # (A Status is equal only to itself; rows as many as the column's are all of it.)
+            seen = set(column if len(rows) == len(column) else [column[i] for i in rows])
             codes[name] = {"Success" if v is None or v.code == Code.SUCCESS else v.code.label for v in seen}
         return codes
 
@@ -109,11 +109,9 @@ class NodeView(Sequence):
         """({(plugin, reasons joined): names}, feasible names), in node order:
         the nodes grouped by the failure kube-scheduler reports."""
         groups: dict = {}
-        records = self.records
-        feasibles = list(map(_FEASIBLE, records))
-        feasible = list(map(_NAME, compress(records, feasibles)))
+        feasible = [nr.name for nr in self.records if nr.feasible]
         texts: dict = {}  # id(Status) -> its reasons joined
-        for nr in compress(records, map(not_, feasibles)):
+        for nr in [nr for nr in self.records if not nr.feasible]:
             st = nr.status
             if st is None:
                 return None  # its reasons are its verdict's: read from the dicts
@@ -125,7 +123,7 @@ class NodeView(Sequence):
 
     def _flags(self) -> list:
         if self._scored is None:
-            self._scored = scored_flags(self.records)
+            self._scored = [nr.scored for nr in self.records]
         return self._scored
 
     def scored_count(self) -> int:
@@ -136,7 +134,7 @@ class NodeView(Sequence):
         total, then the name)."""
         scored = list(compress(self.records, self._flags()))
         if len(scored) > n:
-            totals = [t or 0 for t in map(_TOTAL, scored)]
+            totals = [nr.total or 0 for nr in scored]
             floor = heapq.nlargest(n, totals)[-1]
             scored = [nr for nr, t in zip(scored, totals) if t >= floor]
         scored.sort(key=lambda nr: (-(nr.total or 0), nr.name))
@@ -169,13 +167,10 @@ class NodeView(Sequence):
         """{why not scored: names}, in node order: the node's first failing
         Filter, or `feasible, not scored`."""
         out: dict = {}
-        for nr in compress(self.records, map(not_, self._flags())):
+        for nr in [nr for nr, scored in zip(self.records, self._flags()) if not scored]:
             why = nr.first_failure or ("feasible, not scored" if nr.feasible else "?")
             out.setdefault(why, []).append(nr.name)
         return out
-
-
-_NAME, _FEASIBLE, _TOTAL = map(attrgetter, ("name", "feasible", "total"))
 
 
 def node_view(records):
