@@ -68,7 +68,7 @@ class NodeView(Sequence):
         return self._groups
 
     def _tables(self):
-        """(FilterTable, rows, ScoreTable or None, indexes, positions scored):
+        """(FilterTable, rows, ScoreTable or None, its indexes):
         every record in one FilterTable and the scored ones in one
         ScoreTable, none listing its verdicts or scores; else None."""
         if self._tables_read is None:
@@ -82,8 +82,8 @@ class NodeView(Sequence):
                 self._tables_read = False
             else:
                 table, _, rows = filter_groups[0]
-                stable, positions, indexes = score_groups[0] if score_groups else (None, [], [])
-                self._tables_read = (table, rows, stable, indexes, positions)
+                stable, _, indexes = score_groups[0] if score_groups else (None, [], [])
+                self._tables_read = (table, rows, stable, indexes)
         return self._tables_read or None
 
     def filter_codes(self) -> dict | None:
@@ -129,7 +129,7 @@ class NodeView(Sequence):
     def scored_count(self) -> int:
         return sum(self._flags())
 
-    def best(self, n: int) -> list[dict] | None:
+    def best(self, n: int) -> list[dict]:
         """The dicts of the n best-scored nodes, best first (the highest
         total, then the name)."""
         scored = list(compress(self.records, self._flags()))
