@@ -27,11 +27,12 @@ import pytest
 import yaml
 
 from tests.differential import (EXACT, MAX_SERVERS, MODES, VERSIONS, check, close_servers, expected_path,
-                                generate, kschedx_version, oracle,
+                                gates_for, generate, kschedx_version, oracle, with_dependents_off,
                                 output_dir, regression_cases, regression_gates, regression_paths, run_kschedx,
                                 run_oracle,
                                 without_reason_order, write)
 from tests.differential.compare import differences
+from tests.differential.generate import COMPARISON_GATE
 from tests.differential.shrink import shrink
 from tests.oracle import binary_or_skip
 
@@ -122,6 +123,7 @@ def test_generated_cases_reach_every_group_and_are_reproducible():
     feature group and every kind of object the default plugins read."""
     assert generate(7).objects == generate(7).objects
     groups, kinds, gates, pod_level_off = set(), set(), set(), 0
+    comparisons = {True: 0, None: 0}  # Lt/Gt tolerations with the gate on, and with it off
     for seed in range(300):
         case = generate(seed)
         groups.update(case.groups)
@@ -129,15 +131,48 @@ def test_generated_cases_reach_every_group_and_are_reproducible():
         gates.update(case.feature_gates)
         pod_level_off += case.feature_gates.get("PodLevelResources") is False and any(
             o["spec"].get("resources") for o in case.objects if o["kind"] == "Pod")
+        if any(t.get("operator") in ("Lt", "Gt") for o in case.objects if o["kind"] == "Pod"
+               for t in o["spec"].get("tolerations") or ()):
+            comparisons[case.feature_gates.get(COMPARISON_GATE)] += 1
     from tests.differential.generate import GATES, GROUPS
 
     assert groups == set(GROUPS)
-    assert gates == set(GATES)  # each turned away from its default
+    assert gates == set(GATES) | {COMPARISON_GATE}  # each turned away from its default
     assert pod_level_off  # pods' own resources, ignored without the gate
+    assert comparisons[True] >= 5 and comparisons[None] >= 2
     assert kinds >= {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget", "Service", "ReplicaSet",
                      "StatefulSet", "StorageClass", "PersistentVolume", "PersistentVolumeClaim", "CSINode",
                      "CSIDriver", "CSIStorageCapacity", "DeviceClass", "ResourceSlice", "ResourceClaim",
                      "ResourceClaimTemplate", "RuntimeClass"}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_generated_gates_are_ones_the_version_accepts(version):
+    """Each case's gates as given to both programs at `version` are flags
+    kube-scheduler takes: a gate turned off takes with it the default-on
+    gates that need it. Refused, the case is "refused by both" and compares
+    nothing (v1.36 and v1.37 refused PodLevelResources=false alone, every
+    version MatchLabelKeysInPodTopologySpread=false alone)."""
+    from kschedx.features.gates import resolve
+    from kschedx.features.versions import gate_table
+
+    table, needs = gate_table(kschedx_version(version))
+    turned_off = set()
+    for seed in range(300):
+        gates = gates_for(generate(seed), version)
+        values, _ = resolve(table, needs, gates, kschedx_version(version))  # FeatureGateError when refused
+        assert all(values[g] == on for g, on in gates.items())
+        turned_off.update(g for g, on in gates.items() if not on)
+    assert {"PodLevelResources", "MatchLabelKeysInPodTopologySpread"} <= turned_off
+
+
+def test_a_gate_turned_off_takes_its_dependents_with_it():
+    table = {"A": ("Beta", True, False, "1.30"), "B": ("Beta", True, False, "1.31"),
+             "C": ("Alpha", False, False, "1.31"), "D": ("GA", True, True, "1.31"), "E": ("Beta", True, False, "1.32")}
+    needs = {"B": ("A",), "C": ("A",), "D": ("A",), "E": ("B",)}
+    assert with_dependents_off({"A": False}, table, needs) == {"A": False, "B": False, "E": False}
+    assert with_dependents_off({"A": True}, table, needs) == {"A": True}
+    assert with_dependents_off({"A": False, "B": True}, table, needs) == {"A": False, "B": True}
 
 
 @pytest.mark.parametrize("mode", MODES)

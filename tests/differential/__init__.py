@@ -84,8 +84,30 @@ def gates_for(case: Case, version: str) -> dict[str, bool]:
         return {}
     from kschedx.features.versions import gate_table
 
-    table, _ = gate_table(kschedx_version(version))
-    return {g: on for g, on in case.feature_gates.items() if g in table and not table[g][2]}
+    table, needs = gate_table(kschedx_version(version))
+    gates = {g: on for g, on in case.feature_gates.items() if g in table and not table[g][2]}
+    return with_dependents_off(gates, table, needs)
+
+
+def with_dependents_off(gates: dict[str, bool], table: dict, needs: dict) -> dict[str, bool]:
+    """`gates` and, for each gate turned off, the gates on by default that
+    need it (featuregate Dependencies, at the version), turned off as a
+    user must: left on, both programs refuse the flags and the case
+    compares nothing (v1.36's InPlacePodLevelResourcesVerticalScaling
+    needs PodLevelResources; every version's
+    MatchLabelKeysInPodTopologySpreadSelectorMerge needs
+    MatchLabelKeysInPodTopologySpread)."""
+    out = dict(gates)
+    changed = True
+    while changed:
+        changed = False
+        off = {g for g, on in out.items() if on is False}
+        for gate, required in needs.items():
+            stage, default, locked, _ = table[gate]
+            if gate not in out and default and not locked and off.intersection(required):
+                out[gate] = False
+                changed = True
+    return out
 
 
 def gates_arg(gates: dict[str, bool]) -> str:

@@ -51,6 +51,15 @@ GATES = (
 # Of those, the ones on by default in every supported version: a case turns them off.
 GATES_ON = frozenset({"DRAPrioritizedList", "DRAAdminAccess", "PodLevelResources", "MatchLabelKeysInPodTopologySpread"})
 
+# Off by default in every supported version; drawn apart from GATES (see
+# _Generator.comparisons), so that adding it left the other cases unchanged.
+COMPARISON_GATE = "TaintTolerationComparisonOperators"
+# Mostly small integers that split the nodes; now and then a value that is
+# no int64 in canonical form (it never compares) or the largest int64.
+TAINT_NUMBERS = ["0", "1", "5", "5", "10", "-3"]
+ODD_TAINT_NUMBERS = ["007", "abc", "+5", "9223372036854775807", "9223372036854775808"]
+TOLERATION_NUMBERS = ["0", "1", "4", "5", "10", "-3", "9223372036854775807"]
+
 IMAGES = {
     # name as pods write it -> (the names a node reports, size in bytes)
     "nginx:1.25": (["docker.io/library/nginx:1.25", "nginx:1.25"], 70_000_000),
@@ -189,7 +198,41 @@ class _Generator:
                     gates[gate] = False
             if gates.get("DRADeviceTaintRules"):
                 gates["DRADeviceTaints"] = True  # its dependency
+        self.comparisons(gates)
         return Case(self.seed, self.groups, self.objects, config, gates)
+
+    # -- Lt and Gt tolerations -------------------------------------------------------
+
+    def comparisons(self, gates: dict) -> None:
+        """Numeric taints and `Lt`/`Gt` tolerations, in some cases of the
+        "taints" group and in every case that turns COMPARISON_GATE on (a
+        quarter of the "gates" cases). Drawn from a generator of their own,
+        so that the cases without them are the ones earlier seeds gave.
+
+        The API server stores such tolerations only with the gate on (its
+        own --feature-gates); kube-scheduler's may be off, and then they
+        tolerate nothing: both sides are compared. A taint's value is any
+        label value, numeric or not ("007", past int64); a toleration's is
+        an integer in canonical form, as the API server requires."""
+        r = random.Random(f"{self.seed}/comparison")
+        on = self.on("gates") and r.random() < 0.25
+        if not on and not (self.on("taints") and r.random() < 0.3):
+            return
+        if on:
+            gates[COMPARISON_GATE] = True
+        for node in self.nodes:
+            if r.random() < 0.7:
+                taints = node.setdefault("spec", {}).setdefault("taints", [])
+                effect = r.choice(["NoSchedule", "NoSchedule", "PreferNoSchedule", "NoExecute"])
+                value = r.choice(ODD_TAINT_NUMBERS if r.random() < 0.15 else TAINT_NUMBERS)
+                if not any(t["key"] == "tier" and t["effect"] == effect for t in taints):
+                    taints.append({"key": "tier", "value": value, "effect": effect})
+        for i, pod in enumerate(self.pending):
+            if r.random() < 0.75 or (on and i == 0):
+                tol = {"key": "tier", "operator": r.choice(["Lt", "Gt"]), "value": r.choice(TOLERATION_NUMBERS)}
+                if r.random() < 0.5:
+                    tol["effect"] = r.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"])
+                pod["spec"].setdefault("tolerations", []).append(tol)
 
     # -- namespaces, classes -------------------------------------------------------
 
