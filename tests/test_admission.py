@@ -7,7 +7,8 @@ import uuid
 
 import pytest
 import yaml
-from builders import admitted, match_labels, node_selector_term, required_node_affinity, spread_constraint
+from builders import (admitted, fixture_node, match_labels, node_selector_term, required_node_affinity,
+                      spread_constraint)
 from builders import fixture_pod as pod
 from builders import priority_class as pc
 from builders import runtime_class as rc
@@ -449,6 +450,60 @@ def _node_affinity(*exprs):
 ])
 def test_what_the_api_server_refuses_is_an_input_error(obj, field, message):
     err, msg = input_error(obj)
+    assert err.field == field
+    assert msg == f"test.yaml: Pod/default/p: field {field}: {message}"
+
+
+def _tainted(*taints):
+    node = fixture_node("n1")
+    node["spec"] = {"taints": list(taints)}
+    return node
+
+
+_VALUE_RULE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+               "and must start and end with an alphanumeric character, at most 63 characters")
+_NAME_RULE = ("must be a qualified name: an optional DNS subdomain prefix and '/', then at most 63 alphanumeric "
+              "characters, '-', '_' or '.', starting and ending with an alphanumeric one")
+
+
+@pytest.mark.parametrize("node, field, message", [
+    # A misspelled effect is one no plugin reads: the node would take every pod.
+    (_tainted({"key": "dedicated", "value": "infra", "effect": "NoSchedul"}), "spec.taints[0].effect",
+     "unsupported value 'NoSchedul': supported values: NoSchedule, PreferNoSchedule, NoExecute"),
+    (_tainted({"key": "dedicated", "value": "infra"}), "spec.taints[0].effect",
+     "required value: supported values: NoSchedule, PreferNoSchedule, NoExecute"),
+    (_tainted({"key": "tier", "value": "-3", "effect": "NoSchedule"}), "spec.taints[0].value",
+     f"'-3': {_VALUE_RULE}"),
+    (_tainted({"key": "tier", "value": "x" * 64, "effect": "NoSchedule"}), "spec.taints[0].value",
+     f"'{'x' * 64}': {_VALUE_RULE}"),
+    (_tainted({"value": "x", "effect": "NoSchedule"}), "spec.taints[0].key", f"'': {_NAME_RULE}"),
+    (_tainted({"key": "bad key", "effect": "NoSchedule"}), "spec.taints[0].key", f"'bad key': {_NAME_RULE}"),
+    (_tainted({"key": "a", "value": "1", "effect": "NoSchedule"}, {"key": "b", "effect": "NoSchedule"},
+              {"key": "a", "value": "2", "effect": "NoSchedule"}), "spec.taints[2]",
+     "duplicate taint a:NoSchedule: taints must be unique by key and effect pair"),
+])
+def test_a_node_taint_the_api_server_refuses_is_an_input_error(node, field, message):
+    err, msg = input_error(node)
+    assert err.field == field
+    assert msg == f"test.yaml: Node/n1: field {field}: {message}"
+
+
+def test_valid_node_taints_pass_validation():
+    node = _tainted({"key": "example.com/gpu", "effect": "NoSchedule"},
+                    {"key": "example.com/gpu", "value": "a-1_b.c", "effect": "PreferNoSchedule"},
+                    {"key": "tier", "value": "9223372036854775808", "effect": "NoExecute"})
+    cluster = admitted(node)
+    assert [t["effect"] for t in cluster.nodes[0]["spec"]["taints"]] == ["NoSchedule", "PreferNoSchedule",
+                                                                         "NoExecute"]
+
+
+@pytest.mark.parametrize("toleration, field, message", [
+    ({"key": "tier", "operator": "Equal", "value": "-3"}, "spec.tolerations[0].operator", f"'-3': {_VALUE_RULE}"),
+    ({"key": "tier", "value": "a b"}, "spec.tolerations[0].operator", f"'a b': {_VALUE_RULE}"),
+    ({"key": "bad/key/x", "operator": "Exists"}, "spec.tolerations[0].key", f"'bad/key/x': {_NAME_RULE}"),
+])
+def test_a_toleration_key_or_value_the_api_server_refuses(toleration, field, message):
+    err, msg = input_error(pod(tolerations=[toleration]))
     assert err.field == field
     assert msg == f"test.yaml: Pod/default/p: field {field}: {message}"
 

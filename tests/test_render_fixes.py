@@ -18,7 +18,7 @@ from kschedx.render.human import render
 from kschedx.render.junit import to_junit
 from kschedx.render.tap import to_tap
 
-TAINT = {"key": "dedicated", "value": "it's", "effect": "NoSchedule"}
+TAINT = {"key": "dedicated", "value": "infra", "effect": "NoSchedule"}
 
 
 def _doc():
@@ -90,7 +90,7 @@ def test_ci_formats_give_one_line_per_fix():
     assert notices[0].startswith("::notice title=default/web fix 1::[reduce-request] lower the cpu request")
     assert notices[0].endswith("(widens: asks for less cpu (2 -> 1))")
     tolerate = next(line for line in notices if "[add-toleration]" in line)
-    assert "widens: tolerates taint dedicated=it's:NoSchedule, which reserves 1 node(s) (a) for other pods" in tolerate
+    assert "widens: tolerates taint dedicated=infra:NoSchedule, which reserves 1 node(s) (a) for other pods" in tolerate
     import yaml
 
     tap = to_tap(doc).splitlines()

@@ -15,7 +15,7 @@ from ..util.errors import InputError
 from ..api.quantity import QuantityError, parse_quantity
 from .spec_share import SpecTemplates
 from .shape import check_pod_shape_but_spec, check_shape, pod_shape_but_spec_valid
-from .validation import validate_pod_spec
+from .validation import validate_node_spec, validate_pod_spec
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 SYSTEM_PRIORITY_CLASSES = {
@@ -375,6 +375,7 @@ class Admission:
         self.metadata(node, origin)
         ref = object_ref(node)
         check_shape(node, origin, ref)
+        validate_node_spec(node.get("spec"), origin, ref)
         status = node.get("status")
         if status is None:
             status = node["status"] = {}

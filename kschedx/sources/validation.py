@@ -1,4 +1,4 @@
-"""The API server's validation of the pod fields the scheduler reads.
+"""The API server's validation of the pod fields and node taints the scheduler reads.
 
 A pod the API server refuses never reaches kube-scheduler, so evaluating it
 would answer a question no cluster can ask: an unknown selector operator, a
@@ -12,6 +12,8 @@ or tolerations: most of a 150,000-pod snapshot).
 
 from __future__ import annotations
 
+from ..api.labels import _valid_value
+from ..api.resources import _is_qualified_name
 from ..api.taints import decimal_int64
 from ..util.errors import InputError
 
@@ -47,10 +49,53 @@ def validate_pod_spec(spec: dict, origin, ref: str) -> None:
         raise InputError(e.message, source=origin, obj=ref, field=e.field) from None
 
 
+def validate_node_spec(spec: dict, origin, ref: str) -> None:
+    """validateNodeTaints: a taint with a misspelled effect would otherwise
+    be one no plugin reads, and the pod would pass a node the API server
+    never stored."""
+    taints = spec.get("taints") if spec else None
+    if not taints:
+        return
+    try:
+        _taints(taints)
+    except _Invalid as e:
+        raise InputError(e.message, source=origin, obj=ref, field=e.field) from None
+
+
+_LABEL_NAME_RULE = ("must be a qualified name: an optional DNS subdomain prefix and '/', then at most 63 "
+                    "alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric one")
+_LABEL_VALUE_RULE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+                     "or '.', and must start and end with an alphanumeric character, at most 63 characters")
+
+
+def _taints(taints) -> None:
+    seen = set()
+    for i, t in enumerate(taints):
+        path = f"spec.taints[{i}]"
+        key = t.get("key") or ""
+        if not _is_qualified_name(key):
+            raise _Invalid(f"{path}.key", f"{key!r}: {_LABEL_NAME_RULE}")
+        value = t.get("value") or ""
+        if not _valid_value(value):
+            raise _Invalid(f"{path}.value", f"{value!r}: {_LABEL_VALUE_RULE}")
+        effect = t.get("effect") or ""
+        if not effect:
+            raise _Invalid(f"{path}.effect", f"required value: supported values: {', '.join(TAINT_EFFECTS)}")
+        if effect not in TAINT_EFFECTS:
+            raise _unsupported(f"{path}.effect", effect, TAINT_EFFECTS)
+        if (key, effect) in seen:
+            raise _Invalid(path, f"duplicate taint {key}:{effect}: taints must be unique by key and effect pair")
+        seen.add((key, effect))
+
+
 def _tolerations(tolerations) -> None:
     for i, t in enumerate(tolerations or ()):
         path = f"spec.tolerations[{i}]"
         op = t.get("operator") or "Equal"
+        if t.get("key") and not _is_qualified_name(t["key"]):
+            raise _Invalid(f"{path}.key", f"{t['key']!r}: {_LABEL_NAME_RULE}")
+        if op == "Equal" and not _valid_value(t.get("value") or ""):
+            raise _Invalid(f"{path}.operator", f"{t.get('value')!r}: {_LABEL_VALUE_RULE}")
         if op in COMPARISON_OPERATORS:
             if decimal_int64(t.get("value") or "") is None:
                 raise _Invalid(f"{path}.value", "must be a valid decimal integer in canonical form")

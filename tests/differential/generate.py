@@ -55,9 +55,11 @@ GATES_ON = frozenset({"DRAPrioritizedList", "DRAAdminAccess", "PodLevelResources
 # _Generator.comparisons), so that adding it left the other cases unchanged.
 COMPARISON_GATE = "TaintTolerationComparisonOperators"
 # Mostly small integers that split the nodes; now and then a value that is
-# no int64 in canonical form (it never compares) or the largest int64.
-TAINT_NUMBERS = ["0", "1", "5", "5", "10", "-3"]
-ODD_TAINT_NUMBERS = ["007", "abc", "+5", "9223372036854775807", "9223372036854775808"]
+# no int64 in canonical form (it never compares) or the largest int64. A
+# taint's value is a label value: it cannot start with a sign, so a node's
+# number is never negative (a toleration's may be).
+TAINT_NUMBERS = ["0", "1", "5", "5", "10", "20"]
+ODD_TAINT_NUMBERS = ["007", "abc", "5.0", "9223372036854775807", "9223372036854775808"]
 TOLERATION_NUMBERS = ["0", "1", "4", "5", "10", "-3", "9223372036854775807"]
 
 IMAGES = {
