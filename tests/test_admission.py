@@ -508,6 +508,42 @@ def test_a_toleration_key_or_value_the_api_server_refuses(toleration, field, mes
     assert msg == f"test.yaml: Pod/default/p: field {field}: {message}"
 
 
+@pytest.mark.parametrize("resources, field, message", [
+    # A misspelled cpu asked for nothing any plugin checks: the pod went anywhere.
+    ({"requests": {"cpus": "200"}}, "spec.containers[0].resources.requests.cpus",
+     "invalid resource name 'cpus': must be a standard resource for containers (cpu, memory, ephemeral-storage, "
+     "hugepages-<size>) or fully qualified (example.com/gpu)"),
+    ({"limits": {"pods": "2"}}, "spec.containers[0].resources.limits.pods",
+     "invalid resource name 'pods': must be a standard resource for containers (cpu, memory, ephemeral-storage, "
+     "hugepages-<size>) or fully qualified (example.com/gpu)"),
+    ({"requests": {"requests.example.com/gpu": "1"}}, "spec.containers[0].resources.requests.requests.example.com/gpu",
+     "invalid resource name 'requests.example.com/gpu': doesn't follow extended resource name standard"),
+    ({"requests": {"example.com/g pu": "1"}}, "spec.containers[0].resources.requests.example.com/g pu",
+     "invalid resource name 'example.com/g pu': must be a qualified name (an optional DNS subdomain prefix and '/', "
+     "then a name)"),
+])
+def test_a_container_resource_name_the_api_server_refuses(resources, field, message):
+    p = pod()
+    p["spec"]["containers"][0]["resources"] = resources
+    err, msg = input_error(p)
+    assert err.field == field
+    assert msg == f"test.yaml: Pod/default/p: field {field}: {message}"
+
+
+def test_pod_level_resources_take_cpu_memory_and_hugepages_only():
+    p = pod()
+    p["spec"]["resources"] = {"requests": {"ephemeral-storage": "1Gi"}}
+    err, msg = input_error(p)
+    assert err.field == "spec.resources.requests.ephemeral-storage"
+    assert msg.endswith('unsupported value: supported values: "cpu", "hugepages-", "memory"')
+    ok = pod()
+    ok["spec"]["resources"] = {"requests": {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "2Mi"}}
+    ok["spec"]["containers"][0]["resources"] = {"requests": {
+        "cpu": "1", "ephemeral-storage": "1Gi", "hugepages-1Gi": "1Gi", "example.com/gpu": "1",
+        "kubernetes.io/anything": "1"}}
+    assert the_pod(admitted(ok))
+
+
 def test_valid_scheduling_fields_pass_validation():
     ok = pod(tolerations=[{"operator": "Exists"}, {"key": "a", "operator": "Equal", "value": "b",
                                                    "effect": "NoExecute", "tolerationSeconds": 5}],
