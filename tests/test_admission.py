@@ -411,6 +411,12 @@ def _spread(**c):
     return pod(topologySpreadConstraints=[base])
 
 
+_VALUE_RULE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+               "and must start and end with an alphanumeric character, at most 63 characters")
+_NAME_RULE = ("must be a qualified name: an optional DNS subdomain prefix and '/', then at most 63 alphanumeric "
+              "characters, '-', '_' or '.', starting and ending with an alphanumeric one")
+
+
 _NODE_REQ = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
 
 
@@ -441,6 +447,12 @@ def _node_affinity(*exprs):
      "unsupported value 'Never': supported values: DoNotSchedule, ScheduleAnyway"),
     (_spread(minDomains=2, whenUnsatisfiable="ScheduleAnyway"), "spec.topologySpreadConstraints[0].minDomains",
      "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"),
+    (_spread(nodeAffinityPolicy="Honr"), "spec.topologySpreadConstraints[0].nodeAffinityPolicy",
+     "unsupported value 'Honr': supported values: Honor, Ignore"),
+    (_spread(nodeTaintsPolicy=""), "spec.topologySpreadConstraints[0].nodeTaintsPolicy",
+     "unsupported value '': supported values: Honor, Ignore"),
+    (pod(nodeSelector={"zone": "us east"}), "spec.nodeSelector.zone", f"'us east': {_VALUE_RULE}"),
+    (pod(nodeSelector={"bad key!": "x"}), "spec.nodeSelector", f"'bad key!': {_NAME_RULE}"),
     (pod(tolerations=[{"key": "a", "operator": "Exists", "value": "x"}]), "spec.tolerations[0].operator",
      "value must be empty when `operator` is 'Exists'"),
     (pod(tolerations=[{"key": "a", "operator": "Equals", "value": "x"}]), "spec.tolerations[0].operator",
@@ -458,12 +470,6 @@ def _tainted(*taints):
     node = fixture_node("n1")
     node["spec"] = {"taints": list(taints)}
     return node
-
-
-_VALUE_RULE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-               "and must start and end with an alphanumeric character, at most 63 characters")
-_NAME_RULE = ("must be a qualified name: an optional DNS subdomain prefix and '/', then at most 63 alphanumeric "
-              "characters, '-', '_' or '.', starting and ending with an alphanumeric one")
 
 
 @pytest.mark.parametrize("node, field, message", [
@@ -545,7 +551,7 @@ def test_pod_level_resources_take_cpu_memory_and_hugepages_only():
 
 
 def test_valid_scheduling_fields_pass_validation():
-    ok = pod(tolerations=[{"operator": "Exists"}, {"key": "a", "operator": "Equal", "value": "b",
+    ok = pod(nodeSelector={"topology.kubernetes.io/zone": "us-east-1a", "disk": ""}, tolerations=[{"operator": "Exists"}, {"key": "a", "operator": "Equal", "value": "b",
                                                    "effect": "NoExecute", "tolerationSeconds": 5}],
              affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
                  {"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["3"]},
@@ -554,7 +560,8 @@ def test_valid_scheduling_fields_pass_validation():
                            {"topologyKey": "kubernetes.io/hostname",
                             "labelSelector": {"matchExpressions": [{"key": "a", "operator": "In", "values": ["x"]}]}}]}},
              topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
-                                         "minDomains": 3}])
+                                         "minDomains": 3, "nodeAffinityPolicy": "Ignore",
+                                         "nodeTaintsPolicy": "Honor"}])
     assert the_pod(admitted(ok))
 
 

@@ -25,6 +25,7 @@ TOLERATION_OPERATORS = ("Equal", "Exists")
 COMPARISON_OPERATORS = ("Lt", "Gt")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
+NODE_INCLUSION_POLICIES = ("Honor", "Ignore")
 
 
 class _Invalid(Exception):
@@ -40,6 +41,9 @@ def _unsupported(field: str, value, supported) -> _Invalid:
 def validate_pod_spec(spec: dict, origin, ref: str) -> None:
     try:
         _tolerations(spec.get("tolerations"))
+        selector = spec.get("nodeSelector")
+        if selector:
+            _node_selector(selector)
         affinity = spec.get("affinity")
         if affinity:
             _affinity(affinity)
@@ -86,6 +90,15 @@ def _taints(taints) -> None:
         if (key, effect) in seen:
             raise _Invalid(path, f"duplicate taint {key}:{effect}: taints must be unique by key and effect pair")
         seen.add((key, effect))
+
+
+def _node_selector(selector: dict) -> None:
+    """ValidateLabels: a key or value no node label can have."""
+    for key, value in selector.items():
+        if not _is_qualified_name(key):
+            raise _Invalid("spec.nodeSelector", f"{key!r}: {_LABEL_NAME_RULE}")
+        if not _valid_value(value):
+            raise _Invalid(f"spec.nodeSelector.{key}", f"{value!r}: {_LABEL_VALUE_RULE}")
 
 
 def _tolerations(tolerations) -> None:
@@ -205,4 +218,9 @@ def _spread_constraint(c: dict, path: str) -> None:
         if when != "DoNotSchedule":
             raise _Invalid(f"{path}.minDomains", "can only use minDomains if whenUnsatisfiable=DoNotSchedule, "
                                                  f"not {when}")
+    for policy in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+        # Misspelled, either was read as neither Honor nor Ignore.
+        value = c.get(policy)
+        if value is not None and value not in NODE_INCLUSION_POLICIES:
+            raise _unsupported(f"{path}.{policy}", value, NODE_INCLUSION_POLICIES)
     _label_selector(c.get("labelSelector"), f"{path}.labelSelector")
