@@ -232,6 +232,27 @@ def test_workload_without_template_is_an_input_error(tmp_path):
         _load(tmp_path, _workload("Deployment", "broken", {"replicas": 1}))
 
 
+@pytest.mark.parametrize("kind, path", [("Deployment", "spec.template"), ("StatefulSet", "spec.template"),
+                                        ("Job", "spec.template"), ("DaemonSet", "spec.template"),
+                                        ("CronJob", "spec.jobTemplate.spec.template")])
+def test_a_templates_value_the_api_server_refuses_names_the_workload_and_its_field(tmp_path, kind, path):
+    """Not the pod kschedx made from it (a name the user never wrote)."""
+    import copy
+
+    template = copy.deepcopy(TEMPLATE)
+    template["spec"]["containers"][0]["resources"] = {"requests": {"cpus": "2"}}
+    spec = {"selector": {"matchLabels": {"app": "web"}}, "template": template}
+    if kind == "CronJob":
+        spec = {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": template}}}
+    if kind == "StatefulSet":
+        spec["serviceName"] = "web"
+    api = "batch/v1" if kind in ("Job", "CronJob") else "apps/v1"
+    with pytest.raises(InputError) as error:
+        _load(tmp_path, _workload(kind, "web", spec, api=api))
+    assert f"{kind}/shop/web: field {path}.spec.containers[0].resources.requests.cpus: invalid resource name " \
+           f"'cpus'" in str(error.value)
+
+
 def test_bad_replicas_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="spec.replicas"):
         _load(tmp_path, _workload("ReplicaSet", "rs", {"replicas": "three", "template": TEMPLATE}))

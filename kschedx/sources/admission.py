@@ -10,7 +10,6 @@ special cases, exactly like upstream.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 
 from ..util.errors import InputError
 from ..api.quantity import QuantityError, parse_quantity
@@ -251,9 +250,6 @@ class Admission:
             if not isinstance(res, dict):
                 raise InputError("resources must be a mapping", source=origin, obj=ref, field=f"{path}.resources")
             limits = res.get("limits")
-            for key in ("limits", "requests"):
-                if isinstance(res.get(key), dict):
-                    check_resource_names(res[key], origin, ref, f"{path}.resources.{key}")
             if limits:
                 check_resource_list(limits, origin, ref, f"{path}.resources.limits")
                 requests = res.get("requests")
@@ -280,7 +276,6 @@ class Admission:
         for key in ("limits", "requests"):
             if res.get(key):
                 check_resource_list(res[key], origin, ref, f"spec.resources.{key}")
-                check_resource_names(res[key], origin, ref, f"spec.resources.{key}", pod_level=True)
         limits = res.get("limits") or {}
         if not limits:
             return
@@ -459,42 +454,6 @@ def _merge_spread_label_keys(spec: dict, labels: dict) -> None:
     for c in spec.get("topologySpreadConstraints") or ():
         if isinstance(c, dict) and c.get("matchLabelKeys") and isinstance(c.get("labelSelector"), dict):
             _merge_label_keys(c["labelSelector"], c["matchLabelKeys"], "In", labels)
-
-
-_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
-
-
-@lru_cache(maxsize=4096)
-def container_resource_name_error(name) -> str | None:
-    """Why the API server refuses `name` as a container's request or limit
-    (validateContainerResourceName), or None. A misspelled `cpus` would
-    otherwise be an extended resource no node has, or worse, one no plugin
-    asks about: the pod requests nothing it meant to."""
-    from ..api.resources import _is_qualified_name, is_extended_resource_name, is_native_resource
-
-    if not isinstance(name, str) or not _is_qualified_name(name):
-        return "must be a qualified name (an optional DNS subdomain prefix and '/', then a name)"
-    if "/" not in name:
-        if name in _CONTAINER_RESOURCES or name.startswith("hugepages-"):
-            return None
-        return ("must be a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>) "
-                "or fully qualified (example.com/gpu)")
-    if is_native_resource(name) or is_extended_resource_name(name):
-        return None
-    return "doesn't follow extended resource name standard"
-
-
-def check_resource_names(rl: dict, origin, ref: str, path: str, pod_level: bool = False) -> None:
-    """Each resource name of a container's (or, with `pod_level`, the pod's
-    own) requests or limits one the API server accepts there."""
-    for name in rl:
-        if pod_level:
-            ok = name in ("cpu", "memory") or (isinstance(name, str) and name.startswith("hugepages-"))
-            error = None if ok else 'unsupported value: supported values: "cpu", "hugepages-", "memory"'
-        else:
-            error = container_resource_name_error(name)
-        if error is not None:
-            raise InputError(f"invalid resource name {name!r}: {error}", source=origin, obj=ref, field=f"{path}.{name}")
 
 
 def check_resource_list(rl, origin, ref: str, path: str) -> None:

@@ -12,8 +12,10 @@ or tolerations: most of a 150,000-pod snapshot).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..api.labels import _valid_value
-from ..api.resources import _is_qualified_name
+from ..api.resources import _is_qualified_name, is_extended_resource_name, is_native_resource
 from ..api.taints import decimal_int64
 from ..util.errors import InputError
 
@@ -38,7 +40,9 @@ def _unsupported(field: str, value, supported) -> _Invalid:
     return _Invalid(field, f"unsupported value {value!r}: supported values: {', '.join(supported)}")
 
 
-def validate_pod_spec(spec: dict, origin, ref: str) -> None:
+def validate_pod_spec(spec: dict, origin, ref: str, prefix: str = "") -> None:
+    """`prefix`: where the spec lies in its object, for a workload's pod
+    template ("spec.template."): the error names the field the user wrote."""
     try:
         _tolerations(spec.get("tolerations"))
         selector = spec.get("nodeSelector")
@@ -49,8 +53,54 @@ def validate_pod_spec(spec: dict, origin, ref: str) -> None:
             _affinity(affinity)
         for i, c in enumerate(spec.get("topologySpreadConstraints") or ()):
             _spread_constraint(c, f"spec.topologySpreadConstraints[{i}]")
+        _resource_names(spec)
     except _Invalid as e:
-        raise InputError(e.message, source=origin, obj=ref, field=e.field) from None
+        raise InputError(e.message, source=origin, obj=ref, field=prefix + e.field) from None
+
+
+_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+_POD_LEVEL_ERROR = 'unsupported value: supported values: "cpu", "hugepages-", "memory"'
+
+
+@lru_cache(maxsize=4096)
+def container_resource_name_error(name) -> str | None:
+    """Why the API server refuses `name` as a container's request or limit
+    (validateContainerResourceName), or None. A misspelled `cpus` would
+    otherwise be a request no plugin checks: the pod asks for nothing it
+    meant to."""
+    if not isinstance(name, str) or not _is_qualified_name(name):
+        return "must be a qualified name (an optional DNS subdomain prefix and '/', then a name)"
+    if "/" not in name:
+        if name in _CONTAINER_RESOURCES or name.startswith("hugepages-"):
+            return None
+        return ("must be a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>) "
+                "or fully qualified (example.com/gpu)")
+    if is_native_resource(name) or is_extended_resource_name(name):
+        return None
+    return "doesn't follow extended resource name standard"
+
+
+def _resource_names(spec: dict) -> None:
+    """Each container's request and limit names, and the pod's own
+    (validatePodResourceName: cpu, memory and hugepages only)."""
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(spec.get(group) or ()):
+            res = c.get("resources") if isinstance(c, dict) else None
+            if not isinstance(res, dict):
+                continue
+            for key in ("limits", "requests"):
+                rl = res.get(key)
+                for name in rl if isinstance(rl, dict) else ():
+                    error = container_resource_name_error(name)
+                    if error is not None:
+                        raise _Invalid(f"spec.{group}[{i}].resources.{key}.{name}",
+                                       f"invalid resource name {name!r}: {error}")
+    res = spec.get("resources")
+    for key in ("limits", "requests") if isinstance(res, dict) else ():
+        rl = res.get(key)
+        for name in rl if isinstance(rl, dict) else ():
+            if not (name in ("cpu", "memory") or (isinstance(name, str) and name.startswith("hugepages-"))):
+                raise _Invalid(f"spec.resources.{key}.{name}", f"invalid resource name {name!r}: {_POD_LEVEL_ERROR}")
 
 
 def validate_node_spec(spec: dict, origin, ref: str) -> None:

@@ -23,6 +23,7 @@ from ..util.errors import InputError
 from ..api.labels import NodeSelector, SelectorError, selector_from_set
 from ..api.taints import find_matching_untolerated_taint
 from .admission import object_ref, stable_uid
+from .validation import validate_pod_spec
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob", "DaemonSet")
 
@@ -263,6 +264,10 @@ def _template(obj, origin, path="spec.template") -> dict:
         node = node.get(part) if isinstance(node, dict) else None
     if not isinstance(node, dict) or not isinstance(node.get("spec"), dict):
         raise InputError("has no pod template", source=origin, obj=object_ref(obj), field=path)
+    # Checked here, not only in each pod it makes: the error names the
+    # workload and the template's field, which the user wrote.
+    ref = f"{obj.get('kind')}/{_namespace(obj)}/{obj['metadata']['name']}"
+    validate_pod_spec(node["spec"], origin, ref, prefix=path + ".")
     return node
 
 
@@ -499,6 +504,7 @@ def _cron_job(obj, origin, ctx) -> list[dict]:
     job_template = spec.get("jobTemplate")
     if not isinstance(job_template, dict):
         raise InputError("has no job template", source=origin, obj=object_ref(obj), field="spec.jobTemplate")
+    _template(obj, origin, "spec.jobTemplate.spec.template")  # its errors named in the CronJob, suspended or not
     name = obj["metadata"]["name"]
     minutes = 28000000 + int(hashlib.sha256(f"{ns}/{name}".encode()).hexdigest(), 16) % 1000000
     job = {
