@@ -546,7 +546,7 @@ def test_pod_level_resources_take_cpu_memory_and_hugepages_only():
     ok["spec"]["resources"] = {"requests": {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "2Mi"}}
     ok["spec"]["containers"][0]["resources"] = {"requests": {
         "cpu": "1", "ephemeral-storage": "1Gi", "hugepages-1Gi": "1Gi", "example.com/gpu": "1",
-        "kubernetes.io/anything": "1"}}
+        "kubernetes.io/anything": "1"}, "limits": {"hugepages-1Gi": "1Gi", "example.com/gpu": "1"}}
     assert the_pod(admitted(ok))
 
 
@@ -563,6 +563,189 @@ def test_valid_scheduling_fields_pass_validation():
                                          "minDomains": 3, "nodeAffinityPolicy": "Ignore",
                                          "nodeTaintsPolicy": "Honor"}])
     assert the_pod(admitted(ok))
+
+
+def _with_container(**fields):
+    p = pod()
+    p["spec"]["containers"][0].update(fields)
+    return p
+
+
+def _with_init(**fields):
+    p = pod()
+    p["spec"]["initContainers"] = [{"name": "init", "image": "i", **fields}]
+    return p
+
+
+def _labelled(labels):
+    p = pod()
+    p["metadata"]["labels"] = labels
+    return p
+
+
+_ANTI = "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+
+
+def _anti(**term):
+    term = {"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "web"}}, **term}
+    return pod(affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}})
+
+
+def _fields(*reqs):
+    return pod(affinity={"nodeAffinity": required_node_affinity({"matchFields": list(reqs)})})
+
+
+_C0 = "spec.containers[0]"
+
+
+@pytest.mark.parametrize("obj, field, message", [
+    # A misspelled protocol is a host port no other pod's conflicts with: NodePorts passed every node.
+    (_with_container(ports=[{"containerPort": 80, "hostPort": 8080, "protocol": "TPC"}]), f"{_C0}.ports[0].protocol",
+     'unsupported value \'TPC\': supported values: "SCTP", "TCP", "UDP"'),
+    (_with_container(ports=[{"containerPort": 80, "hostPort": 70000}]), f"{_C0}.ports[0].hostPort",
+     "70000: must be between 1 and 65535, inclusive"),
+    (_with_container(ports=[{"hostPort": 8080}]), f"{_C0}.ports[0].containerPort", "required value"),
+    # Never misspelled: the pod would preempt.
+    (pod(preemptionPolicy="Nevr"), "spec.preemptionPolicy",
+     'unsupported value \'Nevr\': supported values: "Never", "PreemptLowerPriority"'),
+    (pod(schedulingGates=[{"name": "example.com/a"}, {"name": "example.com/a"}]), "spec.schedulingGates[1].name",
+     "duplicate value 'example.com/a'"),
+    (pod(schedulingGates=[{"name": "wait for it"}]), "spec.schedulingGates[0].name", f"'wait for it': {_NAME_RULE}"),
+    # Always misspelled: a sidecar's requests would add up as a plain init container's.
+    (_with_init(restartPolicy="Allways"), "spec.initContainers[0].restartPolicy",
+     'unsupported value \'Allways\': supported values: "Always", "Never", "OnFailure"'),
+    (pod(restartPolicy="Allways"), "spec.restartPolicy",
+     'unsupported value \'Allways\': supported values: "Always", "Never", "OnFailure"'),
+    (_with_container(resources={"requests": {"example.com/gpu": "1"}}), f"{_C0}.resources.limits",
+     "limit must be set for example.com/gpu: it cannot be overcommitted, its request needs an equal limit"),
+    (_with_container(resources={"requests": {"example.com/gpu": "1"}, "limits": {"example.com/gpu": "2"}}),
+     f"{_C0}.resources.requests.example.com/gpu", "'1' must be equal to example.com/gpu limit of 2"),
+    (_with_container(resources={"limits": {"example.com/gpu": "500m"}}), f"{_C0}.resources.limits.example.com/gpu",
+     "'500m': must be an integer"),
+    (_with_container(resources={"requests": {"cpu": "1", "hugepages-2Mi": "2Mi"}}), f"{_C0}.resources.limits",
+     "limit must be set for hugepages-2Mi: it cannot be overcommitted, its request needs an equal limit"),
+    (_with_container(resources={"limits": {"hugepages-2Mi": "2Mi"}}), f"{_C0}.resources",
+     "HugePages require cpu or memory"),
+    (_anti(topologyKey="zone name"), f"{_ANTI}.topologyKey", f"'zone name': {_NAME_RULE}"),
+    (_anti(matchLabelKeys=["pod template hash"]), f"{_ANTI}.matchLabelKeys[0]", f"'pod template hash': {_NAME_RULE}"),
+    (_anti(labelSelector=None, mismatchLabelKeys=["tenant"]), f"{_ANTI}.mismatchLabelKeys",
+     "must not be specified when labelSelector is not set"),
+    (_anti(labelSelector={"matchLabels": {"app": "web server"}}), f"{_ANTI}.labelSelector.matchLabels.app",
+     f"'web server': {_VALUE_RULE}"),
+    (_anti(labelSelector={"matchExpressions": [{"key": "a b", "operator": "Exists"}]}),
+     f"{_ANTI}.labelSelector.matchExpressions[0].key", f"'a b': {_NAME_RULE}"),
+    (_node_affinity({"key": "a b", "operator": "Exists"}), f"{_NODE_REQ}.matchExpressions[0].key",
+     f"'a b': {_NAME_RULE}"),
+    (_fields({"key": "metadata.nam", "operator": "In", "values": ["n1"]}), f"{_NODE_REQ}.matchFields[0].key",
+     "'metadata.nam': not a valid field selector key (supported: metadata.name)"),
+    (_fields({"key": "metadata.name", "operator": "In", "values": ["n1", "n2"]}),
+     f"{_NODE_REQ}.matchFields[0].values",
+     "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"),
+    (_fields({"key": "metadata.name", "operator": "Exists"}), f"{_NODE_REQ}.matchFields[0].operator",
+     "unsupported value 'Exists': supported values: In, NotIn"),
+    (_fields({"key": "metadata.name", "operator": "In", "values": ["Node_1"]}),
+     f"{_NODE_REQ}.matchFields[0].values[0]", "'Node_1': not a valid node name (a lowercase RFC 1123 subdomain)"),
+    (pod(topologySpreadConstraints=[spread_constraint(1, "zone", "DoNotSchedule", match_labels(app="web")),
+                                    spread_constraint(2, "zone", "DoNotSchedule", match_labels(app="db"))]),
+     "spec.topologySpreadConstraints[1]",
+     "duplicate constraint {zone, DoNotSchedule}: each topologyKey and whenUnsatisfiable pair may appear once"),
+    (_spread(labelSelector=None, matchLabelKeys=["app"]), "spec.topologySpreadConstraints[0].matchLabelKeys",
+     "must not be specified when labelSelector is not set"),
+    (_labelled({"app": "web server"}), "metadata.labels.app", f"'web server': {_VALUE_RULE}"),
+    (_labelled({"-app": "web"}), "metadata.labels", f"'-app': {_NAME_RULE}"),
+])
+def test_more_of_what_the_api_server_refuses(obj, field, message):
+    # (Enumerations are the shape's, the rest validation's: one message form each.)
+    err, msg = input_error(obj)
+    assert err.field == field
+    assert msg == f"test.yaml: Pod/default/p: field {field}: {message}"
+
+
+def test_a_node_label_the_api_server_refuses():
+    node = fixture_node("n1")
+    node["metadata"]["labels"] = {"zone": "us east"}
+    err, msg = input_error(node)
+    assert err.field == "metadata.labels.zone"
+    assert msg == f"test.yaml: Node/n1: field metadata.labels.zone: 'us east': {_VALUE_RULE}"
+
+
+def test_a_priority_class_policy_the_api_server_refuses():
+    err, msg = input_error(pc("batch", 100, policy="Nevr"), pod(priorityClassName="batch"))
+    assert err.field == "preemptionPolicy"
+    assert msg == ("test.yaml: PriorityClass/batch: field preemptionPolicy: unsupported value 'Nevr': supported "
+                   'values: "Never", "PreemptLowerPriority"')
+
+
+def _pdb(selector):
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "default"},
+            "spec": {"minAvailable": 1, "selector": selector}}
+
+
+def _pv(*terms):
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "x",
+                     "nodeAffinity": {"required": {"nodeSelectorTerms": list(terms)}}}}
+
+
+_PV_TERMS = "spec.nodeAffinity.required.nodeSelectorTerms"
+
+
+@pytest.mark.parametrize("obj, ref, field, message", [
+    # A misspelled operator protected nothing: preemption saw no budget to violate.
+    (_pdb({"matchExpressions": [{"key": "app", "operator": "Inn", "values": ["web"]}]}), "PodDisruptionBudget/default/pdb",
+     "spec.selector.matchExpressions[0].operator",
+     "'Inn' is not a valid label selector operator (supported: In, NotIn, Exists, DoesNotExist)"),
+    (_pdb({"matchLabels": {"app": "web server"}}), "PodDisruptionBudget/default/pdb", "spec.selector.matchLabels.app",
+     f"'web server': {_VALUE_RULE}"),
+    (_pv({"matchExpressions": [{"key": "zone", "operator": "Inn", "values": ["a"]}]}), "PersistentVolume/pv1",
+     f"{_PV_TERMS}[0].matchExpressions[0].operator",
+     "unsupported value 'Inn': supported values: In, NotIn, Exists, DoesNotExist, Gt, Lt"),
+    (_pv(), "PersistentVolume/pv1", _PV_TERMS, "must have at least one node selector term"),
+    # Above a billion, a user's class would outrank the system's own pods.
+    (pc("huge", 2000000000), "PriorityClass/huge", "value",
+     "2000000000: maximum allowed value of a user defined priority is 1000000000"),
+    (pc("system-special", 5), "PriorityClass/system-special", "metadata.name",
+     "priority class names with 'system-' prefix are reserved for system use only. error: system-special is not a "
+     "known system priority class"),
+    (pc("system-node-critical", 5), "PriorityClass/system-node-critical", "metadata.name",
+     "priority class names with 'system-' prefix are reserved for system use only. error: value of "
+     "system-node-critical PriorityClass must be 2000001000"),
+    ({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team", "labels": {"owner": "a b"}}},
+     "Namespace/team", "metadata.labels.owner", f"'a b': {_VALUE_RULE}"),
+])
+def test_what_the_api_server_refuses_in_other_kinds(obj, ref, field, message):
+    err, msg = input_error(obj)
+    assert err.field == field
+    assert msg == f"test.yaml: {ref}: field {field}: {message}"
+
+
+def test_the_system_priority_classes_and_a_billion_are_taken():
+    cluster = admitted(pc("system-node-critical", 2000001000), pc("top", 1000000000),
+                       _pdb({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}),
+                       _pv({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}))
+    assert set(cluster.priority_classes) == {"system-node-critical", "top"}
+
+
+def test_what_the_api_server_takes_passes_these_checks_too():
+    ok = pod(preemptionPolicy="Never", schedulingGates=[{"name": "example.com/a"}, {"name": "b"}],
+             affinity={"nodeAffinity": required_node_affinity(
+                 {"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["node-1.example"]}]}),
+                 "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                     {"topologyKey": "topology.kubernetes.io/zone", "matchLabelKeys": ["pod-template-hash"],
+                      "labelSelector": {"matchLabels": {"app": "web", "example.com/tier": ""},
+                                        "matchExpressions": [{"key": "example.com/x", "operator": "Exists"}]}}]}},
+             topologySpreadConstraints=[spread_constraint(1, "zone", "DoNotSchedule", match_labels(app="web")),
+                                        spread_constraint(1, "zone", "ScheduleAnyway", match_labels(app="web"))])
+    ok["metadata"]["labels"] = {"app": "web", "example.com/tier": "", "pod-template-hash": "5f6c7d8b9"}
+    ok["spec"]["containers"][0].update(
+        ports=[{"containerPort": 53, "hostPort": 53, "protocol": "UDP"}, {"containerPort": 80},
+               {"containerPort": 9, "hostPort": 65535, "protocol": "SCTP"}],
+        resources={"requests": {"cpu": "1", "hugepages-2Mi": "4Mi"},
+                   "limits": {"example.com/gpu": "2", "hugepages-2Mi": "4Mi"}})
+    ok["spec"]["initContainers"] = [{"name": "proxy", "image": "i", "restartPolicy": "Always"}]
+    spec = the_pod(admitted(ok))["spec"]
+    assert spec["containers"][0]["ports"][1]["protocol"] == "TCP"
+    assert spec["containers"][0]["resources"]["requests"]["example.com/gpu"] == "2"
 
 
 @pytest.mark.parametrize("kind, meant", [("node", "Node"), ("Nodes", "Node"), ("pods", "Pod"),

@@ -415,7 +415,7 @@ def test_a_file_given_twice_is_named_as_such():
 
 
 def test_json_is_utf8_even_on_an_ascii_locale(tmp_path):
-    p = write(tmp_path, "pod.yaml", POD.replace("metadata: {name: web}", "metadata: {name: web, labels: {team: café}}"))
+    p = write(tmp_path, "pod.yaml", POD.replace("metadata: {name: web}", "metadata: {name: web, annotations: {team: café}}"))
     n = write(tmp_path, "node.yaml", NODE)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="ascii")
     r = subprocess.run([sys.executable, "-m", "kschedx", "explain", p, "--snapshot", n, "-o", "json"],

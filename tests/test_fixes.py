@@ -249,6 +249,7 @@ def test_extended_request_lowered_with_its_limit():
     a["status"]["allocatable"]["example.com/gpu"] = "4"
     busy = pod("busy", node_name="a")
     busy["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "3"
+    busy["spec"]["containers"][0]["resources"]["limits"] = {"example.com/gpu": "3"}
     web = pod("web")
     web["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "2"
     web["spec"]["containers"][0]["resources"]["limits"] = {"example.com/gpu": "2"}

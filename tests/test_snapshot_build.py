@@ -94,8 +94,12 @@ def test_random_pods_add_up_as_one_by_one(specs):
             kind = "podAffinity" if s["affinity"] == "affinity" else "podAntiAffinity"
             affinity = {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [
                 affinity_term(match_labels(app="web"), HOST)]}}
+        # Extended resources as the API server takes them: whole, their limits equal.
+        requests = {k: ("1" if "/" in k and v.endswith("m") else v) for k, v in s["requests"].items()}
+        limits = {k: v for k, v in requests.items() if "/" in k}
         pod = make_pod(f"p{i}", "ns", uid=None, labels={"app": "web"}, node=s["node"], affinity=affinity,
-                       containers=[container("c", requests=s["requests"] or None, ports=ports or None)],
+                       containers=[container("c", requests=requests or None, limits=limits or None,
+                                             ports=ports or None)],
                        volumes=[{"name": c, "persistentVolumeClaim": {"claimName": c}} for c in s["claims"]] or None)
         objects.append(pod)
         if s["twin"]:  # an equal spec: shared facts

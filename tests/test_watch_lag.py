@@ -21,6 +21,10 @@ class Lags(WatchObserver):
     def __init__(self):
         self.seen = []
         self.stale = []
+        self.gauges = []
+
+    def pending(self, by_status, by_reason):
+        self.gauges.append(dict(by_status))
 
     def lag(self, events_queued, oldest_event_seconds, pods_due, oldest_due_seconds):
         self.seen.append((events_queued, oldest_event_seconds, pods_due, oldest_due_seconds))
@@ -177,3 +181,18 @@ def test_the_cyclic_collector_waits_for_the_end_of_a_batch():
         gc.callbacks.remove(counted)
     assert len(written) == 6 and not any(written)
     assert [n for n in collections if n < len(written)] == []  # none between the first pod and the last
+
+
+def test_the_pending_gauges_are_set_once_per_drain_of_events():
+    model, run, now, observer, sink = watch(pending=6)
+    assert observer.gauges[-1] == {"Scheduled": 6}
+    set_before = len(observer.gauges)
+    watcher = run.watcher
+    for name in ("p0", "p1", "p2"):  # bound, by another scheduler: gone from the pending pods
+        ev = model.put(api_pod(name, node_name="n1", cpu="100m"))
+        watcher.events.put(ev)
+    run._drain(watcher.events.get_nowait())
+    assert len([e for kind, e in sink.items if kind == "event" and e.get("type") == "PodGone"]) == 3
+    assert observer.gauges[set_before:] == [{"Scheduled": 3}]  # once, with all three gone
+    run._drain(None)
+    assert len(observer.gauges) == set_before + 1  # nothing gone: not set again

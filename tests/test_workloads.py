@@ -232,15 +232,34 @@ def test_workload_without_template_is_an_input_error(tmp_path):
         _load(tmp_path, _workload("Deployment", "broken", {"replicas": 1}))
 
 
+_LABEL_RULE = "a valid label must be an empty string"
+
+
+def _refused_requests(t):
+    t["spec"]["containers"][0]["resources"] = {"requests": {"cpus": "2"}}
+    return "spec.containers[0].resources.requests.cpus: invalid resource name 'cpus'"
+
+
+def _refused_protocol(t):  # an enumeration of the shape: once reported on a Deployment's ReplicaSet
+    t["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80, "protocol": "TPC"}]
+    return "spec.containers[0].ports[0].protocol: unsupported value 'TPC'"
+
+
+def _refused_label(t):  # once reported on the pod
+    t["metadata"]["labels"] = {"app": "web server"}
+    return f"metadata.labels.app: 'web server': {_LABEL_RULE}"
+
+
+@pytest.mark.parametrize("refuse", [_refused_requests, _refused_protocol, _refused_label])
 @pytest.mark.parametrize("kind, path", [("Deployment", "spec.template"), ("StatefulSet", "spec.template"),
                                         ("Job", "spec.template"), ("DaemonSet", "spec.template"),
                                         ("CronJob", "spec.jobTemplate.spec.template")])
-def test_a_templates_value_the_api_server_refuses_names_the_workload_and_its_field(tmp_path, kind, path):
-    """Not the pod kschedx made from it (a name the user never wrote)."""
+def test_a_templates_value_the_api_server_refuses_names_the_workload_and_its_field(tmp_path, kind, path, refuse):
+    """Not the pod (or ReplicaSet) kschedx made from it: a name the user never wrote."""
     import copy
 
     template = copy.deepcopy(TEMPLATE)
-    template["spec"]["containers"][0]["resources"] = {"requests": {"cpus": "2"}}
+    expected = refuse(template)
     spec = {"selector": {"matchLabels": {"app": "web"}}, "template": template}
     if kind == "CronJob":
         spec = {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": template}}}
@@ -249,8 +268,7 @@ def test_a_templates_value_the_api_server_refuses_names_the_workload_and_its_fie
     api = "batch/v1" if kind in ("Job", "CronJob") else "apps/v1"
     with pytest.raises(InputError) as error:
         _load(tmp_path, _workload(kind, "web", spec, api=api))
-    assert f"{kind}/shop/web: field {path}.spec.containers[0].resources.requests.cpus: invalid resource name " \
-           f"'cpus'" in str(error.value)
+    assert f"{kind}/shop/web: field {path}.{expected}" in str(error.value)
 
 
 def test_bad_replicas_is_an_input_error(tmp_path):

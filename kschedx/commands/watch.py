@@ -232,6 +232,9 @@ class WatchRun:
         self._rescore_at: float | None = None  # when they are scored again (_rescore_time)
         self._reaches: dict = {}  # this batch's Reaches, by scheduling key (or uid)
         self._explain_cost = 0.05  # seconds an explanation takes, on average lately
+        # Pods gone since the gauges were last set: they are set once per drain,
+        # not per event (on 200 pods and 150 binds a second, 3% of the watch's time).
+        self._gauges_stale = False
 
     # -- for tests and the benchmark ------------------------------------------------------
     def sync(self, rv: int, timeout: float = 30.0) -> bool:
@@ -332,6 +335,8 @@ class WatchRun:
                 ev = events.get_nowait()
             except queue.Empty:
                 ev = None
+        if self._gauges_stale:
+            self._pending_gauges()
 
     def _event(self, ev) -> None:
         if ev.type == "STATUS":
@@ -683,6 +688,7 @@ class WatchRun:
         self.observer.explained(doc, seconds, _trigger_class(reason))
 
     def _pending_gauges(self) -> None:
+        self._gauges_stale = False
         by_status: dict[str, int] = {}
         by_reason: dict[tuple[str, str], int] = {}
         for t in self.tracked.values():
@@ -705,7 +711,7 @@ class WatchRun:
         if t.explanations == 0:
             self.summary.gone_unexplained += 1
             self.observer.gone("Unexplained", None)
-            self._pending_gauges()
+            self._gauges_stale = True
             return
         self.summary.gone[outcome] += 1
         v = t.last
@@ -732,7 +738,7 @@ class WatchRun:
         }
         self.sink.event(event)
         self.observer.gone(outcome, outcome_key)
-        self._pending_gauges()
+        self._gauges_stale = True
 
     def _pending_seconds(self, pod: dict, scheduled_at, t: Tracked) -> int:
         created = parse_time(pod["metadata"].get("creationTimestamp"))

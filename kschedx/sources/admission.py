@@ -15,13 +15,10 @@ from ..util.errors import InputError
 from ..api.quantity import QuantityError, parse_quantity
 from .spec_share import SpecTemplates
 from .shape import check_pod_shape_but_spec, check_shape, pod_shape_but_spec_valid
-from .validation import validate_node_spec, validate_pod_spec
+from .validation import (SYSTEM_PRIORITY_CLASSES, labels_error, validate_node_spec, validate_object,
+                         validate_pod_spec)
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
-SYSTEM_PRIORITY_CLASSES = {
-    "system-cluster-critical": 2000000000,
-    "system-node-critical": 2000001000,
-}
 PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
@@ -135,7 +132,9 @@ class Admission:
         if obj["kind"] in NAMESPACED_KINDS and not meta.get("namespace"):
             meta["namespace"] = "default"
         if obj["kind"] not in ("Pod", "Node"):  # those get their whole shape checked below
-            check_shape(obj, origin, object_ref(obj))
+            ref = object_ref(obj)
+            check_shape(obj, origin, ref)
+            validate_object(obj, origin, ref)
         if not meta.get("uid"):
             meta["uid"] = stable_uid(obj["kind"], meta.get("namespace"), meta["name"])
         return meta
@@ -167,6 +166,7 @@ class Admission:
         shaped."""
         if not metadata_done:
             self.metadata(pod, origin)
+        _check_labels(pod, origin)
         spec = pod.get("spec")
         if not isinstance(spec, dict):
             raise InputError("pod has no spec", source=origin, obj=object_ref(pod), field="spec")
@@ -376,6 +376,7 @@ class Admission:
         ref = object_ref(node)
         check_shape(node, origin, ref)
         validate_node_spec(node.get("spec"), origin, ref)
+        _check_labels(node, origin)
         status = node.get("status")
         if status is None:
             status = node["status"] = {}
@@ -454,6 +455,14 @@ def _merge_spread_label_keys(spec: dict, labels: dict) -> None:
     for c in spec.get("topologySpreadConstraints") or ():
         if isinstance(c, dict) and c.get("matchLabelKeys") and isinstance(c.get("labelSelector"), dict):
             _merge_label_keys(c["labelSelector"], c["matchLabelKeys"], "In", labels)
+
+
+def _check_labels(obj: dict, origin) -> None:
+    labels = (obj.get("metadata") or {}).get("labels")
+    if labels and labels.__class__ is dict:  # (another shape: check_shape says so)
+        error = labels_error(labels)
+        if error is not None:
+            raise InputError(error[1], source=origin, obj=object_ref(obj), field=error[0])
 
 
 def check_resource_list(rl, origin, ref: str, path: str) -> None:

@@ -1,4 +1,7 @@
-"""The API server's validation of the pod fields and node taints the scheduler reads.
+"""The API server's validation of the fields the scheduler reads: a pod's
+spec and labels, a node's taints and labels, and what it reads of other
+kinds (labels, PDB selectors, PersistentVolume node affinity, PriorityClass
+values).
 
 A pod the API server refuses never reaches kube-scheduler, so evaluating it
 would answer a question no cluster can ask: an unknown selector operator, a
@@ -15,6 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..api.labels import _valid_value
+from ..api.quantity import QuantityError, parse_quantity
 from ..api.resources import _is_qualified_name, is_extended_resource_name, is_native_resource
 from ..api.taints import decimal_int64
 from ..util.errors import InputError
@@ -51,11 +55,193 @@ def validate_pod_spec(spec: dict, origin, ref: str, prefix: str = "") -> None:
         affinity = spec.get("affinity")
         if affinity:
             _affinity(affinity)
-        for i, c in enumerate(spec.get("topologySpreadConstraints") or ()):
-            _spread_constraint(c, f"spec.topologySpreadConstraints[{i}]")
+        spread = spec.get("topologySpreadConstraints")
+        if spread:
+            _spread_constraints(spread)
         _resource_names(spec)
+        _containers(spec)
+        gates = spec.get("schedulingGates")
+        if gates:
+            _scheduling_gates(gates)
     except _Invalid as e:
         raise InputError(e.message, source=origin, obj=ref, field=prefix + e.field) from None
+
+
+def labels_error(labels) -> tuple[str, str] | None:
+    """ValidateLabels on an object's own labels, as (field, message), or
+    None: what other pods' selectors and a node's affinity read. A label the
+    API server never stores could otherwise be matched, or fail to be, by a
+    selector. (A value that is no string at all is the shape's to report.)"""
+    for key, value in labels.items():
+        if value.__class__ is str and not (_label_key_ok(key) and _label_value_ok(value)):
+            try:
+                _labels({key: value}, "metadata.labels")
+            except _Invalid as e:
+                return e.field, e.message
+    return None
+
+
+def validate_object(obj: dict, origin, ref: str) -> None:
+    """What the scheduler reads of kinds other than Pod and Node: an
+    object's labels (a Namespace's, for namespaceSelector), a PDB's selector
+    (a misspelled operator protected nothing: preemption saw no budget to
+    violate), a PersistentVolume's node affinity, a PriorityClass's value."""
+    try:
+        labels = (obj.get("metadata") or {}).get("labels")
+        if labels and labels.__class__ is dict:
+            error = labels_error(labels)
+            if error is not None:
+                raise _Invalid(*error)
+        kind = obj.get("kind")
+        spec = obj.get("spec")
+        if kind == "PodDisruptionBudget" and isinstance(spec, dict) and isinstance(spec.get("selector"), dict):
+            _label_selector(spec["selector"], "spec.selector")
+        elif kind == "PersistentVolume" and isinstance(spec, dict):
+            required = (spec.get("nodeAffinity") or {}).get("required")
+            if isinstance(required, dict):
+                path = "spec.nodeAffinity.required.nodeSelectorTerms"
+                terms = required.get("nodeSelectorTerms") or []
+                if not terms:
+                    raise _Invalid(path, "must have at least one node selector term")
+                for i, term in enumerate(terms):
+                    if isinstance(term, dict):
+                        _node_selector_term(term, f"{path}[{i}]")
+        elif kind == "PriorityClass":
+            _priority_class(obj)
+    except _Invalid as e:
+        raise InputError(e.message, source=origin, obj=ref, field=e.field) from None
+
+
+# The classes the API server creates, and the most a user-defined one may be worth.
+SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
+HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000
+
+
+def _priority_class(pc: dict) -> None:
+    """ValidatePriorityClass: a value above a billion would outrank the
+    system's own pods, and the system- names are the system's."""
+    name = (pc.get("metadata") or {}).get("name") or ""
+    value = pc.get("value", 0)
+    if not isinstance(value, int):
+        return  # (the shape's to say)
+    if name.startswith("system-"):
+        known = SYSTEM_PRIORITY_CLASSES.get(name)
+        if known is None:
+            why = f"{name} is not a known system priority class"
+        elif value != known:
+            why = f"value of {name} PriorityClass must be {known}"
+        elif pc.get("globalDefault"):
+            why = f"globalDefault of {name} PriorityClass must be false"
+        else:
+            return
+        raise _Invalid("metadata.name", f"priority class names with 'system-' prefix are reserved for system use "
+                                        f"only. error: {why}")
+    if value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        raise _Invalid("value", f"{value}: maximum allowed value of a user defined priority is "
+                                f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
+
+
+@lru_cache(maxsize=16384)
+def _label_key_ok(key) -> bool:
+    return isinstance(key, str) and _is_qualified_name(key)
+
+
+@lru_cache(maxsize=16384)
+def _label_value_ok(value) -> bool:
+    return _valid_value(value)
+
+
+def _labels(labels: dict, path: str) -> None:
+    for key, value in labels.items():
+        if not _label_key_ok(key):
+            raise _Invalid(path, f"{key!r}: {_LABEL_NAME_RULE}")
+        if not _label_value_ok(value):
+            raise _Invalid(f"{path}.{key}", f"{value!r}: {_LABEL_VALUE_RULE}")
+
+
+def _containers(spec: dict) -> None:
+    """validateContainerPorts' numbers (their protocol is an enumeration of
+    the pod's shape) and what validateResourceRequirements checks beyond
+    names and request <= limit."""
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(spec.get(group) or ()):
+            if not isinstance(c, dict):
+                continue
+            path = f"spec.{group}[{i}]"
+            for j, port in enumerate(c.get("ports") or ()):
+                if isinstance(port, dict):
+                    _port(port, f"{path}.ports[{j}]")
+            res = c.get("resources")
+            if isinstance(res, dict):
+                _requirements(res, f"{path}.resources")
+
+
+def _port(port: dict, path: str) -> None:
+    number = port.get("containerPort")
+    if not number:
+        raise _Invalid(f"{path}.containerPort", "required value")
+    if not (isinstance(number, int) and 1 <= number <= 65535):
+        raise _Invalid(f"{path}.containerPort", f"{number!r}: must be between 1 and 65535, inclusive")
+    host = port.get("hostPort")
+    if host and not (isinstance(host, int) and 1 <= host <= 65535):
+        raise _Invalid(f"{path}.hostPort", f"{host!r}: must be between 1 and 65535, inclusive")
+
+
+def _quantity(value):
+    try:
+        return parse_quantity(value)
+    except (QuantityError, TypeError, ValueError):
+        return None  # reported, with its field, where quantities are checked
+
+
+def _requirements(res: dict, path: str) -> None:
+    """validateResourceRequirements beyond names and request <= limit:
+    extended resources and hugepages cannot be overcommitted (a request
+    needs an equal limit), extended resources are whole numbers, and
+    hugepages come with cpu or memory."""
+    requests = res.get("requests")
+    limits = res.get("limits")
+    requests = requests if isinstance(requests, dict) else {}
+    limits = limits if isinstance(limits, dict) else {}
+    if not requests and not limits:
+        return
+    hugepages = cpu_or_memory = False
+    for key, rl in (("limits", limits), ("requests", requests)):
+        for name, value in rl.items():
+            if not isinstance(name, str):
+                continue
+            huge = name.startswith("hugepages-")
+            hugepages = hugepages or huge
+            cpu_or_memory = cpu_or_memory or name in ("cpu", "memory")
+            if not huge and is_native_resource(name):
+                continue
+            q = _quantity(value)
+            if q is None:
+                continue
+            if is_extended_resource_name(name) and q.milli_value() % 1000:
+                raise _Invalid(f"{path}.{key}.{name}", f"{value!r}: must be an integer")
+            if key == "requests":
+                if name not in limits:
+                    raise _Invalid(f"{path}.limits",
+                                   f"limit must be set for {name}: it cannot be overcommitted, its request needs "
+                                   "an equal limit")
+                limit = _quantity(limits[name])
+                if limit is not None and q != limit:
+                    raise _Invalid(f"{path}.requests.{name}", f"{value!r} must be equal to {name} limit of "
+                                                              f"{limits[name]}")
+    if hugepages and not cpu_or_memory:
+        raise _Invalid(path, "HugePages require cpu or memory")
+
+
+def _scheduling_gates(gates) -> None:
+    seen = set()
+    for i, gate in enumerate(gates):
+        name = gate.get("name") if isinstance(gate, dict) else None
+        if not _label_key_ok(name):
+            raise _Invalid(f"spec.schedulingGates[{i}].name", f"{name!r}: {_LABEL_NAME_RULE}")
+        if name in seen:
+            raise _Invalid(f"spec.schedulingGates[{i}].name", f"duplicate value {name!r}")
+        seen.add(name)
 
 
 _CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
@@ -208,11 +394,15 @@ def _weight(obj: dict, path: str) -> None:
 
 
 def _node_selector_term(term: dict, path: str) -> None:
-    for key in ("matchExpressions", "matchFields"):
+    for j, req in enumerate(term.get("matchFields") or ()):
+        _node_field_requirement(req, f"{path}.matchFields[{j}]")
+    for key in ("matchExpressions",):
         for j, req in enumerate(term.get(key) or ()):
             where = f"{path}.{key}[{j}]"
             op = req.get("operator")
             values = req.get("values") or []
+            if not _label_key_ok(req.get("key")):
+                raise _Invalid(f"{where}.key", f"{req.get('key')!r}: {_LABEL_NAME_RULE}")
             if op not in NODE_SELECTOR_OPERATORS:
                 raise _unsupported(f"{where}.operator", op, NODE_SELECTOR_OPERATORS)
             if op in ("In", "NotIn") and not values:
@@ -231,11 +421,38 @@ def _node_selector_term(term: dict, path: str) -> None:
                         from None
 
 
+def _node_field_requirement(req: dict, where: str) -> None:
+    """ValidateNodeFieldSelectorRequirement: metadata.name, In or NotIn, one node name."""
+    op = req.get("operator")
+    values = req.get("values") or []
+    if op not in ("In", "NotIn"):
+        raise _unsupported(f"{where}.operator", op, ("In", "NotIn"))
+    if len(values) != 1:
+        raise _Invalid(f"{where}.values", "must be only one value when `operator` is 'In' or 'NotIn' for node "
+                                          "field selector")
+    if req.get("key") != "metadata.name":
+        raise _Invalid(f"{where}.key", f"{req.get('key')!r}: not a valid field selector key (supported: "
+                                       "metadata.name)")
+    if not (isinstance(values[0], str) and _is_dns_subdomain(values[0])):
+        raise _Invalid(f"{where}.values[0]", f"{values[0]!r}: not a valid node name (a lowercase RFC 1123 "
+                                             "subdomain)")
+
+
+def _is_dns_subdomain(name: str) -> bool:
+    # A qualified name's prefix is one: "x/name" checks it.
+    return 0 < len(name) <= 253 and _is_qualified_name(name + "/x")
+
+
 def _label_selector(selector, path: str) -> None:
+    labels = (selector or {}).get("matchLabels")
+    if labels:
+        _labels(labels, f"{path}.matchLabels")
     for j, req in enumerate((selector or {}).get("matchExpressions") or ()):
         where = f"{path}.matchExpressions[{j}]"
         op = req.get("operator")
         values = req.get("values") or []
+        if not _label_key_ok(req.get("key")):
+            raise _Invalid(f"{where}.key", f"{req.get('key')!r}: {_LABEL_NAME_RULE}")
         if op not in LABEL_SELECTOR_OPERATORS:
             raise _Invalid(f"{where}.operator", f"{op!r} is not a valid label selector operator "
                                                 f"(supported: {', '.join(LABEL_SELECTOR_OPERATORS)})")
@@ -246,10 +463,40 @@ def _label_selector(selector, path: str) -> None:
 
 
 def _pod_affinity_term(term: dict, path: str) -> None:
-    if not term.get("topologyKey"):
+    key = term.get("topologyKey")
+    if not key:
         raise _Invalid(f"{path}.topologyKey", "can not be empty")
+    if not _label_key_ok(key):
+        raise _Invalid(f"{path}.topologyKey", f"{key!r}: {_LABEL_NAME_RULE}")
     _label_selector(term.get("labelSelector"), f"{path}.labelSelector")
     _label_selector(term.get("namespaceSelector"), f"{path}.namespaceSelector")
+    for field in ("matchLabelKeys", "mismatchLabelKeys"):
+        _label_keys(term, field, f"{path}.{field}")
+
+
+def _label_keys(obj: dict, field: str, path: str) -> None:
+    """matchLabelKeys, mismatchLabelKeys: label names, and only beside a labelSelector."""
+    keys = obj.get(field)
+    if not keys:
+        return
+    if obj.get("labelSelector") is None:
+        raise _Invalid(path, "must not be specified when labelSelector is not set")
+    for i, key in enumerate(keys):
+        if not _label_key_ok(key):
+            raise _Invalid(f"{path}[{i}]", f"{key!r}: {_LABEL_NAME_RULE}")
+
+
+def _spread_constraints(constraints) -> None:
+    seen = set()
+    for i, c in enumerate(constraints):
+        path = f"spec.topologySpreadConstraints[{i}]"
+        _spread_constraint(c, path)
+        pair = (c.get("topologyKey"), c.get("whenUnsatisfiable"))
+        if pair in seen:
+            # Each {topologyKey, whenUnsatisfiable} is one kind of constraint.
+            raise _Invalid(path, f"duplicate constraint {{{pair[0]}, {pair[1]}}}: each topologyKey and "
+                                 "whenUnsatisfiable pair may appear once")
+        seen.add(pair)
 
 
 def _spread_constraint(c: dict, path: str) -> None:
@@ -274,3 +521,4 @@ def _spread_constraint(c: dict, path: str) -> None:
         if value is not None and value not in NODE_INCLUSION_POLICIES:
             raise _unsupported(f"{path}.{policy}", value, NODE_INCLUSION_POLICIES)
     _label_selector(c.get("labelSelector"), f"{path}.labelSelector")
+    _label_keys(c, "matchLabelKeys", f"{path}.matchLabelKeys")

@@ -23,7 +23,8 @@ from ..util.errors import InputError
 from ..api.labels import NodeSelector, SelectorError, selector_from_set
 from ..api.taints import find_matching_untolerated_taint
 from .admission import object_ref, stable_uid
-from .validation import validate_pod_spec
+from .shape import check_shape
+from .validation import labels_error, validate_pod_spec
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob", "DaemonSet")
 
@@ -264,10 +265,16 @@ def _template(obj, origin, path="spec.template") -> dict:
         node = node.get(part) if isinstance(node, dict) else None
     if not isinstance(node, dict) or not isinstance(node.get("spec"), dict):
         raise InputError("has no pod template", source=origin, obj=object_ref(obj), field=path)
-    # Checked here, not only in each pod it makes: the error names the
-    # workload and the template's field, which the user wrote.
+    # Checked here, not only in each pod (or ReplicaSet) it makes: the error
+    # names the workload and the template's field, which the user wrote.
     ref = f"{obj.get('kind')}/{_namespace(obj)}/{obj['metadata']['name']}"
+    check_shape(obj, origin, ref)
     validate_pod_spec(node["spec"], origin, ref, prefix=path + ".")
+    labels = (node.get("metadata") or {}).get("labels")
+    if labels and labels.__class__ is dict:
+        error = labels_error(labels)
+        if error is not None:
+            raise InputError(error[1], source=origin, obj=ref, field=f"{path}.{error[0]}")
     return node
 
 

@@ -358,6 +358,10 @@ class _Generator:
                 req["hugepages-2Mi"] = self.pick(["64Mi", "128Mi", "512Mi"])
             if self.chance(0.25):
                 req["ephemeral-storage"] = self.pick(["1Gi", "20Gi"])
+            if "hugepages-2Mi" in req and "cpu" not in req and "memory" not in req:
+                # The API server refuses hugepages without cpu or memory
+                # (no draw: every other case stays as it was).
+                req["memory"] = "64Mi"
         return req
 
     def container(self, name: str, big: bool = False) -> dict:

@@ -65,8 +65,9 @@ def _env(nodes, pods, constraints, node_selector, tolerates):
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(nodes_st, pods_st, st.lists(constraint_st, min_size=1, max_size=3), st.booleans(), st.booleans(),
-       st.lists(st.booleans(), min_size=10, max_size=10))
+# One constraint per topologyKey and whenUnsatisfiable, as the API server takes them.
+@given(nodes_st, pods_st, st.lists(constraint_st, min_size=1, max_size=3, unique_by=lambda c: c[:2]), st.booleans(),
+       st.booleans(), st.lists(st.booleans(), min_size=10, max_size=10))
 def test_columns_agree_with_node_by_node(nodes, pods, constraints, node_selector, tolerates, feasible_mask):
     env = _env(nodes, pods, constraints, node_selector, tolerates)
     pl, pi, snap = env.plugin(PTS), env.pod_info, env.snapshot

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .checks import BOOL, INT, LIST, MAP, QUANTITY, STR, TIME
+from .checks import BOOL, INT, LIST, MAP, QUANTITY, STR, TIME, enum
 
 
 def under(prefix: str, shape) -> list:
@@ -69,7 +69,7 @@ _CONTAINER = [
     (".ports[]", MAP),
     (".ports[].containerPort", INT),
     (".ports[].hostPort", INT),
-    (".ports[].protocol", STR),
+    (".ports[].protocol", enum("SCTP", "TCP", "UDP")),  # misspelled: a host port no other pod's conflicts with
     (".ports[].hostIP", STR),
     (".resources", MAP),
     (".resources.requests", MAP),
@@ -78,7 +78,9 @@ _CONTAINER = [
     (".resources.claims[]", MAP),
     (".resources.claims[].name", STR),
     (".resources.claims[].request", STR),
-    (".restartPolicy", STR),
+    # OnFailure and Never where the API server has ContainerRestartRules on;
+    # Always makes an init container a sidecar, whose requests add up differently.
+    (".restartPolicy", enum("Always", "Never", "OnFailure")),
 ]
 
 _VOLUME_SOURCES = [
@@ -123,7 +125,7 @@ POD_SPEC = [
     (".schedulerName", STR),
     (".priorityClassName", STR),
     (".priority", INT),
-    (".preemptionPolicy", STR),
+    (".preemptionPolicy", enum("Never", "PreemptLowerPriority")),  # misspelled Never: the pod would preempt
     (".runtimeClassName", STR),
     *string_map(".nodeSelector"),
     (".hostNetwork", BOOL),
@@ -180,7 +182,7 @@ POD_SPEC = [
     *under(".containers[]", _CONTAINER),
     (".initContainers", LIST),
     *under(".initContainers[]", _CONTAINER),
-    (".restartPolicy", STR),
+    (".restartPolicy", enum("Always", "Never", "OnFailure")),
 ]
 
 POD_STATUS = [
