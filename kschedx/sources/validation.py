@@ -71,13 +71,11 @@ def labels_error(labels) -> tuple[str, str] | None:
     """ValidateLabels on an object's own labels, as (field, message), or
     None: what other pods' selectors and a node's affinity read. A label the
     API server never stores could otherwise be matched, or fail to be, by a
-    selector. (A value that is no string at all is the shape's to report.)"""
-    for key, value in labels.items():
-        if value.__class__ is str and not (_label_key_ok(key) and _label_value_ok(value)):
-            try:
-                _labels({key: value}, "metadata.labels")
-            except _Invalid as e:
-                return e.field, e.message
+    selector."""
+    try:
+        _labels(labels, "metadata.labels", strings_only=True)
+    except _Invalid as e:
+        return e.field, e.message
     return None
 
 
@@ -151,8 +149,11 @@ def _label_value_ok(value) -> bool:
     return _valid_value(value)
 
 
-def _labels(labels: dict, path: str) -> None:
+def _labels(labels: dict, path: str, strings_only: bool = False) -> None:
+    """`strings_only`: a value that is no string at all is the shape's to report."""
     for key, value in labels.items():
+        if strings_only and value.__class__ is not str:
+            continue
         if not _label_key_ok(key):
             raise _Invalid(path, f"{key!r}: {_LABEL_NAME_RULE}")
         if not _label_value_ok(value):
