@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from ..api.labels import _valid_value
 from ..api.quantity import QuantityError, parse_quantity
-from ..api.resources import _is_qualified_name, is_extended_resource_name, is_native_resource
+from ..api.resources import _DNS1123_SUBDOMAIN, _is_qualified_name, is_extended_resource_name, is_native_resource
 from ..api.taints import decimal_int64
 from ..util.errors import InputError
 
@@ -440,8 +440,7 @@ def _node_field_requirement(req: dict, where: str) -> None:
 
 
 def _is_dns_subdomain(name: str) -> bool:
-    # A qualified name's prefix is one: "x/name" checks it.
-    return 0 < len(name) <= 253 and _is_qualified_name(name + "/x")
+    return len(name) <= 253 and _DNS1123_SUBDOMAIN.match(name) is not None
 
 
 def _label_selector(selector, path: str) -> None:
