@@ -205,6 +205,25 @@ def test_without_node_cache_scores_see_nodes_without_pods(tmp_path, extender):
     assert fit["n3"] < fit["n1"]
 
 
+@pytest.mark.parametrize("failed", [{"n2": "n2 has no licence"}, {"n1": "no", "n2": ""}])
+def test_every_node_choice_counts_the_extenders_verdicts(tmp_path, extender, failed):
+    """An extender's rejection is a node's verdict like a plugin's: nodeCounts,
+    filterSummary, and the nodes --nodes failing/top=N/NAME keep are what the
+    full list says, and a kept record is that list's, extender entries and all."""
+    from test_node_choice import _check_choices
+
+    extender.on("filter", keep_nodes({"n1", "n2", "n3"} - set(failed), failed=failed))
+    extender.on("prioritize", lambda args: [{"Host": "n3", "Score": 2}, {"Host": "n1", "Score": 7}])
+    cfg = parse_config(config({"urlPrefix": extender.url, "filterVerb": "filter", "prioritizeVerb": "prioritize",
+                               "weight": 1}), "sched.yaml")
+    w = load_workload([cluster(tmp_path, busy_cpu="")], [pod(tmp_path)])
+    doc = explaining.explain(w, tie_break="name", config=cfg)
+    [p] = doc["pods"]
+    assert p["nodeCounts"] == {"nodes": 3, "feasible": 3 - len(failed)}
+    assert p["filterSummary"] == {extender.url: {r: 1 for r in failed.values()}}
+    _check_choices(doc, lambda choice: explaining.explain(w, tie_break="name", config=cfg, nodes=choice))
+
+
 # ---- prioritize -----------------------------------------------------------------------------
 
 

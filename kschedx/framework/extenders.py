@@ -66,7 +66,7 @@ class ExtenderRecords:
             if rows:
                 nr.extender_filters = list(rows)
                 if nr.feasible:
-                    failed = next((r for r in rows if r[1] is not None and r[1].code != Code.SUCCESS), None)
+                    failed = _failed(rows)
                     if failed is not None:
                         nr.feasible = False
                         nr.first_failure = failed[0]
@@ -75,8 +75,18 @@ class ExtenderRecords:
             if scores:
                 nr.extender_scores = list(scores)
 
+    def rejected(self, node: str) -> bool:
+        """Whether an extender rejected the node (annotate makes it infeasible)."""
+        rows = self.filters.get(node)
+        return bool(rows) and _failed(rows) is not None
+
     def document(self) -> list[dict]:
         return [dict(c) for c in self.calls]
+
+
+def _failed(rows):
+    """The first of a node's extender verdicts that rejects it, or None."""
+    return next((r for r in rows if r[1] is not None and r[1].code != Code.SUCCESS), None)
 
 
 class Extenders:

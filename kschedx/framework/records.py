@@ -433,13 +433,14 @@ class NodeRecords:
             return {"nodes": len(self.nodes), "feasible": len(self.nodes) - failed}
         return {"nodes": len(self.nodes), "feasible": sum(1 for ni in self.nodes if self._feasible(ni.name))}
 
-    def filter_summary(self) -> dict:
-        """Plugin -> reason -> nodes: the table's tallies and the verdicts
-        of the nodes filtered one by one (never in the table)."""
+    def filter_counts(self) -> dict:
+        """Plugin -> reason -> nodes, plugins in profile order: the table's
+        tallies and the verdicts of the nodes filtered one by one (never in
+        the table)."""
         counts = {name: dict(tally) for name, tally in zip(self.table.names, self.table.tallies)}
         for nr in self.explicit.values():
             tally_rows(nr.filter_rows(), counts)
-        return ordered_summary(counts)
+        return counts
 
 
 def tally_rows(rows, counts: dict) -> None:
@@ -525,7 +526,12 @@ class PodResult:
         """(name, feasible, totalScore or None) of every node, in node order,
         without building the node records."""
         if self.node_records is not None:
-            return self.node_records.outline()
+            outline = self.node_records.outline()
+            ext = self.extenders
+            if ext is None or not ext.filters:
+                return outline
+            # A node an extender rejected is not feasible (ExtenderRecords.annotate).
+            return ((name, feasible and not ext.rejected(name), total) for name, feasible, total in outline)
         return ((nr.name, nr.feasible, nr.total) for nr in self._nodes or ())
 
     def chosen_nodes(self, choice=None) -> list[NodeResult]:
@@ -535,7 +541,10 @@ class PodResult:
             return self.nodes
         keep = choice.pick(self.outline(), self.selected_node)
         if self.node_records is not None:
-            return self._annotated(self.node_records.build(keep))
+            records = self._annotated(self.node_records.build(keep))
+            if self.extenders is not None:
+                self.extenders.annotate(records)
+            return records
         return [nr for nr in self._nodes or () if nr.name in keep]
 
     def filter_summary(self) -> dict:
@@ -543,19 +552,32 @@ class PodResult:
         other than Success and Skip, counted without building the records."""
         if self._filter_summary is None:
             if self.node_records is not None:
-                self._filter_summary = self.node_records.filter_summary()
+                counts = self.node_records.filter_counts()
             else:
                 counts: dict = {}
                 for nr in self._nodes or ():
                     tally_rows(nr.filter_rows(), counts)
-                self._filter_summary = ordered_summary(counts)
+            if self.extenders is not None:
+                # Each node's `filters` lists the extenders' verdicts after the
+                # plugins' (result/node_record.py): they count as its entries.
+                for rows in self.extenders.filters.values():
+                    tally_rows(rows, counts)
+            self._filter_summary = ordered_summary(counts)
         return self._filter_summary
 
     def node_counts(self) -> dict:
         """{"nodes": how many nodes, "feasible": how many of them feasible}."""
         if self._node_counts is None:
             if self.node_records is not None:
-                self._node_counts = self.node_records.counts()
+                counts = self.node_records.counts()
+                ext = self.extenders
+                if ext is not None and ext.filters:
+                    # Nodes an extender rejected (ExtenderRecords.annotate).
+                    records = self.node_records
+                    names = {ni.name for ni in records.nodes}
+                    counts["feasible"] -= sum(1 for name in ext.filters
+                                              if name in names and records._feasible(name) and ext.rejected(name))
+                self._node_counts = counts
             else:
                 nodes = self._nodes or ()
                 self._node_counts = {"nodes": len(nodes), "feasible": sum(1 for nr in nodes if nr.feasible)}
