@@ -146,6 +146,35 @@ def test_a_live_pod_of_a_deployment_names_the_deployment():
                                           "effect": "NoSchedule"}]}]
 
 
+def test_a_live_pod_with_the_default_tolerations_is_checked_against_its_template():
+    # DefaultTolerationSeconds gave the live pod its not-ready/unreachable
+    # tolerations; its template, patched and admitted, has them after the
+    # added one. The scheduler reads tolerations as a set: the same change.
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "metadata": {"name": "web-abc", "namespace": "default", "uid": "u-rs",
+                       "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web",
+                                            "uid": "u-dep", "controller": True}]},
+          "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                   "template": {"metadata": {"labels": {"app": "web"}},
+                                "spec": {"containers": [{"name": "app", "image": "nginx",
+                                                         "resources": {"requests": {"cpu": "100m",
+                                                                                    "memory": "128Mi"}}}]}}}}
+    defaults = [{"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+                for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")]
+    web = pod("web-abc-xyz", labels={"app": "web"}, tolerations=defaults)
+    web["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc",
+                                           "uid": "u-rs", "controller": True}]
+    (p,) = explain([node("a", taints=[TAINT]), rs, web])["pods"]
+    fix = _fix(p, "add-toleration")
+    assert fix["patch"][0]["path"] == "/spec/tolerations/-"
+    owner = fix["owner"]
+    assert (owner["kind"], owner["name"]) == ("Deployment", "web")
+    assert owner["checked"] is True, owner.get("why")
+    assert owner["patch"] == [{"op": "add", "path": "/spec/template/spec/tolerations",
+                               "value": [{"key": "dedicated", "operator": "Equal", "value": "batch",
+                                          "effect": "NoSchedule"}]}]
+
+
 def test_a_live_pod_whose_controller_is_not_in_the_snapshot():
     web = pod("web-0")
     web["metadata"]["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": "nightly", "uid": "u",

@@ -16,6 +16,7 @@ snapshot holds (`checked`).
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
 
 from .jsonpatch import PatchError, apply_patch, parse_pointer, pointer, resolve
@@ -236,4 +237,20 @@ def _same_change(verifier, raw_pod, patch, template_pod, rebased) -> bool:
     except Exception:  # noqa: BLE001 - anything refused: not the same change
         return False
     fields = {parse_pointer(op["path"])[1] for op in patch if op["path"].startswith("/spec/")}
-    return all(pod["spec"].get(f) == made["spec"].get(f) for f in fields)
+    return all(_compared(pod["spec"], f) == _compared(made["spec"], f) for f in fields)
+
+
+# Lists the scheduler reads as sets: a taint is tolerated when any toleration
+# tolerates it, whatever its place. Admission (DefaultTolerationSeconds)
+# appends its not-ready/unreachable tolerations after the pod's own, so a
+# live pod with a toleration added at its end and its template with the same
+# one added, admitted again, hold the same tolerations in another order.
+_SET_FIELDS = frozenset({"tolerations"})
+
+
+def _compared(spec: dict, field: str):
+    """A pod spec field as the scheduler tells it from another."""
+    value = spec.get(field)
+    if field in _SET_FIELDS and isinstance(value, list):
+        return {json.dumps(item, sort_keys=True) for item in value}
+    return value
