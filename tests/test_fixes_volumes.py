@@ -91,6 +91,26 @@ def test_create_pvc_bound_to_an_available_volume():
     assert_fits(objects, fix)
 
 
+def test_create_pvc_bound_to_a_volume_whose_class_has_no_object():
+    # The PV controller matches a volume by its class name alone, and a
+    # claim whose class does not exist binds at once: the smaller volume of
+    # class "manual" (no StorageClass object) is the claim's first way.
+    objects = [node("a"), storage_class("standard", provisioner="ebs.csi.aws.com", default=True),
+               pv("small", size="5Gi", cls="manual"), pv("big", size="50Gi", cls=""), with_claim(pod("web"))]
+    p = the_pod(objects)
+    fix = fix_of(p, "create-pvc")
+    create, bind_claim, bind_volume = fix["changes"]
+    assert create["patch"][0]["value"]["spec"]["storageClassName"] == "manual"
+    assert bind_claim["by"] == bind_volume["by"] == "persistentvolume-controller"
+    assert bind_volume["target"]["name"] == "small"
+    assert "for PersistentVolume small (5Gi, ReadWriteOnce, StorageClass manual, which does not exist" \
+        in fix["description"]
+    assert_fits(objects, fix)
+    volumes = [c["target"]["name"] for f in p["fixes"] if f["kind"] == "create-pvc" for c in f["changes"]
+               if c["target"]["kind"] == "PersistentVolume"]
+    assert volumes == ["small", "big"]
+
+
 def test_create_pvc_of_the_default_class_that_provisions_for_the_first_consumer():
     objects = [node("a"), storage_class("standard", provisioner="ebs.csi.aws.com", default=True),
                with_claim(pod("web"))]

@@ -3,7 +3,8 @@ create it, in one of the ways the cluster could back it:
 
 1. bound to an Available PersistentVolume (its class, access mode, size
    and volume mode; smallest first; the PV controller's binding listed
-   when the class binds at once);
+   when the class binds at once, as a class name with no StorageClass
+   object does);
 2. of the default StorageClass, when it binds for the first consumer;
 3. of another class that provisions for the first consumer.
 
@@ -44,16 +45,24 @@ def _claim(ns: str, name: str, cls: str, modes: list, size: str, mode: str | Non
             "spec": spec}
 
 
+def _class_words(cluster, cls: str) -> str:
+    if not cls:
+        return "no StorageClass"
+    if cls not in cluster.storage_classes:
+        return f"StorageClass {cls}, which does not exist: bound at once"
+    return f"StorageClass {cls}"
+
+
 def _ways(search, ns: str, name: str):
     """(words, claim, bind with this PV or None), best first."""
     cluster = search.cluster
     pvs = sorted((pv for pv in cluster.persistent_volumes.values() if available(pv, ns, name)),
                  key=lambda pv: (storage_capacity(pv).milli_value(), pv["metadata"]["name"]))
     for pv in pvs:
+        # A class name with no StorageClass object still binds: the PV
+        # controller matches PVs by the name alone, and a missing class binds
+        # as Immediate (never waits for a consumer).
         cls = volume_class(pv)
-        sc = cluster.storage_classes.get(cls) if cls else None
-        if cls and sc is None:
-            continue
         modes = (pv.get("spec") or {}).get("accessModes") or ["ReadWriteOnce"]
         mode = "ReadWriteOnce" if "ReadWriteOnce" in modes else modes[0]
         size = ((pv.get("spec") or {}).get("capacity") or {}).get("storage")
@@ -61,7 +70,7 @@ def _ways(search, ns: str, name: str):
             continue
         pvc = _claim(ns, name, cls, [mode], size, (pv.get("spec") or {}).get("volumeMode"))
         words = (f"create PersistentVolumeClaim {ns}/{name} for PersistentVolume {pv['metadata']['name']} "
-                 f"({size}, {mode}" + (f", StorageClass {cls})" if cls else ", no StorageClass)"))
+                 f"({size}, {mode}, {_class_words(cluster, cls)})")
         yield words, pvc, (pv if immediate(cluster, cls) else None)
     wffc = []
     default = default_class(cluster)
