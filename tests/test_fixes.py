@@ -465,3 +465,47 @@ def test_a_soft_spread_constraint_loses_min_domains():
     assert "relax-topology-spread" in fix["parts"]
     assert {"op": "remove", "path": "/spec/topologySpreadConstraints/0/minDomains"} in fix["patch"]
     assert_fits(objects, fix, "default/worker-qkwgv")
+
+
+def _ports(obj, *ports):
+    obj["spec"]["containers"][0]["ports"] = [dict(p) for p in ports]
+    return obj
+
+
+def test_host_port_dropped_only_for_the_protocol_held():
+    # 53/UDP held by the DaemonSet: 53/TCP and 9000 are free and stay asked for.
+    objects = [node("a"), _daemon(_ports(pod("exporter", node_name="a"),
+                                         {"containerPort": 53, "hostPort": 53, "protocol": "UDP"})),
+               _ports(pod("web"), {"containerPort": 53, "hostPort": 53, "protocol": "TCP"},
+                      {"containerPort": 53, "hostPort": 53, "protocol": "UDP"},
+                      {"containerPort": 9000, "hostPort": 9000})]
+    fix = fix_of(the_pod(objects), "relax-host-port")
+    assert fix["patch"] == [{"op": "remove", "path": "/spec/containers/0/ports/1/hostPort"}]
+    assert "drop hostPort 53/UDP of container app (held on node a by default/exporter;" in fix["description"]
+    assert "53/TCP" not in fix["description"]
+    assert_fits(objects, fix)
+
+
+def test_host_port_dropped_only_for_the_address_held():
+    # 10.0.0.1:8080 held: the pod's 10.0.0.2:8080 is no conflict and stays.
+    held = {"containerPort": 8080, "hostPort": 8080, "hostIP": "10.0.0.1"}
+    other = {"containerPort": 8081, "hostPort": 8080, "hostIP": "10.0.0.2"}
+    objects = [node("a"), _daemon(_ports(pod("exporter", node_name="a"), held)), _ports(pod("web"), held, other)]
+    fix = fix_of(the_pod(objects), "relax-host-port")
+    assert fix["patch"] == [{"op": "remove", "path": "/spec/containers/0/ports/0/hostPort"},
+                            {"op": "remove", "path": "/spec/containers/0/ports/0/hostIP"}]
+    assert "drop hostPort 8080/TCP on 10.0.0.1 of container app (held" in fix["description"]
+    assert_fits(objects, fix)
+
+
+def test_host_port_held_on_every_address_conflicts_with_each():
+    # 0.0.0.0 binds every address: the pod's ports on 10.0.0.1 and 10.0.0.2 both conflict.
+    objects = [node("a"), _daemon(_ports(pod("exporter", node_name="a"), {"containerPort": 8080, "hostPort": 8080})),
+               _ports(pod("web"), {"containerPort": 8080, "hostPort": 8080, "hostIP": "10.0.0.1"},
+                      {"containerPort": 8081, "hostPort": 8080, "hostIP": "10.0.0.2"})]
+    fix = fix_of(the_pod(objects), "relax-host-port")
+    assert [op["path"] for op in fix["patch"]] == [
+        "/spec/containers/0/ports/0/hostPort", "/spec/containers/0/ports/0/hostIP",
+        "/spec/containers/0/ports/1/hostPort", "/spec/containers/0/ports/1/hostIP"]
+    assert_fits(objects, fix)
+

@@ -6,7 +6,7 @@ others)."""
 from __future__ import annotations
 
 from ..config import names
-from ..state.types import HostPortInfo
+from ..state.types import DEFAULT_BIND_ALL_HOST_IP, HostPortInfo
 from .jsonpatch import pointer
 
 KIND = "relax-host-port"
@@ -28,19 +28,41 @@ def _taken(pi, ni) -> tuple[set, list]:
     return held, holders
 
 
-def _ops(raw_pod: dict, ports: set) -> tuple[list, list]:
-    """Remove hostPort (and hostIP) of the container ports holding `ports`."""
-    wanted = {port for _, _, port in ports}
+def _counted(field: str, container: dict) -> bool:
+    """Whether NodePorts counts the container's host ports: a sidecar's
+    (restartPolicy Always) run beside the containers, a plain init
+    container's are gone before they start."""
+    return field == "containers" or container.get("restartPolicy") == "Always"
+
+
+def _triple(port: dict) -> tuple:
+    """The port as NodePorts keys it: an unset hostIP binds every address."""
+    return port.get("hostIP") or DEFAULT_BIND_ALL_HOST_IP, port.get("protocol") or "TCP", port.get("hostPort")
+
+
+def _ops(raw_pod: dict, held: set) -> tuple[list, list]:
+    """Remove hostPort (and hostIP) of the container ports in `held`: a port
+    of the same number but another protocol or address is no conflict and
+    stays."""
     ops, words = [], []
     for field in ("initContainers", "containers"):
         for i, c in enumerate((raw_pod.get("spec") or {}).get(field) or ()):
+            if not _counted(field, c):
+                continue
             for j, p in enumerate(c.get("ports") or ()):
-                if p.get("hostPort") in wanted:
-                    ops.append({"op": "remove", "path": pointer("spec", field, i, "ports", j, "hostPort")})
-                    if "hostIP" in p:
-                        ops.append({"op": "remove", "path": pointer("spec", field, i, "ports", j, "hostIP")})
-                    words.append(f"{p['hostPort']}/{p.get('protocol') or 'TCP'} of container {c.get('name', i)}")
+                if not p.get("hostPort") or _triple(p) not in held:
+                    continue
+                ops.append({"op": "remove", "path": pointer("spec", field, i, "ports", j, "hostPort")})
+                if "hostIP" in p:
+                    ops.append({"op": "remove", "path": pointer("spec", field, i, "ports", j, "hostIP")})
+                words.append(f"{_port_text(p)} of container {c.get('name', i)}")
     return ops, words
+
+
+def _port_text(port: dict) -> str:
+    ip = port.get("hostIP")
+    where = f" on {ip}" if ip and ip != DEFAULT_BIND_ALL_HOST_IP else ""
+    return f"{port['hostPort']}/{port.get('protocol') or 'TCP'}{where}"
 
 
 def _candidate(pi, raw_pod, ni, *, only_undeletable: bool):
