@@ -509,3 +509,26 @@ def test_host_port_held_on_every_address_conflicts_with_each():
         "/spec/containers/0/ports/1/hostPort", "/spec/containers/0/ports/1/hostIP"]
     assert_fits(objects, fix)
 
+
+def _number_affinity(op, bound):
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "example.com/offset", "operator": op, "values": [bound]}]}]}}}
+
+
+@pytest.mark.parametrize("op, bound", [("Lt", "0"), ("Gt", "9223372036854775807")])
+def test_no_node_label_when_no_label_value_matches(op, bound):
+    # Lt 0 asks for a negative value, which no label value is ("-1" is refused
+    # by the API server); past int64 no label value parses as a number.
+    objects = [node("a"), node("b"), pod("web", affinity=_number_affinity(op, bound))]
+    p = the_pod(objects)
+    assert "label-node" not in kinds(p)
+    assert "relax-node-affinity" in kinds(p)
+
+
+@pytest.mark.parametrize("op, bound, value", [("Lt", "1", "0"), ("Gt", "7", "8")])
+def test_node_labelled_with_the_nearest_number_past_the_bound(op, bound, value):
+    objects = [node("a"), pod("web", affinity=_number_affinity(op, bound))]
+    label = fix_of(the_pod(objects), "label-node")
+    assert label["patch"] == [{"op": "add", "path": "/metadata/labels/example.com~1offset", "value": value}]
+    assert_fits(objects, label)
+

@@ -6,6 +6,7 @@ is not a change of configuration but of hardware."""
 
 from __future__ import annotations
 
+from ..api.labels import _parse_int, _valid_value
 from ..config import names
 from .jsonpatch import apply_patch, pointer
 
@@ -33,16 +34,29 @@ def _term_labels(term: dict, labels: dict) -> dict | None:
             if has and (op == "DoesNotExist" or labels[key] in values):
                 return None
         elif op in ("Gt", "Lt"):
-            if has or not values:
+            value = None if has or len(values) != 1 else _number_label(op, values[0])
+            if value is None:
                 return None
-            try:
-                n = int(values[0])
-            except ValueError:
-                return None
-            add[key] = str(n + 1 if op == "Gt" else n - 1)
+            add[key] = value
         else:
             return None
     return add
+
+
+def _number_label(op: str, bound: str) -> str | None:
+    """The label value nearest the Gt/Lt `bound` that matches it, or None.
+    A label value has no sign, and a bound that is no label value makes the
+    requirement match no node (NewRequirement refuses it): so the bound is
+    0 or more, every integer between 0 and Lt's bound is as good as the
+    nearest, and Lt 0 has none. The value must parse as an int64 to match
+    (Gt 9223372036854775807 has none)."""
+    n = _parse_int(bound)
+    if n is None or not _valid_value(bound):
+        return None
+    value = str(n + 1 if op == "Gt" else n - 1)
+    if not _valid_value(value) or _parse_int(value) is None:
+        return None
+    return value
 
 
 def labels_for(spec: dict, labels: dict) -> dict | None:
