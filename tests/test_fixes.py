@@ -532,3 +532,31 @@ def test_node_labelled_with_the_nearest_number_past_the_bound(op, bound, value):
     assert label["patch"] == [{"op": "add", "path": "/metadata/labels/example.com~1offset", "value": value}]
     assert_fits(objects, label)
 
+
+NOT_READY = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+DISK_PRESSURE = {"key": "node.kubernetes.io/disk-pressure", "effect": "NoSchedule"}
+
+
+def test_a_conditions_taint_is_tolerated_never_removed():
+    # The node lifecycle controller puts these back while the condition lasts.
+    objects = [node("a", taints=[NOT_READY]), node("b", taints=[DISK_PRESSURE]), pod("web")]
+    p = the_pod(objects)
+    assert "remove-taint" not in kinds(p)
+    assert sorted(f["patch"][0]["value"][0]["key"] for f in p["fixes"] if f["kind"] == "add-toleration") == [
+        "node.kubernetes.io/disk-pressure", "node.kubernetes.io/not-ready"]
+
+
+def test_a_node_with_a_conditions_taint_is_not_opened_by_removing_its_others():
+    objects = [node("a", taints=[GPU_TAINT, NOT_READY]), pod("web")]
+    p = the_pod(objects)
+    assert "remove-taint" not in kinds(p)
+    assert_fits(objects, fix_of(p, "add-toleration"))
+
+
+def test_a_cordoned_node_is_still_uncordoned():
+    cordon = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    objects = [node("a", taints=[cordon, GPU_TAINT], unschedulable=True), pod("web")]
+    fix = fix_of(the_pod(objects), "remove-taint")
+    assert fix["description"] == ("uncordon node a and remove taint dedicated=gpu:NoSchedule from node a: fits on "
+                                  "1 node(s) (a), scheduled on a")
+    assert_fits(objects, fix)

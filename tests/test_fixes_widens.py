@@ -104,3 +104,22 @@ def test_widens_is_in_every_ci_line():
     p = the_pod([node("a", cpu="1"), pod("web", cpu="2")])
     assert fix_lines(p)[0].endswith("(widens: asks for less cpu (2 -> 1))") or \
         fix_lines(p)[0].endswith("(widens nothing)")
+
+
+def test_a_conditions_taint_removed_is_not_called_a_reservation():
+    # remove-taint never proposes it (its controller puts it back), but the
+    # words for a node patch removing one still say what the taint is.
+    from types import SimpleNamespace
+
+    from kschedx.fixes.widens import widening
+
+    n = node("a", taints=[{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}])
+    search = SimpleNamespace(snapshot=SimpleNamespace(get=lambda name: SimpleNamespace(node=n)))
+    change = {"action": "patch", "target": {"kind": "Node", "name": "a"},
+              "patch": [{"op": "remove", "path": "/spec/taints/0"}]}
+    w = widening(search, "remove-taint", None, None, [change], {})
+    assert w.name == "others"
+    assert w.entries[0]["text"] == ("opens node a, not ready, to every pod: removes taint "
+                                    "node.kubernetes.io/not-ready:NoSchedule, which a controller sets from the "
+                                    "node's state")
+    assert "reserves" not in w.entries[0]["text"]

@@ -327,8 +327,7 @@ def _node(w, search, name: str, patch: list[dict]) -> None:
             key = taint.get("key", "")
             if key == "node.kubernetes.io/unschedulable":
                 continue  # said with the uncordon
-            w.add(OTHERS, "taint", f"opens node {name} to every pod: removes taint {taint_text(taint)}, which "
-                                   "reserves it")
+            w.add(OTHERS, "taint", _taint_removed(name, key, taint_text(taint)))
         elif t[:2] == ["spec", "unschedulable"]:
             w.add(OTHERS, "cordon", f"uncordons node {name} (someone cordoned it: maintenance or a drain)")
         elif t[:2] == ["metadata", "labels"]:
@@ -336,6 +335,14 @@ def _node(w, search, name: str, patch: list[dict]) -> None:
             for k, v in (labels or {}).items():
                 w.add(PLACEMENT, "node-labels", f"labels node {name} {k}={v}: every pod selecting {k}={v} may go "
                                                 "there too")
+
+
+def _taint_removed(name: str, key: str, text: str) -> str:
+    # A condition's taint reserves nothing: it marks the node unfit, and its controller owns it.
+    if key in _CONDITION_TAINTS:
+        return (f"opens node {name}, {_CONDITION_TAINTS[key]}, to every pod: removes taint {text}, which a "
+                "controller sets from the node's state")
+    return f"opens node {name} to every pod: removes taint {text}, which reserves it"
 
 
 def _tokens(path: str) -> list:
