@@ -123,3 +123,30 @@ def test_a_conditions_taint_removed_is_not_called_a_reservation():
                                     "node.kubernetes.io/not-ready:NoSchedule, which a controller sets from the "
                                     "node's state")
     assert "reserves" not in w.entries[0]["text"]
+
+
+def test_a_cut_of_requests_defaulted_from_limits_asks_for_less():
+    # Container a sets only limits: it asks for 3 cpu. The cut is softer than
+    # a node like n1, and makes the Guaranteed pod Burstable.
+    web = pod("web")
+    web["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "3", "memory": "1Gi"}}
+    p = the_pod([node("n1", cpu="4"), pod("busy", cpu="2500m", node_name="n1"), web])
+    smaller = _fix(p, "reduce-request")
+    assert smaller["widening"] == "softer"
+    assert smaller["widens"] == [
+        {"kind": "requests", "level": "softer", "text": "asks for less cpu (3 -> 1500m)"},
+        {"kind": "qos", "level": "softer",
+         "text": "its QoS class becomes Burstable (was Guaranteed; requests below limits: the kubelet evicts it "
+                 "before Guaranteed pods under node pressure and gives it no exclusive CPUs)"}]
+    assert [f["kind"] for f in p["fixes"]][:2] == ["add-node", "reduce-request"]
+
+
+def test_a_cut_of_extended_requests_defaulted_from_limits_asks_for_less():
+    n = node("n1")
+    n["status"]["allocatable"]["example.com/foo"] = "1"
+    web = pod("web")
+    web["spec"]["containers"][0]["resources"] = {"limits": {"example.com/foo": "2", "memory": "1Gi"}}
+    smaller = _fix(the_pod([n, web]), "reduce-request")
+    # No cpu limit: Burstable before and after, nothing said of the QoS class.
+    assert smaller["widening"] == "softer"
+    assert smaller["widens"] == [{"kind": "requests", "level": "softer", "text": "asks for less example.com/foo (2 -> 1)"}]

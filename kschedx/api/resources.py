@@ -416,3 +416,32 @@ def non_missing_container_requests(pod: dict, requests: dict[str, int], pod_leve
     if MEMORY not in requests:
         out[MEMORY] = DEFAULT_MEMORY_REQUEST * 1000
     return out
+
+
+def _qos_amounts(resources: dict, key: str) -> dict[str, int]:
+    """The positive cpu and memory amounts of a requests or limits list
+    (a zero counts as unset for the QoS class)."""
+    return {k: v for k, v in to_milli_list(resources.get(key)).items() if k in (CPU, MEMORY) and v > 0}
+
+
+def _guaranteed(resources: dict) -> bool:
+    """Limits of both cpu and memory, with the requests equal to them."""
+    limits, requests = _qos_amounts(resources, "limits"), _qos_amounts(resources, "requests")
+    return len(limits) == 2 and all(requests.get(name, v) == v for name, v in limits.items())
+
+
+def qos_class(spec: dict) -> str:
+    """The QoS class the API server gives an admitted pod (status.qosClass),
+    from cpu and memory alone: BestEffort when nothing requests or limits
+    them, Guaranteed when every container and init container (or, when set,
+    the pod-level resources) limits both and requests what it limits,
+    Burstable otherwise."""
+    pod_level = spec.get("resources") or {}
+    if _qos_amounts(pod_level, "requests") or _qos_amounts(pod_level, "limits"):
+        groups = [pod_level]
+    else:
+        groups = [c.get("resources") or {} for field in ("initContainers", "containers")
+                  for c in spec.get(field) or ()]
+    if not any(_qos_amounts(res, "requests") or _qos_amounts(res, "limits") for res in groups):
+        return "BestEffort"
+    return "Guaranteed" if all(_guaranteed(res) for res in groups) else "Burstable"

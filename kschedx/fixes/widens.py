@@ -22,7 +22,7 @@ Levels, least first:
 
 from __future__ import annotations
 
-from ..api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, milli
+from ..api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, milli, qos_class
 from ..config import names
 from .jsonpatch import PatchError, apply_patch, parse_pointer, resolve
 
@@ -113,6 +113,7 @@ def _pod(w: Widening, search, patch: list[dict], verified: dict) -> None:
             doc = apply_patch(doc, [op])
         except PatchError:
             break
+    _qos(w, search.raw_pod, doc, patch)
 
 
 def _maybe(doc, path: str):
@@ -165,7 +166,7 @@ def _pod_op(w, search, op, tokens, before, later, requested, verified) -> None:
     elif "hostPort" in t:
         w.add(PLACEMENT, "host-port", f"no longer opens host port {before} on its node (the containerPort stays)")
     elif "resources" in t and ("requests" in t or "limits" in t):
-        _resources(w, op, t, before, value)
+        _resources(w, op, t, _admitted(search, op, t, before), value)
     elif t[:2] == ["spec", "priorityClassName"] or t[:2] == ["spec", "priority"]:
         victims = verified.get("victims") or []
         if victims:
@@ -281,6 +282,35 @@ def _pod_affinity(w, op, t, before, later) -> None:
     else:
         w.add(PLACEMENT, "pod-affinity", f"may run in a {domain} without pods {pods} (its required pod affinity "
                                          "dropped)")
+
+
+def _admitted(search, op, t, before):
+    """The requests mapping an operation writes, as the API server stored it:
+    a request left out where a limit is set is the limit (a container
+    setting only limits asks for them), and the cut is from that."""
+    if t[-1] != "requests" or op["op"] not in ("add", "replace"):
+        return before
+    try:
+        stored = resolve(search.pod_info.pod, op["path"])
+    except (PatchError, ValueError, KeyError, IndexError, TypeError):
+        return before
+    return stored if isinstance(stored, dict) else before
+
+
+def _qos(w, before: dict, after: dict, patch: list[dict]) -> None:
+    """A request cut that changes the pod's QoS class (requests below
+    limits: Guaranteed becomes Burstable) changes how the kubelet treats it."""
+    if not any("/resources" in op.get("path", "") for op in patch):
+        return
+    try:
+        was, becomes = qos_class(before["spec"]), qos_class(after["spec"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return
+    if was == becomes:
+        return
+    why = {"Burstable": "requests below limits: the kubelet evicts it before Guaranteed pods under node pressure "
+                        "and gives it no exclusive CPUs"}.get(becomes)
+    w.add(SOFTER, "qos", f"its QoS class becomes {becomes} (was {was}" + (f"; {why})" if why else ")"))
 
 
 def _resources(w, op, t, before, value) -> None:
