@@ -559,4 +559,72 @@ def test_a_cordoned_node_is_still_uncordoned():
     fix = fix_of(the_pod(objects), "remove-taint")
     assert fix["description"] == ("uncordon node a and remove taint dedicated=gpu:NoSchedule from node a: fits on "
                                   "1 node(s) (a), scheduled on a")
+
+
+def _containers(obj, *containers, init=()):
+    """The pod with containers (name, resources) and init containers (name,
+    resources, restartPolicy or None)."""
+    obj["spec"]["containers"] = [{"name": n, "image": "nginx", "resources": r} for n, r in containers]
+    if init:
+        obj["spec"]["initContainers"] = [
+            {"name": n, "image": "busybox", "resources": r, **({"restartPolicy": rp} if rp else {})}
+            for n, r, rp in init]
+    return obj
+
+
+def test_cut_names_the_container_with_its_own_amounts():
+    # The pod asks for 2 cpu (1500m + 500m), 1500m are free: container a
+    # goes from 1500m to 1; the pod's total is labelled as such.
+    objects = [node("a", cpu="2"), pod("busy", cpu="500m", node_name="a"),
+               _containers(pod("web"), ("a", {"requests": {"cpu": "1500m", "memory": "1Gi"}}),
+                           ("b", {"requests": {"cpu": "500m", "memory": "1Gi"}}))]
+    fix = fix_of(the_pod(objects), "reduce-request")
+    assert fix["patch"] == [{"op": "add", "path": "/spec/containers/0/resources/requests",
+                             "value": {"cpu": "1", "memory": "1Gi"}}]
+    assert fix["description"].startswith("lower the cpu request of container a from 1500m to 1 "
+                                          "(pod total 2 -> 1500m; the largest that fits, in steps of 10m)")
+    assert_fits(objects, fix)
+
+
+def test_cut_spread_over_containers_when_one_is_not_enough():
+    # 500m free for two containers of 1 cpu: one alone cannot give up 1500m.
+    objects = [node("a", cpu="2"), pod("busy", cpu="1500m", node_name="a"),
+               _containers(pod("web"), ("a", {"requests": {"cpu": "1", "memory": "1Gi"}}),
+                           ("b", {"requests": {"cpu": "1", "memory": "1Gi"}}))]
+    fix = fix_of(the_pod(objects), "reduce-request")
+    assert fix["patch"] == [
+        {"op": "add", "path": "/spec/containers/0/resources/requests", "value": {"cpu": "250m", "memory": "1Gi"}},
+        {"op": "add", "path": "/spec/containers/1/resources/requests", "value": {"cpu": "250m", "memory": "1Gi"}}]
+    assert fix["description"].startswith("lower the cpu request of container a from 1 to 250m and of container b "
+                                          "from 1 to 250m (pod total 2 -> 500m;")
+    assert_fits(objects, fix)
+
+
+def test_init_container_that_sets_the_request_is_lowered():
+    # The init container's 3 cpu is the pod's request (its containers ask for
+    # 1200m); 1500m are free.
+    objects = [node("a", cpu="2"), pod("busy", cpu="500m", node_name="a"),
+               _containers(pod("web"), ("a", {"limits": {"cpu": "1", "memory": "1Gi"}}),
+                           ("b", {"requests": {"cpu": "200m", "memory": "1Gi"}}),
+                           init=[("init", {"requests": {"cpu": "3", "memory": "100Mi"}}, None)])]
+    fix = fix_of(the_pod(objects), "reduce-request")
+    assert fix["patch"] == [{"op": "add", "path": "/spec/initContainers/0/resources/requests",
+                             "value": {"cpu": "1500m", "memory": "100Mi"}}]
+    assert fix["description"].startswith("lower the cpu request from 3 to 1500m (init container init;")
+    assert_fits(objects, fix)
+
+
+def test_init_container_after_a_sidecar_keeps_room_for_it():
+    # The sidecar (restartPolicy Always) runs beside the init container after
+    # it: 500m + 2 cpu is the pod's request; with 1500m free the init
+    # container may have 1 cpu.
+    objects = [node("a", cpu="2"), pod("busy", cpu="500m", node_name="a"),
+               _containers(pod("web"), ("a", {"requests": {"cpu": "500m", "memory": "1Gi"}}),
+                           init=[("proxy", {"requests": {"cpu": "500m", "memory": "64Mi"}}, "Always"),
+                                 ("migrate", {"requests": {"cpu": "2", "memory": "64Mi"}}, None)])]
+    fix = fix_of(the_pod(objects), "reduce-request")
+    assert fix["patch"] == [{"op": "add", "path": "/spec/initContainers/1/resources/requests",
+                             "value": {"cpu": "1", "memory": "64Mi"}}]
+    assert fix["description"].startswith("lower the cpu request of init container migrate from 2 to 1 "
+                                          "(pod total 2500m -> 1500m;")
     assert_fits(objects, fix)

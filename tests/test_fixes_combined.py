@@ -52,11 +52,38 @@ def test_pod_and_cluster_parts_joined_when_nothing_alone_verifies():
     assert_fits(objects, fix)
 
 
-def test_chained_on_what_the_first_change_revealed():
-    # golden case-1-49: the pod's own required pod affinity fails everywhere;
-    # once dropped, an existing pod's anti-affinity keeps it off the node it
-    # would go to: both changes together.
-    objects = [o for o, _ in read_objects([str(GOLDEN / "cases" / "case-1-49.yaml")])]
+def _case_1_49():
+    return [o for o, _ in read_objects([str(GOLDEN / "cases" / "case-1-49.yaml")])]
+
+
+def test_init_container_cut_joined_with_the_pod_affinity_drop():
+    # golden case-1-49: the pod's cpu request is its init container's (500m),
+    # more than node-3 has free once its required pod affinity is dropped:
+    # lowering the init container joins the drop, a softer change than
+    # deleting a pod there.
+    objects = _case_1_49()
+    (p,) = [p for p in explain(objects)["pods"] if p["pod"] == "default/frontend-n4j2gtpljr-j4z77"]
+    (fix,) = [f for f in p["fixes"] if f["kind"] == "combined"]
+    assert sorted(fix["parts"]) == ["reduce-request", "relax-pod-affinity"]
+    assert fix["widening"] == "placement"
+    assert fix["description"].startswith("lower the cpu request of init container init-db from 500m to 200m; ")
+    assert fix["patch"][0] == {"op": "add", "path": "/spec/initContainers/0/resources/requests",
+                               "value": {"cpu": "200m", "memory": "1Gi"}}
+    assert_fits(objects, fix, p["pod"])
+
+
+def test_chained_on_what_the_first_change_revealed(monkeypatch):
+    # golden case-1-49 without the pod's request cuts among the parts: the
+    # pod's own required pod affinity fails everywhere; once dropped, an
+    # existing pod's anti-affinity keeps it off the node it would go to:
+    # both changes together.
+    from kschedx.config import names
+    from kschedx.fixes import combine
+
+    table = combine.providers()
+    monkeypatch.setitem(table, names.NodeResourcesFit,
+                        tuple(e for e in table[names.NodeResourcesFit] if e[0] != combine.POD))
+    objects = _case_1_49()
     doc = explain(objects)
     (p,) = [p for p in doc["pods"] if p["pod"] == "default/frontend-n4j2gtpljr-j4z77"]
     (fix,) = [f for f in p["fixes"] if f["kind"] == "combined"]

@@ -9,7 +9,7 @@ probe is a whole cycle, so the grid is searched, never assumed."""
 from __future__ import annotations
 
 from ..config import names
-from ..api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, milli
+from ..api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, milli, to_milli_list
 from ..result.document import quantity_text
 from .jsonpatch import pointer
 
@@ -52,10 +52,76 @@ def droppable(resource: str) -> bool:
     return resource not in (CPU, MEMORY)
 
 
+class _Place:
+    """One requests mapping the cut may lower: the pod level, a container,
+    an init container or a sidecar (an init container with restartPolicy
+    Always), with its requests as admitted (limits defaulted in)."""
+
+    def __init__(self, path: tuple, who: str, resources: dict, resource: str, sidecar: bool = False):
+        self.path = path + ("resources", "requests")
+        self.who = who
+        self.sidecar = sidecar
+        self.requests = dict(resources.get("requests") or {})
+        limits = resources.get("limits") or {}
+        # The limit follows where it must equal the request.
+        self.limits = dict(limits) if not overcommits(resource) and resource in limits else None
+        self.own = _native(resource, milli(self.requests.get(resource, 0)))
+
+
+def _places(spec: dict, resource: str) -> tuple[list, list]:
+    """(the containers and sidecars, whose requests add up; the init
+    containers in their order, sidecars included: the largest of each one's
+    request with the sidecars started before it is the pod's floor)."""
+    summed, inits = [], []
+    for i, c in enumerate(spec.get("containers") or ()):
+        summed.append(_Place(("spec", "containers", i), f"container {c.get('name', i)}",
+                             c.get("resources") or {}, resource))
+    for i, c in enumerate(spec.get("initContainers") or ()):
+        sidecar = c.get("restartPolicy") == "Always"
+        place = _Place(("spec", "initContainers", i),
+                       f"{'sidecar' if sidecar else 'init'} container {c.get('name', i)}",
+                       c.get("resources") or {}, resource, sidecar)
+        inits.append(place)
+        if sidecar:
+            summed.append(place)
+    return summed, inits
+
+
+def _unit(resource: str) -> int:
+    """The level several containers are lowered to is rounded to it, for
+    readable amounts (10m of cpu, 1Mi of memory or storage)."""
+    return 10 if resource == CPU else (1 << 20 if resource in _BYTES else 1)
+
+
+def _level(owns: list[int], total: int, unit: int) -> list[int] | None:
+    """The amounts lowered to a common level (the smaller ones kept) so that
+    they add up to `total`; what the rounding of the level leaves goes to
+    the largest. None when one would reach zero."""
+    order = sorted(range(len(owns)), key=lambda i: owns[i])
+    out, left = list(owns), total
+    for k, i in enumerate(order):
+        capped = order[k:]
+        if owns[i] * len(capped) <= left:
+            left -= owns[i]
+            continue
+        level = left // len(capped)
+        if level >= unit:
+            level = level // unit * unit
+        if level <= 0:
+            return None
+        rest = left - level * len(capped)
+        for j in reversed(capped):
+            out[j] = level + min(rest, owns[j] - level)
+            rest -= out[j] - level
+        return out
+    return out
+
+
 class _Probe:
-    """The pod with one resource's request set to an amount: which container
-    (or the pod-level requests) gives up the difference, and the patch
-    (the limit follows the request where they must be equal)."""
+    """The pod with one resource's request set to an amount: which of its
+    requests (the pod level's, or the containers', init containers' and
+    sidecars') give up the difference, and the patch (the limit follows the
+    request where they must be equal)."""
 
     def __init__(self, search, resource: str, current: int, pod_info=None, raw_pod=None):
         self.search = search
@@ -63,56 +129,99 @@ class _Probe:
         self.raw_pod = raw_pod if raw_pod is not None else search.raw_pod
         self.resource = resource
         self.current = current
-        self.limits = None
         spec = self.pod_info.spec
         resources = spec.get("resources") or {}
-        pod_level = resources.get("requests") or {}
-        if resource in pod_level:
-            self.path = ("spec", "resources", "requests")
-            self.requests = dict(pod_level)
-            limits = resources.get("limits") or {}
+        if resource in (resources.get("requests") or {}):
+            self.pod_level = _Place(("spec",), "pod-level requests", resources, resource)
+            self.summed, self.inits = [], []
         else:
-            best, best_amount = None, 0
-            for i, c in enumerate(spec.get("containers") or ()):
-                amount = milli(((c.get("resources") or {}).get("requests") or {}).get(resource, 0))
-                if amount > best_amount:
-                    best, best_amount = i, amount
-            if best is None:
-                self.path = None
-                return
-            self.path = ("spec", "containers", best, "resources", "requests")
-            self.requests = dict(spec["containers"][best]["resources"]["requests"])
-            self.container = spec["containers"][best].get("name", str(best))
-            limits = spec["containers"][best]["resources"].get("limits") or {}
-        if not overcommits(resource) and resource in limits:
-            self.limits = dict(limits)
-        self.own = _native(resource, milli(self.requests[resource]))
+            self.pod_level = None
+            self.summed, self.inits = _places(spec, resource)
+        overhead = to_milli_list(spec.get("overhead")).get(resource, 0)
+        self.overhead = _native(resource, overhead) if overhead else 0
+        self.path = True if self.pod_level or any(p.own for p in self.summed + self.inits) else None
 
-    def values(self, own: int) -> dict:
-        """{path: the mapping written there} with the resource at `own`."""
-        out = {self.path: dict(self.requests, **{self.resource: _text(self.resource, own)})}
-        if self.limits is not None:
-            out[self.path[:-1] + ("limits",)] = dict(self.limits, **{self.resource: _text(self.resource, own)})
+    def plan(self, amount: int) -> list[tuple] | None:
+        """[(place, its new amount)] giving the pod `amount` of the resource;
+        None when no positive requests do."""
+        if self.pod_level is not None:
+            own = self.pod_level.own - (self.current - amount)
+            return [(self.pod_level, own)] if own > 0 else None
+        total = amount - self.overhead
+        new = self._summed(total)
+        if new is None:
+            return None
+        # Init containers (with the sidecars started before them) above
+        # the new amount would set the pod's request: they come down to it.
+        running = 0
+        for place in self.inits:
+            if place.sidecar:
+                running += new.get(place, place.own)
+            elif place.own + running > total:
+                if total - running <= 0:
+                    return None
+                new[place] = total - running
+        return [(p, new[p]) for p in self.summed + self.inits if p in new] or None
+
+    def _summed(self, total: int) -> dict | None:
+        """The containers' and sidecars' new amounts adding up to at most
+        `total`: the largest alone gives up the difference when it can keep
+        some, else they are lowered to a common level."""
+        owns = [p.own for p in self.summed]
+        cut = sum(owns) - total
+        if cut <= 0:
+            return {}
+        largest = max(range(len(owns)), key=lambda i: (owns[i], -i))
+        if owns[largest] - cut > 0:
+            return {self.summed[largest]: owns[largest] - cut}
+        levels = _level(owns, total, _unit(self.resource))
+        if levels is None:
+            return None
+        return {p: v for p, v in zip(self.summed, levels) if v != p.own}
+
+    def values(self, plan) -> dict:
+        """{path: the mapping written there} with the resource at each place's new amount."""
+        out = {}
+        for place, own in plan:
+            out[place.path] = dict(place.requests, **{self.resource: _text(self.resource, own)})
+            if place.limits is not None:
+                out[place.path[:-1] + ("limits",)] = dict(place.limits, **{self.resource: _text(self.resource, own)})
         return out
 
-    def patch(self, amount: int) -> list[dict] | None:
-        own = self.own - (self.current - amount)
-        if self.path is None or own <= 0:
-            return None
-        return write_ops(self.raw_pod, self.values(own))
+    def words(self, plan, amount: int) -> tuple[str, str]:
+        """("lower the cpu request ...", what to add in parentheses): each
+        place's own amounts, and the pod's total when they are not it."""
+        r = self.resource
+        if len(plan) == 1 and plan[0][0].own == self.current:
+            place, own = plan[0]
+            return f"lower the {r} request from {_text(r, self.current)} to {_text(r, own)}", place.who
+        each = [f"{place.who} from {_text(r, place.own)} to {_text(r, own)}" for place, own in plan]
+        return (f"lower the {r} request of " + " and of ".join(each),
+                f"pod total {_text(r, self.current)} -> {_text(r, amount)}")
+
+    def named(self, plan, amount: int) -> str:
+        """The words in one clause, naming where the cut is made unless the
+        pod has a single place to make it."""
+        lower, where = self.words(plan, amount)
+        if where != plan[0][0].who:
+            return f"{lower} ({where})"
+        if len(self.summed) + len(self.inits) <= 1:
+            return lower
+        r = self.resource
+        return f"lower the {r} request of {where} from {_text(r, self.current)} to {_text(r, plan[0][1])}"
 
     def run(self, amount: int):
         """(settable, Fix or None): one cycle with the request at `amount`;
-        not settable when init containers or overhead decide the request."""
-        patch = self.patch(amount)
+        not settable when no requests of the pod make that amount."""
+        plan = self.plan(amount)
+        patch = None if plan is None else write_ops(self.raw_pod, self.values(plan))
         if patch is None:
             return False, None
         pi = self.search.verifier.patched_pod(patch)
         if pi is None or pi.resource.as_dict().get(self.resource, 0) != amount:
             return False, None
-        where = "pod-level requests" if self.path[1] == "resources" else f"container {self.container}"
-        change = (f"lower the {self.resource} request from {_text(self.resource, self.current)} to "
-                  f"{_text(self.resource, amount)} ({where}; the largest that fits, in steps of "
+        lower, where = self.words(plan, amount)
+        change = (f"{lower} ({where}; the largest that fits, in steps of "
                   f"{_text(self.resource, _step(self.resource, self.current))})")
         return True, self.search.try_pod_patch(KIND, change, patch, magnitude=(self.current - amount) / self.current,
                                                order=ORDER)
@@ -237,12 +346,10 @@ def find(search) -> list:
         first = True
         while hi - lo > 1 and search.has_budget():
             settable, fix = probe.run(k * step)
-            if not settable:
-                break
             if fix is not None:
                 lo, best = k, fix
             else:
-                hi = k
+                hi = k  # does not fit, or no requests make it: a smaller amount neither
             # The free amounts are usually right: check the neighbour above first.
             k = lo + 1 if first and fix is not None else (lo + hi) // 2
             first = False
@@ -330,13 +437,13 @@ def cut_ops(search, amounts: dict, pod_info=None, raw_pod=None):
         probe = _Probe(search, r, current[r], pod_info, raw_pod)
         if probe.path is None:
             return None
-        own = probe.own - (probe.current - amount)
-        if own <= 0:
+        plan = probe.plan(amount)
+        if plan is None:
             return None
-        for path, value in probe.values(own).items():
+        for path, value in probe.values(plan).items():
             merged = values.setdefault(path, dict(value))
             merged[r] = value[r]
-        words.append(f"lower the {r} request from {_text(r, current[r])} to {_text(r, amount)}")
+        words.append(probe.named(plan, amount))
     patch = write_ops(raw_pod, values) if values else []
     if patch is None:
         return None
