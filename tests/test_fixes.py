@@ -104,6 +104,60 @@ def test_required_node_affinity_requirement_dropped():
     assert_fits(objects, label)
 
 
+_ZONE = "topology.kubernetes.io/zone"
+_AFFINITY = "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def _required(*terms) -> dict:
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}
+
+
+def _in(key, *values) -> dict:
+    return {"key": key, "operator": "In", "values": list(values)}
+
+
+def test_node_needing_selector_and_affinity_changes_keeps_the_requirements_it_meets():
+    # a is in z1 but silver and without disk=ssd: dropping disk and "tier In
+    # (gold)" opens it and keeps the pod in z1; dropping the whole affinity
+    # would let it leave z1 (b, in z2, needs that).
+    objects = [node("a", labels={_ZONE: "z1", "tier": "silver"}),
+               node("b", labels={_ZONE: "z2", "tier": "silver", "disk": "hdd"}),
+               pod("web", nodeSelector={"disk": "ssd"},
+                   affinity=_required({"matchExpressions": [_in(_ZONE, "z1"), _in("tier", "gold")]}))]
+    p = the_pod(objects)
+    relax = fix_of(p, "relax-node-affinity")
+    assert relax["patch"] == [{"op": "remove", "path": "/spec/nodeSelector/disk"},
+                              {"op": "remove", "path": _AFFINITY + "/nodeSelectorTerms/0/matchExpressions/1"}]
+    assert relax["verified"]["nodes"] == ["a"]
+    assert_fits(objects, relax)
+    # The narrower change verifies: the whole affinity is not dropped by any fix.
+    assert not [f for f in p["fixes"] if {"op": "remove", "path": _AFFINITY} in f["patch"]]
+
+
+def test_node_affinity_term_needing_fewest_drops_is_chosen():
+    # Term 0 fails on zone, tier and gpu; term 1 on tier only (the terms are ORed).
+    terms = ({"matchExpressions": [_in(_ZONE, "z9"), _in("tier", "gold"), {"key": "gpu", "operator": "Exists"}]},
+             {"matchExpressions": [_in(_ZONE, "z1"), _in("tier", "gold")]})
+    objects = [node("a", labels={_ZONE: "z1", "tier": "silver"}),
+               pod("web", nodeSelector={"disk": "ssd"}, affinity=_required(*terms))]
+    relax = fix_of(the_pod(objects), "relax-node-affinity")
+    assert relax["patch"] == [{"op": "remove", "path": "/spec/nodeSelector/disk"},
+                              {"op": "remove", "path": _AFFINITY + "/nodeSelectorTerms/1/matchExpressions/1"}]
+    assert_fits(objects, relax)
+
+
+def test_whole_node_affinity_dropped_when_the_node_fails_every_requirement():
+    # b fails both requirements of the only term: dropping them leaves an
+    # empty term (which matches no node), so only the whole affinity goes.
+    objects = [node("b", labels={_ZONE: "z2", "tier": "silver"}),
+               pod("web", nodeSelector={"disk": "ssd"},
+                   affinity=_required({"matchExpressions": [_in(_ZONE, "z1"), _in("tier", "gold")]}))]
+    relax = fix_of(the_pod(objects), "relax-node-affinity")
+    assert relax["patch"] == [{"op": "remove", "path": "/spec/nodeSelector/disk"},
+                              {"op": "remove", "path": _AFFINITY}]
+    assert_fits(objects, relax)
+
+
 def test_topology_spread_max_skew_raised_to_what_the_nodes_need():
     sel = {"matchLabels": {"app": "web"}}
     spread = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": sel}]

@@ -38,6 +38,24 @@ def test_selector_and_memory_at_once():
     assert_fits(objects, fix)
 
 
+def test_joined_node_affinity_part_drops_only_the_requirement_the_node_fails():
+    # hdd is tainted and silver: the join tolerates the taint and drops
+    # "tier In (gold)" only, keeping the pod in z1.
+    zone = "topology.kubernetes.io/zone"
+    required = "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"
+    term = {"matchExpressions": [{"key": zone, "operator": "In", "values": ["z1"]},
+                                 {"key": "tier", "operator": "In", "values": ["gold"]}]}
+    objects = [node("hdd", labels={zone: "z1", "tier": "silver"}, taints=[TAINT]),
+               pod("web", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                   "nodeSelectorTerms": [term]}}})]
+    p = the_pod(objects)
+    (fix,) = [f for f in p["fixes"] if f["kind"] == "combined"]
+    assert fix["parts"] == ["add-toleration", "relax-node-affinity"]
+    assert {"op": "remove", "path": required + "/nodeSelectorTerms/0/matchExpressions/1"} in fix["patch"]
+    assert {"op": "remove", "path": required} not in fix["patch"]
+    assert_fits(objects, fix)
+
+
 def test_pod_and_cluster_parts_joined_when_nothing_alone_verifies():
     # A ReadWriteOncePod claim held elsewhere (only deleting its pod frees it)
     # and a taint on the one node with room: a cluster part and a pod part.

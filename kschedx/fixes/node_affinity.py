@@ -5,7 +5,7 @@ NodeAffinity alone open."""
 from __future__ import annotations
 
 from ..config import names
-from ..api.labels import NodeSelector
+from ..api.labels import NodeSelector, NodeSelectorTerm
 from ..plugins.nodeaffinity import RequiredNodeAffinity
 from .jsonpatch import pointer
 
@@ -16,9 +16,10 @@ _REQUIRED = ("spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnore
 
 def _per_node(spec: dict, nodes) -> list:
     """(change, patch, magnitude) dropping, for a node, every nodeSelector
-    entry and the required node affinity it does not match: the smallest
-    relaxation that opens it when no single entry does (a selector naming
-    two labels the node lacks). One candidate per distinct change."""
+    entry and every requirement of the required node affinity it does not
+    match: the smallest relaxation that opens it when no single entry does
+    (a selector naming two labels the node lacks). One candidate per
+    distinct change."""
     out, seen = [], set()
     for ni in nodes:
         made = _unmatched(spec, ni)
@@ -28,13 +29,18 @@ def _per_node(spec: dict, nodes) -> list:
         key = repr(ops)
         if key not in seen:
             seen.add(key)
-            out.append(("; ".join(words), ops, len(ops) + (1 if ops[-1]["path"] == pointer(*_REQUIRED) else 0)))
+            out.append(("; ".join(words), ops, len(ops) + (1 if _drops_all(ops) else 0)))
     return out
+
+
+def _drops_all(ops: list) -> bool:
+    return any(op["path"] == pointer(*_REQUIRED) for op in ops)
 
 
 def _unmatched(spec: dict, ni) -> tuple[list, list] | None:
     """(ops, words): drop the nodeSelector entries the node does not match,
-    and the required node affinity when the node matches none of its terms."""
+    and the requirements of the required node affinity it fails (the whole
+    affinity only when no term is left that could match it)."""
     labels = ni.labels
     ops, words = [], []
     for key, value in (spec.get("nodeSelector") or {}).items():
@@ -44,11 +50,54 @@ def _unmatched(spec: dict, ni) -> tuple[list, list] | None:
     required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
         "requiredDuringSchedulingIgnoredDuringExecution")
     if required:
-        terms = NodeSelector(required) if isinstance(required, dict) else None
-        if terms is None or not terms.matches(labels, ni.name):
+        dropped = _failed_requirements(required, labels, ni.name) if isinstance(required, dict) else None
+        if dropped is None:
             ops.append({"op": "remove", "path": pointer(*_REQUIRED)})
             words.append("drop the required node affinity")
+        else:
+            ops += dropped[0]
+            words += dropped[1]
     return (ops, words) if ops else None
+
+
+def _failed_requirements(required: dict, labels: dict, name: str) -> tuple[list, list] | None:
+    """(ops, words) dropping the requirements the node fails in the term
+    that needs the fewest dropped (the terms are ORed: one term matching is
+    enough); ([], []) when a term matches already; None when every term
+    would be left empty (an empty term matches no node) or cannot be read."""
+    if NodeSelector(required).matches(labels, name):
+        return [], []
+    best = None
+    for i, term in enumerate(required.get("nodeSelectorTerms") or ()):
+        failed = _failed_in_term(term, labels, name) if isinstance(term, dict) else None
+        if failed and (best is None or len(failed) < len(best[1])):
+            best = (i, failed)
+    if best is None:
+        return None
+    i, failed = best
+    ops, words = [], []
+    # Highest index first: each removal leaves the indexes before it in place.
+    for f, j, r in sorted(failed, key=lambda x: (x[0], -x[1])):
+        ops.append({"op": "remove", "path": pointer(*_REQUIRED, "nodeSelectorTerms", i, f, j)})
+        words.append(f"drop requirement {_requirement_text(r)} of required node affinity term {i}")
+    return ops, words
+
+
+def _failed_in_term(term: dict, labels: dict, name: str) -> list | None:
+    """(field, index, requirement) of each requirement of the term the node
+    fails; None when they are all failed (dropping them leaves an empty
+    term, which matches nothing) or the term has none."""
+    reqs = [(f, j, r) for f in ("matchExpressions", "matchFields") for j, r in enumerate(term.get(f) or ())]
+    failed = [(f, j, r) for f, j, r in reqs
+              if not NodeSelectorTerm({f: [r]}).matches(labels, name)]
+    if not reqs or len(failed) == len(reqs):
+        return None
+    return failed
+
+
+def _requirement_text(r: dict) -> str:
+    values = ",".join(str(v) for v in r.get("values") or ())
+    return f"{r.get('key')} {r.get('operator')}" + (f" ({values})" if values else "")
 
 
 def _candidates(spec: dict) -> list:
@@ -69,9 +118,7 @@ def _single(spec: dict):
         if len(reqs) < 2:
             continue  # dropping a term's only requirement leaves a term that matches nothing
         for f, j, r in reqs:
-            values = ",".join(str(v) for v in r.get("values") or ())
-            text = f"{r.get('key')} {r.get('operator')}" + (f" ({values})" if values else "")
-            yield (f"drop requirement {text} of required node affinity term {i}",
+            yield (f"drop requirement {_requirement_text(r)} of required node affinity term {i}",
                    [{"op": "remove", "path": pointer(*_REQUIRED, "nodeSelectorTerms", i, f, j)}], 1)
     yield ("drop the required node affinity", [{"op": "remove", "path": pointer(*_REQUIRED)}], 2)
 
@@ -95,18 +142,39 @@ def find(search) -> list:
         if opens:
             screened.append((magnitude, -len(opens), change, patch, opens))
     screened.sort(key=lambda c: c[:2])
-    fixes = []
-    for magnitude, _, change, patch, opens in screened[:MAX_CANDIDATES]:
-        fix = search.try_pod_patch(KIND, change, patch, magnitude=magnitude,
-                                   order=ORDER)
+    # Dropping the whole affinity comes last: it is only worth a cycle when
+    # no narrower change (one keeping the affinity) verified.
+    narrow = [c for c in screened if not _drops_all(c[3])]
+    fixes, kept = _checked(search, narrow[:MAX_CANDIDATES])
+    wide = [c for c in screened if _drops_all(c[3]) and not any(_within(p, c[3]) for p in kept)]
+    more, _ = _checked(search, wide[:MAX_CANDIDATES - len(fixes)])
+    return fixes + more
+
+
+def _checked(search, candidates: list) -> tuple[list, list]:
+    """(the fixes that verify, their patches)."""
+    fixes, patches = [], []
+    for magnitude, _, change, patch, _ in candidates:
+        fix = search.try_pod_patch(KIND, change, patch, magnitude=magnitude, order=ORDER)
         if fix is not None:
             fixes.append(fix)
-    return fixes
+            patches.append(patch)
+    return fixes, patches
+
+
+def _within(narrow: list, wide: list) -> bool:
+    """Whether every node `narrow` lets the pod on, `wide` (which drops the
+    whole required node affinity) does too: `narrow` drops no nodeSelector
+    entry that `wide` keeps."""
+    kept_by_wide = {op["path"] for op in narrow if op["path"].startswith("/spec/nodeSelector/")} - \
+        {op["path"] for op in wide}
+    return not kept_by_wide
 
 
 def parts(ctx, node: str):
     """Drop the nodeSelector entries the node does not match, and the
-    required node affinity when the node matches none of its terms."""
+    requirements of the required node affinity it fails (the whole
+    affinity when no term can be left matching it)."""
     from .parts import Part
     from .search import POD
 
