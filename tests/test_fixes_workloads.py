@@ -100,6 +100,28 @@ def test_daemonset_pods_get_no_node_affinity_change(tmp_path):
     assert after["status"] == "Scheduled"
 
 
+def test_spread_max_skew_raised_until_every_replica_is_placed(tmp_path):
+    # z2 has room for one replica. The first blocked replica (the fourth:
+    # z1 would hold 3, z2 1) needs maxSkew 2, but the fifth then needs 3:
+    # maxSkew 3 keeps DoNotSchedule and places all 5, before ScheduleAnyway.
+    zone = "topology.kubernetes.io/zone"
+    cluster = [node("n1", cpu="16", labels={zone: "z1"}), node("n2", cpu="1", labels={zone: "z2"})]
+    workload = _workload("Deployment")
+    workload["spec"]["replicas"] = 5
+    spec = workload["spec"]["template"]["spec"]
+    spec["containers"][0]["resources"]["requests"]["cpu"] = "1"
+    spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": zone, "whenUnsatisfiable": "DoNotSchedule",
+                                          "labelSelector": {"matchLabels": {"app": "web"}}}]
+    pods = _explain(tmp_path, cluster, workload)
+    (p,) = [p for p in pods if p.get("fixes")]
+    spread = [f for f in p["fixes"] if f["kind"] == "relax-topology-spread"]
+    assert [f["patch"] for f in spread] == [[{"op": "add", "path": "/spec/template/spec/topologySpreadConstraints/0/"
+                                              "maxSkew", "value": 3}]]
+    assert spread[0]["verified"]["placed"] == 5
+    after = _replayed(tmp_path, cluster, workload, spread[0])
+    assert len(after) == 5 and all(q["status"] == "Scheduled" for q in after)
+
+
 def test_a_deployment_expanded_again_makes_the_replicaset_of_its_new_template():
     # A new template makes a new ReplicaSet (another pod-template-hash): the
     # cycle checking a fix has it in the cluster, as the cluster would.

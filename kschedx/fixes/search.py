@@ -196,6 +196,9 @@ class Search:
     failed: set = field(default_factory=set)
     # Node templates (--node-template): where add-node's new nodes come from.
     templates: list = field(default_factory=list)
+    # The last check that did not place the pod: what its cycle showed still
+    # blocks is where a stepped change (spread.py's maxSkew) goes next.
+    last_failed: Attempt | None = None
 
     @property
     def pod_info(self):
@@ -303,10 +306,13 @@ class Search:
             result = v.run(pi, preemption=preemption)
             verified = v.verdict(result, preemption)
         if verified is None:
+            self.last_failed = None
             if not preemption:
                 self.failed.add(candidate_key(cand))
-            if not preemption and len(self.attempts) < MAX_KEPT_ATTEMPTS and hasattr(result, "node_records"):
-                self.attempts.append(Attempt(cand, result))
+            if not preemption and hasattr(result, "node_records"):
+                self.last_failed = Attempt(cand, result)
+                if len(self.attempts) < MAX_KEPT_ATTEMPTS:
+                    self.attempts.append(self.last_failed)
             return None
         changes = []
         owner = None

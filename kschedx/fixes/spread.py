@@ -1,5 +1,6 @@
 """relax-topology-spread: a DoNotSchedule topology spread constraint made
-looser (the smallest maxSkew the nodes it blocks need) or soft
+looser (the smallest maxSkew the nodes it blocks need, raised step by step
+while a workload's later replicas still need more) or soft
 (whenUnsatisfiable: ScheduleAnyway)."""
 
 from __future__ import annotations
@@ -40,35 +41,81 @@ def parts(ctx, node: str):
                  pod_patch=ops, magnitude=len(which))]
 
 
-def find(search) -> list:
-    from .search import MAX_CANDIDATES
+def _hard(constraints: list) -> list[int]:
+    return [k for k, c in enumerate(constraints) if (c.get("whenUnsatisfiable") or "DoNotSchedule") == "DoNotSchedule"]
 
-    nodes = search.blockers.only(names.PodTopologySpread)
-    constraints = (search.raw_pod.get("spec") or {}).get("topologySpreadConstraints") or []
-    hard = [k for k, c in enumerate(constraints) if (c.get("whenUnsatisfiable") or "DoNotSchedule") == "DoNotSchedule"]
-    if not nodes or not hard:
-        return []
-    # The Filter stops at the first constraint a node breaks: the last one in its details.
+
+def _needed(blockers, hard: list[int]) -> dict[int, int]:
+    """Constraint index -> the smallest skew that opens one of the nodes
+    the constraint alone keeps the pod off."""
     needed: dict[int, int] = {}
-    for name in nodes:
-        evaluated = (search.blockers.detail(name, names.PodTopologySpread) or {}).get("constraints") or []
+    for name in blockers.only(names.PodTopologySpread):
+        # The Filter stops at the first constraint a node breaks: the last one in its details.
+        evaluated = (blockers.detail(name, names.PodTopologySpread) or {}).get("constraints") or []
         if not evaluated or evaluated[-1].get("satisfied", True) or "skew" not in evaluated[-1]:
             continue
         j = len(evaluated) - 1
         if j < len(hard):
             needed[hard[j]] = min(needed.get(hard[j], evaluated[-1]["skew"]), evaluated[-1]["skew"])
+    return needed
+
+
+def _unit_size(search) -> int:
+    """The pods a check places that carry the change: a workload's replicas
+    (sequence.py), else the one pod."""
+    return len(getattr(search.verifier, "targets", None) or ()) or 1
+
+
+def _raise_op(k: int, skew: int) -> list[dict]:
+    return [{"op": "add", "path": pointer("spec", "topologySpreadConstraints", k, "maxSkew"), "value": skew}]
+
+
+def _raised(search, k: int, where: str, skew: int, hard: list[int]):
+    """The smallest raised maxSkew of constraint k, from `skew` (what the
+    first blocked pod needs), that verifies. A workload's later replicas may
+    need more than its first blocked one: after a check that leaves one
+    unplaced, the next step is the skew that replica needs (one more at
+    least), up to the first skew plus the replica count - 1 (each replica
+    adds at most one to a domain's count). None when no step verifies."""
+    bound = skew + _unit_size(search) - 1
+    while skew <= bound and search.has_budget():
+        patch = _raise_op(k, skew)
+        fix = search.try_pod_patch(KIND, f"raise maxSkew of {where} to {skew}", patch, magnitude=0.5, order=ORDER)
+        if fix is not None:
+            return fix
+        failed = search.last_failed
+        if failed is None or failed.candidate.pod_patch is not patch or failed.blockers() is None:
+            return None
+        nxt = _needed(failed.blockers(), hard).get(k)
+        if nxt is None:
+            return None  # the constraint no longer keeps the unplaced pod off a node: more skew cannot help
+        skew = max(nxt, skew + 1)
+    return None
+
+
+def find(search) -> list:
+    from .search import MAX_CANDIDATES
+
+    nodes = search.blockers.only(names.PodTopologySpread)
+    constraints = (search.raw_pod.get("spec") or {}).get("topologySpreadConstraints") or []
+    hard = _hard(constraints)
+    if not nodes or not hard:
+        return []
+    needed = _needed(search.blockers, hard)
     candidates = []
     for k in hard:
         c = constraints[k]
         where = f"topology spread constraint {k} ({c.get('topologyKey')}, maxSkew {c.get('maxSkew')})"
         if k in needed and needed[k] > (c.get("maxSkew") or 1):
-            candidates.append((0.5, f"raise maxSkew of {where} to {needed[k]}",
-                               [{"op": "add", "path": pointer("spec", "topologySpreadConstraints", k, "maxSkew"),
-                                 "value": needed[k]}]))
-        candidates.append((1.0, f"make {where} soft (whenUnsatisfiable: ScheduleAnyway)", soft_ops(c, k)))
+            candidates.append((0.5, k, where))
+        candidates.append((1.0, k, where))
     fixes = []
-    for magnitude, change, patch in sorted(candidates, key=lambda c: c[0])[:MAX_CANDIDATES]:
-        fix = search.try_pod_patch(KIND, change, patch, magnitude=magnitude, order=ORDER)
+    for magnitude, k, where in sorted(candidates, key=lambda c: c[0])[:MAX_CANDIDATES]:
+        if magnitude < 1:
+            fix = _raised(search, k, where, needed[k], hard)
+        else:
+            fix = search.try_pod_patch(KIND, f"make {where} soft (whenUnsatisfiable: ScheduleAnyway)",
+                                       soft_ops(constraints[k], k), magnitude=magnitude, order=ORDER)
         if fix is not None:
             fixes.append(fix)
             if magnitude < 1:
