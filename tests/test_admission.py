@@ -719,6 +719,47 @@ def test_what_the_api_server_refuses_in_other_kinds(obj, ref, field, message):
     assert msg == f"test.yaml: {ref}: field {field}: {message}"
 
 
+def _budget(**spec):
+    spec.setdefault("selector", {"matchLabels": {"app": "web"}})
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "default"}, "spec": spec}
+
+
+_PERCENT_RULE = ("a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%' or '93%'); "
+                 "a number of pods is written without quotes")
+
+
+@pytest.mark.parametrize("spec, field, message", [
+    # ValidatePodDisruptionBudgetSpec: each changed a drain's answer before.
+    ({"minAvailable": "50"}, "spec.minAvailable", f"'50': {_PERCENT_RULE}"),
+    ({"maxUnavailable": "half"}, "spec.maxUnavailable", f"'half': {_PERCENT_RULE}"),
+    ({"minAvailable": "50 %"}, "spec.minAvailable", f"'50 %': {_PERCENT_RULE}"),
+    ({"minAvailable": "-5%"}, "spec.minAvailable", f"'-5%': {_PERCENT_RULE}"),
+    ({"maxUnavailable": "150%"}, "spec.maxUnavailable", "'150%': must not be greater than 100%"),
+    ({"minAvailable": "101%"}, "spec.minAvailable", "'101%': must not be greater than 100%"),
+    ({"minAvailable": "1" * 5000 + "%"}, "spec.minAvailable",
+     f"'{'1' * 5000}%': must not be greater than 100%"),
+    ({"minAvailable": -1}, "spec.minAvailable", "-1: must be greater than or equal to 0"),
+    ({"maxUnavailable": -2}, "spec.maxUnavailable", "-2: must be greater than or equal to 0"),
+    ({"minAvailable": 1, "maxUnavailable": 1}, "spec", "minAvailable and maxUnavailable cannot be both set"),
+    ({"minAvailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAlow"}, "spec.unhealthyPodEvictionPolicy",
+     "unsupported value 'AlwaysAlow': supported values: AlwaysAllow, IfHealthyBudget"),
+])
+def test_a_disruption_budget_the_api_server_refuses(spec, field, message):
+    err, msg = input_error(_budget(**spec))
+    assert err.field == field
+    assert msg == f"test.yaml: PodDisruptionBudget/default/web: field {field}: {message}"
+
+
+@pytest.mark.parametrize("spec", [
+    {"minAvailable": 0}, {"minAvailable": "0%"}, {"minAvailable": "100%"}, {"minAvailable": "007%"},
+    {"maxUnavailable": 1000}, {"maxUnavailable": "25%"}, {},
+    {"minAvailable": 1, "maxUnavailable": None}, {"maxUnavailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+])
+def test_a_disruption_budget_the_api_server_stores_is_taken(spec):
+    assert list(admitted(_budget(**spec), pod()).pod_disruption_budgets) == ["default/web"]
+
+
 def test_the_system_priority_classes_and_a_billion_are_taken():
     cluster = admitted(pc("system-node-critical", 2000001000), pc("top", 1000000000),
                        _pdb({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}),

@@ -15,6 +15,7 @@ or tolerations: most of a 150,000-pod snapshot).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from ..api.labels import _valid_value
@@ -92,8 +93,8 @@ def validate_object(obj: dict, origin, ref: str) -> None:
                 raise _Invalid(*error)
         kind = obj.get("kind")
         spec = obj.get("spec")
-        if kind == "PodDisruptionBudget" and isinstance(spec, dict) and isinstance(spec.get("selector"), dict):
-            _label_selector(spec["selector"], "spec.selector")
+        if kind == "PodDisruptionBudget" and isinstance(spec, dict):
+            _disruption_budget(spec)
         elif kind == "PersistentVolume" and isinstance(spec, dict):
             required = (spec.get("nodeAffinity") or {}).get("required")
             if isinstance(required, dict):
@@ -108,6 +109,48 @@ def validate_object(obj: dict, origin, ref: str) -> None:
             _priority_class(obj)
     except _Invalid as e:
         raise InputError(e.message, source=origin, obj=ref, field=e.field) from None
+
+
+UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
+_PERCENT = re.compile(r"[0-9]+%")
+
+
+def _disruption_budget(spec: dict) -> None:
+    """ValidatePodDisruptionBudgetSpec. A budget the API server never
+    stores would otherwise still answer a drain: "50" (no %) left every
+    eviction blocked, "150%" of maxUnavailable let every pod go at once.
+    None of these rules is ratcheted for a stored budget (an update is held
+    to them as a create is), so none can be in a cluster; only the
+    selector's matchExpressions values are, and those are not checked."""
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        raise _Invalid("spec", "minAvailable and maxUnavailable cannot be both set")
+    for name in ("minAvailable", "maxUnavailable"):
+        value = spec.get(name)
+        if value is not None:
+            _int_or_percent(value, f"spec.{name}")
+    if isinstance(spec.get("selector"), dict):
+        _label_selector(spec["selector"], "spec.selector")
+    policy = spec.get("unhealthyPodEvictionPolicy")
+    if policy is not None and policy not in UNHEALTHY_POD_EVICTION_POLICIES:
+        # Misspelled, AlwaysAllow was read as the default IfHealthyBudget.
+        raise _unsupported("spec.unhealthyPodEvictionPolicy", policy, UNHEALTHY_POD_EVICTION_POLICIES)
+
+
+def _int_or_percent(value, path: str) -> None:
+    """ValidatePositiveIntOrPercent and IsNotMoreThan100Percent (apps
+    validation): a count of pods, or a share of them up to all."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return  # (the shape's to say)
+    if isinstance(value, int):
+        if value < 0:
+            raise _Invalid(path, f"{value}: must be greater than or equal to 0")
+        return
+    if _PERCENT.fullmatch(value) is None:
+        raise _Invalid(path, f"{value!r}: a valid percent string must be a numeric string followed by an ending "
+                             "'%' (e.g. '1%' or '93%'); a number of pods is written without quotes")
+    digits = value[:-1].lstrip("0")
+    if len(digits) > 3 or int(digits or "0") > 100:
+        raise _Invalid(path, f"{value!r}: must not be greater than 100%")
 
 
 # The classes the API server creates, and the most a user-defined one may be worth.
