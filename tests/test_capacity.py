@@ -227,6 +227,61 @@ def test_daemonset_is_refused(tmp_path):
     assert "one pod per eligible node" in _one_line_error(_run(pods, "--snapshot", cluster), 3)
 
 
+_AGENT = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "default"},
+          "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                   "template": {"metadata": {"labels": {"app": "agent"}},
+                                "spec": {"containers": [{"name": "c", "image": "x"}]}}}}
+_DAEMON_SET_REFUSED = ("DaemonSet/default/agent: runs one pod per eligible node: capacity counts replicas (give a Pod, "
+                       "Deployment, ReplicaSet, StatefulSet or Job)")
+
+
+@pytest.mark.parametrize("nodes, beside", [(1, False), (0, False), (0, True)])
+def test_a_daemon_set_is_named_with_its_file_not_as_a_pod_made_of_it(tmp_path, nodes, beside):
+    # Without a node it makes no pod: still a DaemonSet, not "zero replicas".
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}
+    cluster = _write(tmp_path, [node("a")] if nodes else [namespace])
+    pods = _write(tmp_path, [_AGENT, pod("other")] if beside else [_AGENT], "ds.yaml")
+    assert _one_line_error(_run(pods, "--snapshot", cluster), 3) == f"kschedx: error: {pods}: {_DAEMON_SET_REFUSED}"
+
+
+def test_a_statefulset_with_claim_templates_is_named_with_its_file_and_field(tmp_path):
+    cluster = _write(tmp_path, [node("a")])
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "default"},
+           "spec": {"replicas": 2, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                    "template": {"metadata": {"labels": {"app": "db"}},
+                                 "spec": {"containers": [{"name": "c", "image": "x"}]}},
+                    "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}
+    pods = _write(tmp_path, [sts], "sts.yaml")
+    line = _one_line_error(_run(pods, "--snapshot", cluster), 3)
+    assert line.startswith(f"kschedx: error: {pods}: StatefulSet/default/db: field spec.volumeClaimTemplates: each "
+                           "replica would need PersistentVolumeClaims of its own")
+
+
+_SUSPENDED = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "susp", "namespace": "default"},
+              "spec": {"suspend": True, "template": {"spec": {"restartPolicy": "Never",
+                                                              "containers": [{"name": "c", "image": "x"}]}}}}
+
+
+@pytest.mark.parametrize("beside", [False, True])
+def test_a_suspended_job_says_it_makes_no_pod_alone_or_beside_another(tmp_path, beside):
+    # Alone, it leaves no object behind: the file is not empty for that.
+    cluster = _write(tmp_path, [node("a")])
+    pods = _write(tmp_path, [_SUSPENDED, pod("other")] if beside else [_SUSPENDED], "job.yaml")
+    line = _one_line_error(_run(pods, "--snapshot", cluster), 3)
+    assert line.startswith(f"kschedx: error: {pods}: Job/default/susp: makes no pod (zero replicas, suspended or "
+                           "paused): no pod template to count")
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate"])
+def test_a_suspended_job_alone_is_no_pods_to_evaluate_for_explain_and_simulate(tmp_path, command):
+    cluster = _write(tmp_path, [node("a")])
+    pods = _write(tmp_path, [_SUSPENDED], "job.yaml")
+    r = CliRunner().invoke(main, [command, pods, "--snapshot", cluster])
+    assert _one_line_error(r, 3) == (f"kschedx: error: {pods}: no pods to evaluate: Job/default/susp expanded into "
+                                     "0 pod(s)")
+
+
 # -- human output --------------------------------------------------------------------------------
 
 def test_human_output_names_count_limit_and_chart_without_colour():

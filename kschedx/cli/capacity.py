@@ -68,6 +68,7 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
     """
     from ..api.selection import PodSelection
     from ..commands import capacity as cap
+    from ..commands.load import NoPodsToEvaluate
     from ..sources.strict import Validation
     from .workload import load_workload
 
@@ -75,8 +76,15 @@ def capacity(pod_files, snapshot_paths, cluster, namespace, max_copies, min_copi
     options = cap.Options(max=max_copies, min=min_copies, allow_preemption=allow_preemption,
                           with_pending=with_pending, drain=drain)
     options.check()
-    workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace),
-                             controllers=drain is not None, validation=Validation(validate, scheduler.kube_version))
+    try:
+        workload = load_workload(snapshot_paths, pod_files, cluster, False, PodSelection(namespace=namespace),
+                                 controllers=drain is not None,
+                                 validation=Validation(validate, scheduler.kube_version))
+    except NoPodsToEvaluate as e:
+        # A DaemonSet, or a workload of zero replicas, alone in the POD_FILEs:
+        # the same words as beside another pod.
+        cap.refuse_workloads_without_pods(e.notes)
+        raise
     check_drain_nodes(drain, workload.cluster, "the snapshot" if snapshot_paths else "the cluster")
     features, scheduler_config = scheduler.resolve(workload)
     failures = [] if report is not None else None

@@ -71,30 +71,16 @@ def templates_of(workload) -> list[Template]:
     one template count once (the first in queue order), every other pod is
     a template of its own. A DaemonSet, or a workload that made no pod, is
     refused: there is no replica to count."""
+    refuse_workloads_without_pods(workload.notes)
     cluster = workload.cluster
-    for note in workload.notes:
-        # "<file>: Kind/ns/name expanded into N pod(s)"
-        if note.endswith(" expanded into 0 pod(s)"):
-            what = note[: -len(" expanded into 0 pod(s)")]
-            raise InputError(f"{what.rpartition(': ')[2]} makes no pod (zero replicas, suspended or paused): "
-                             "no pod template to count; set replicas to 1 or more (capacity does not use the "
-                             "number)", source=what.rpartition(": ")[0] or None)
     out: list[Template] = []
     seen: set = set()
     for pi in workload.pods:
         owner = _controller(pi.pod)
-        if owner is not None and owner.get("kind") == "DaemonSet" and pi.uid in workload.asked:
-            raise InputError(f"DaemonSet {pi.namespace}/{owner.get('name')} runs one pod per eligible node: "
-                             "capacity counts replicas (give a Pod, Deployment, ReplicaSet, StatefulSet or Job)",
-                             obj=f"Pod/{pi.key}")
-        if owner is not None and owner.get("kind") == "StatefulSet" and pi.uid in workload.asked:
-            sts = cluster.stateful_sets.get(f"{pi.namespace}/{owner.get('name')}") or {}
-            if (sts.get("spec") or {}).get("volumeClaimTemplates"):
-                raise InputError("has volumeClaimTemplates: each replica would need PersistentVolumeClaims of "
-                                 "its own, which capacity does not create; count a copy of its pod template "
-                                 "without them, or use simulate with the replicas you plan",
-                                 obj=f"StatefulSet/{pi.namespace}/{owner.get('name')}")
-        if owner is not None and owner.get("kind") in _REPLICA_OWNERS and pi.uid in workload.asked:
+        asked = owner is not None and pi.uid in workload.asked
+        if asked:
+            _refuse_uncountable(workload, pi, owner)
+        if asked and owner.get("kind") in _REPLICA_OWNERS:
             key = (owner.get("kind"), pi.namespace, owner.get("name"))
             if key in seen:
                 continue
@@ -103,6 +89,47 @@ def templates_of(workload) -> list[Template]:
         else:
             out.append(Template(pi, None))
     return out
+
+
+_NO_PODS = " expanded into 0 pod(s)"
+
+
+def refuse_workloads_without_pods(notes) -> None:
+    """A POD_FILE workload that made no pod has no template to count. The
+    notes ("<file>: Kind/ns/name expanded into N pod(s)") are all that is
+    left of it: a suspended Job leaves no object behind."""
+    for note in notes:
+        if note.endswith(_NO_PODS):
+            source, _, ref = note[: -len(_NO_PODS)].rpartition(": ")
+            if ref.startswith("DaemonSet/"):
+                # (no node to run on: the DaemonSet is what capacity cannot count)
+                raise _daemon_set_error(source or None, ref)
+            raise InputError("makes no pod (zero replicas, suspended or paused): no pod template to count; set "
+                             "replicas to 1 or more (capacity does not use the number)", source=source or None,
+                             obj=ref)
+
+
+def _refuse_uncountable(workload, pi: PodInfo, owner: dict) -> None:
+    """A pod of a POD_FILE DaemonSet, or of a StatefulSet with claim
+    templates: the error names the workload the user wrote, in its file,
+    not the pod kschedx made of it."""
+    kind = owner.get("kind")
+    ref = f"{kind}/{pi.namespace}/{owner.get('name')}"
+    # (none for a pending pod named from the snapshot or cluster, or read from stdin)
+    source = (workload.sources.get(pi.uid) or {}).get("file")
+    if kind == "DaemonSet":
+        raise _daemon_set_error(source, ref)
+    if kind == "StatefulSet":
+        sts = workload.cluster.stateful_sets.get(f"{pi.namespace}/{owner.get('name')}") or {}
+        if (sts.get("spec") or {}).get("volumeClaimTemplates"):
+            raise InputError("each replica would need PersistentVolumeClaims of its own, which capacity does not "
+                             "create; count a copy of its pod template without them, or use simulate with the "
+                             "replicas you plan", source=source, obj=ref, field="spec.volumeClaimTemplates")
+
+
+def _daemon_set_error(source, ref: str) -> InputError:
+    return InputError("runs one pod per eligible node: capacity counts replicas (give a Pod, Deployment, "
+                      "ReplicaSet, StatefulSet or Job)", source=source, obj=ref)
 
 
 def _controller(pod: dict) -> dict | None:

@@ -146,7 +146,7 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
             first -= 1
         pods = cluster.pods[first:]
         if not pods:
-            raise InputError(_no_pods(pod_objects, notes), source=_sources(pod_paths))
+            raise NoPodsToEvaluate(_no_pods(pod_objects, notes), notes, source=_sources(pod_paths))
         # Pods asked about never met the resourceclaim controller: create
         # their template claims as it would (snapshot pods stay as they are).
         from ..plugins.dynamicresources.controller import instantiate_pod_claims
@@ -244,13 +244,24 @@ def _sources(paths) -> str:
     return ", ".join("<stdin>" if p == "-" else str(p) for p in paths)
 
 
+class NoPodsToEvaluate(InputError):
+    """POD_FILEs that gave no pod. `notes`: their workloads' expansions, for
+    a command with words of its own for a workload of no pods (capacity)."""
+
+    def __init__(self, message: str, notes: list[str], **where):
+        super().__init__(message, **where)
+        self.notes = notes
+
+
 def _no_pods(objects, expansions) -> str:
-    """Why POD_FILEs gave no pod to evaluate: nothing at all, workloads of no
-    replicas, or only other kinds."""
-    if not objects:
-        return "holds no Kubernetes objects: no pods to evaluate"
+    """Why POD_FILEs gave no pod to evaluate: workloads of no replicas,
+    nothing at all, or only other kinds."""
+    # Workloads first: a suspended Job leaves no object behind, and the file
+    # is not empty.
     if expansions:
         return "no pods to evaluate: " + "; ".join(n.partition(": ")[2] or n for n in expansions)
+    if not objects:
+        return "holds no Kubernetes objects: no pods to evaluate"
     kinds: dict[str, int] = {}
     for obj, _ in objects:
         kinds[obj["kind"]] = kinds.get(obj["kind"], 0) + 1
