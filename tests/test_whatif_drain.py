@@ -351,3 +351,58 @@ def test_capacity_html_report_says_the_drain(tmp_path):
     cli("capacity", "fixtures/whatif/drain/web.yaml", *SNAPSHOT, "--drain", "n1", "--report", str(report))
     assert '<p class="answer"><b>n1 can be drained: 1 pod moves, shop/web-5d8f6c7b9-x2k7p → n2</b></p>' in \
         report.read_text()
+
+
+# A pod whose DaemonSet is not in the cluster: kubectl's daemonSetFilter
+# gets a NotFound and refuses the node (--ignore-daemonsets keeps only pods
+# of a DaemonSet that exists); with --force it deletes the pod.
+ORPHAN = """
+apiVersion: v1
+kind: Node
+metadata: {name: d1, labels: {kubernetes.io/hostname: d1}}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "50"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: m1, labels: {kubernetes.io/hostname: m1}}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "50"}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: orphan-ds
+  namespace: kube-system
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: gone, uid: u, controller: true}]
+spec:
+  nodeName: d1
+  containers: [{name: c, image: x}]
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "True"}]
+"""
+
+
+def test_a_pod_of_a_daemon_set_that_does_not_exist_refuses_the_node(tmp_path):
+    snapshot = tmp_path / "orphan.yaml"
+    snapshot.write_text(ORPHAN)
+    code, doc = drain("d1", snapshot=snapshot)
+    assert code == 1
+    assert node_report(doc, "d1")["outcome"] == "Refused"
+    assert pod_report(doc, "d1", "kube-system/orphan-ds") == {
+        "pod": "kube-system/orphan-ds", "action": "Refused", "reason": "DaemonSet"}
+    assert doc["drain"]["answer"] == (
+        'd1 cannot be drained: kube-system/orphan-ds belongs to a DaemonSet that does not exist (cannot delete '
+        'daemonsets.apps "gone" not found: kube-system/orphan-ds); nothing is evicted and d1 stays cordoned')
+    code, out, _ = cli("simulate", "--snapshot", str(snapshot), "--drain", "d1", "--tie-break", "name")
+    assert code == 1
+    assert "kube-system/orphan-ds  refused: its DaemonSet does not exist (--force deletes it)" in out
+
+
+def test_a_pod_of_a_daemon_set_that_does_not_exist_is_lost_with_force(tmp_path):
+    snapshot = tmp_path / "orphan.yaml"
+    snapshot.write_text(ORPHAN)
+    code, doc = drain("d1", force=True, snapshot=snapshot)
+    assert code == 0
+    report = pod_report(doc, "d1", "kube-system/orphan-ds")
+    assert (report["action"], report.get("lost"), report["note"]) == (
+        "Deleted", True, "its DaemonSet is gone: nothing recreates it")

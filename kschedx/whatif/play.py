@@ -295,12 +295,14 @@ class Play:
         listed = kubectl.filter_pods(pods, self.options, self._daemon_set)
         nd.listed = listed
         for item in listed:
-            if item.filter == "DaemonSet" and not item.delete:
+            # An error first: a pod whose DaemonSet is gone is not kept by
+            # --ignore-daemonsets, kubectl refuses the node for it.
+            if item.reason == kubectl.ERROR:
+                nd.pods[item.key] = kubectl.PodReport(item.key, "Refused", item.filter)
+            elif item.filter == "DaemonSet" and not item.delete:
                 nd.pods[item.key] = kubectl.PodReport(item.key, "Stays", "DaemonSet")
             elif item.filter == "Mirror":
                 nd.pods[item.key] = kubectl.PodReport(item.key, "Stays", "Mirror")
-            elif item.reason == kubectl.ERROR:
-                nd.pods[item.key] = kubectl.PodReport(item.key, "Refused", item.filter)
             else:
                 nd.pods[item.key] = kubectl.PodReport(item.key, "NotEvicted", item.filter)
         errors = kubectl.error_texts(listed)
