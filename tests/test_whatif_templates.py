@@ -310,3 +310,205 @@ def test_html_report_shows_the_templates(tmp_path):
         "--add-nodes", "auto", "--report", str(report))
     page = report.read_text()
     assert "<p class=\"answer\"><b>add 1 node of pool-c (pool-c-1): all 6 pods are placed" in page
+
+
+# -- small clusters written here: the search's whole runs, a search with nothing to try, a drain -----------
+# n1 full but for nothing; every node runs the agent DaemonSet's 500m.
+SMALL_CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "20"}}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system, uid: ds-agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      tolerations: [{operator: Exists}]
+      containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: agent-n1
+  namespace: kube-system
+  labels: {app: agent}
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds-agent, controller: true}]
+spec:
+  nodeName: n1
+  tolerations: [{operator: Exists}]
+  containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: filler, namespace: default}
+spec:
+  nodeName: n1
+  containers: [{name: c, image: x, resources: {requests: {cpu: 1500m}}}]
+status: {phase: Running}
+"""
+FIVE_REPLICAS = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: default}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+TOO_BIG = """
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: "5"}}}]
+"""
+
+
+def _template(name: str, cpu: str) -> str:
+    return f"""
+apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{pool: {name}}}}}
+status: {{allocatable: {{cpu: "{cpu}", memory: 8Gi, pods: "20"}}}}
+"""
+
+
+def _written(tmp_path, **files) -> dict:
+    out = {}
+    for name, text in files.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text)
+        out[name] = str(path)
+    return out
+
+
+def _auto(tmp_path, pod_text, template_names, drain=None, cluster=SMALL_CLUSTER, how="auto"):
+    f = _written(tmp_path, cluster=cluster, pods=pod_text, small=_template("small", "2"),
+                 big=_template("big", "8"))
+    workload = load_workload([f["cluster"]], [f["pods"]] if pod_text else [])
+    sink = DocumentSink()
+    change = Change(drain=drain, templates=read_templates([f[n] for n in template_names]), add_nodes=how)
+    code = simulate_changed(sink, workload, change, tie_break="name")
+    return code, sink.doc
+
+
+def test_the_search_runs_do_not_start_with_the_greedy_passs_nodes(tmp_path):
+    # A small node takes one replica (2 CPU less its agent), a big one all
+    # five. The greedy pass (small first) needs 5; a run with its nodes left
+    # in the cluster would "prove" a smaller plan that places one pod.
+    code, doc = _auto(tmp_path, FIVE_REPLICAS, ["big", "small"])
+    add = doc["addNodes"]
+    assert code == 0
+    assert add["answer"] == "add 1 node of big (big-1): all 5 pods are placed"
+    assert add["search"]["proven"] is True and add["search"]["greedy"] == 5
+    assert all(p["placedNode"] == "big-1" for p in doc["pods"])
+
+
+def test_the_search_answer_with_one_template_places_every_pod(tmp_path):
+    code, doc = _auto(tmp_path, FIVE_REPLICAS, ["small"])
+    add = doc["addNodes"]
+    assert code == 0
+    assert add["perTemplate"] == {"small": 5} and add["answer"].endswith(": all 5 pods are placed")
+    # The requests allow 4 nodes; only whole runs show a fifth is needed.
+    assert (add["search"]["lowerBound"], add["search"]["proven"]) == (4, True)
+
+
+def test_no_template_fits_says_no_plan_was_tried(tmp_path):
+    from kschedx.render.whatif import search_line
+
+    code, doc = _auto(tmp_path, TOO_BIG, ["small"])
+    search = doc["addNodes"]["search"]
+    assert code == 1
+    assert (search["proven"], search["greedy"], search["runs"]) == (False, None, 0)
+    assert search["why"] == "no template fits any pending pod, so no plan was tried"
+    line = search_line(doc["addNodes"])
+    assert line == ("search: 1 pending pod(s) in 1 class(es); no template fits any pending pod, so no plan was "
+                    "tried; 0 whole run(s), 1 cycle(s)")
+    assert "proven" not in line and "greedy" not in line
+
+
+def test_nothing_pending_says_no_node_is_tried(tmp_path):
+    from kschedx.render.whatif import search_line
+
+    _, doc = _auto(tmp_path, "", ["small"])
+    assert search_line(doc["addNodes"]) == "search: the run leaves no pod Unschedulable, no node is tried"
+
+
+# d1's two web replicas and m1's one want host port 80: a new pod fits only
+# on a new node, one per node; so does the pending pod `gate`. The budget
+# lets one replica go at a time.
+PORT = "ports: [{containerPort: 80, hostPort: 80}], resources: {requests: {cpu: 100m}}"
+PORT_CLUSTER = f"""
+apiVersion: v1
+kind: Node
+metadata: {{name: d1, labels: {{kubernetes.io/hostname: d1}}}}
+status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "20"}}}}
+---
+apiVersion: v1
+kind: Node
+metadata: {{name: m1, labels: {{kubernetes.io/hostname: m1}}}}
+status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "20"}}}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {{name: web-abc, namespace: default, uid: rs-web}}
+spec:
+  replicas: 3
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: c, image: x, {PORT}}}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: web, namespace: default}}
+spec:
+  maxUnavailable: 1
+  selector: {{matchLabels: {{app: web}}}}
+""" + "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-abc-{i}
+  namespace: default
+  labels: {{app: web}}
+  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-abc, uid: rs-web, controller: true}}]
+spec:
+  nodeName: {node}
+  containers: [{{name: c, image: x, {PORT}}}]
+status:
+  phase: Running
+  conditions: [{{type: Ready, status: "True"}}]
+""" for i, node in [(1, "d1"), (2, "d1"), (3, "m1")])
+GATE = f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: gate, namespace: default, labels: {{app: gate}}}}
+spec:
+  containers: [{{name: c, image: x, {PORT}}}]
+"""
+
+
+def test_the_search_runs_drain_from_the_budgets_as_read(tmp_path):
+    # The plain run leaves the budget at 0 allowed and web-abc-2 blocked; a
+    # whole run that started from that status would block at once and
+    # "place" everything with one node. Once nodes take web-abc-1's new
+    # pod, the drain goes on and web-abc-2's new pod needs a third node.
+    from kschedx.whatif.drain import DrainOptions
+
+    code, doc = _auto(tmp_path, GATE, ["small"], drain=DrainOptions(["d1"]), cluster=PORT_CLUSTER)
+    add = doc["addNodes"]
+    assert code == 0
+    assert add["answer"] == "add 3 nodes of small (small-1, small-2, small-3): all 3 pods are placed"
+    assert (add["search"]["greedy"], add["search"]["proven"]) == (2, True)
+    assert doc["drain"]["outcome"] == "Drained" and doc["drain"]["replacementsPending"] == 0

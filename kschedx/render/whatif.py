@@ -105,11 +105,24 @@ def search_line(add: dict) -> str:
     s = add.get("search")
     if not s:
         return ""
+    head = f"search: {s['pending']} pending pod(s) in {s['classes']} class(es); "
+    work = f"{s['runs']} whole run(s), {s['cycles']} cycle(s)"
+    if not s["pending"]:
+        return "search: the run leaves no pod Unschedulable, no node is tried"
+    # A lower bound of 0 means no class fits any template: the search stopped
+    # after the probe, with no bound, no greedy pass and no run to report.
+    if not s["lowerBound"]:
+        return f"{head}{s.get('why') or 'no template fits any of them'}; {work}"
     greedy = s.get("greedy")
-    return (f"search: {s['pending']} pending pod(s) in {s['classes']} class(es); at least {s['lowerBound']} node(s), "
-            f"a greedy placement needs {greedy if greedy is not None else 'more than kschedx tries'}; "
-            f"{s['runs']} whole run(s), {s['cycles']} cycle(s); "
-            + ("proven the fewest" if s.get("proven") else "not proven the fewest (the search's budget ended)"))
+    bounds = (f"at least {s['lowerBound']} node(s), "
+              f"a greedy placement needs {greedy if greedy is not None else 'more than kschedx tries'}; ")
+    if s.get("why"):
+        verdict = s["why"]
+    elif s.get("proven"):
+        verdict = "proven the fewest"
+    else:
+        verdict = "not proven the fewest (the search's budget ended)"
+    return f"{head}{bounds}{work}; {verdict}"
 
 
 def node_suffix(doc: dict) -> dict[str, str]:

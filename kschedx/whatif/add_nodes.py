@@ -35,6 +35,8 @@ from .templates import joined, new_node, verdict
 # Whole runs the search may make to prove a smaller plan, and nodes it adds at most.
 MAX_RUNS = 64
 MAX_NODES = 100
+# Search.reason when the probe found no template for any pending pod.
+NONE_FITS = "no template fits any pending pod, so no plan was tried"
 
 
 @dataclass
@@ -52,6 +54,7 @@ class Search:
     proven: bool = True
     found: bool = True
     reason: str = ""
+    unplaced: set = field(default_factory=set)  # uids of the pods the plain run leaves unplaced
 
 
 def search(workload, new_run, templates, drain=None) -> Search:
@@ -59,21 +62,50 @@ def search(workload, new_run, templates, drain=None) -> Search:
     out = Search()
     base = Play(workload, new_run(), documents=False)
     try:
-        _search(out, base, workload, new_run, templates, drain)
+        found = _on_base(out, base, templates, drain)
     finally:
+        # The base run changed the cluster every whole run is made from (the
+        # drain's cordons, the budgets' statuses, the greedy pass's nodes):
+        # each whole run must start from the cluster as read.
         base.close()
+    if found is not None:
+        _whole_runs(out, workload, new_run, templates, drain, *found)
     return out
 
 
-def _search(out: Search, base: Play, workload, new_run, templates, drain) -> None:
+def _on_base(out: Search, base: Play, templates, drain):
+    """Steps 1 to 3 on the plain run's state: (the classes some template
+    fits, the greedy plan or None), or None when there is nothing to search."""
     base.run(drain)
     targets = [e for e in base.waiting_all() if e.doc and e.doc["status"] == "Unschedulable"]
     out.targets = [e.pi.key for e in targets]
+    out.unplaced = {e.pi.uid for e in base.pending}
     if not targets:
         out.plan = []
-        return
+        return None
     scheds = base.scheds
     # 1. probe
+    out.classes = _probe(targets, templates, scheds, out)
+    fitting = [c for c in out.classes if c["fits"]]
+    if not fitting:
+        # Nothing to search: no bound, no greedy pass, no run; nothing proven.
+        out.found = False
+        out.proven = False
+        out.reason = NONE_FITS
+        return None
+    order = {t.name: i for i, t in enumerate(templates)}
+    by_name = {t.name: t for t in templates}
+    # 2. lower bound
+    out.lower = _lower_bound(fitting, by_name, scheds)
+    # 3. greedy, on the plain run's state
+    greedy = _greedy(base, fitting, templates, order, out)
+    out.greedy = len(greedy) if greedy is not None else None
+    return fitting, greedy
+
+
+def _probe(targets, templates, scheds, out: Search) -> list[dict]:
+    """Per class of the target pods, which templates fit its first pod and
+    why the others do not."""
     classes: dict[str, dict] = {}
     for e in targets:
         key = class_key(e.pi)
@@ -98,50 +130,54 @@ def _search(out: Search, base: Play, workload, new_run, templates, drain) -> Non
                 c["fits"].append(t.name)
             else:
                 c["why"][t.name] = {"plugin": v.get("plugin"), "code": v.get("code"), "reasons": v.get("reasons") or []}
-    out.classes = list(classes.values())
-    fitting = [c for c in out.classes if c["fits"]]
-    if not fitting:
-        out.found = False
-        out.reason = "no template fits any pending pod"
-        return
+    return list(classes.values())
+
+
+def _whole_runs(out: Search, workload, new_run, templates, drain, fitting, greedy) -> None:
+    """Step 4: plans tried as whole runs, smallest first; the first that
+    places every pod nodes are added for is out.plan."""
     order = {t.name: i for i, t in enumerate(templates)}
     by_name = {t.name: t for t in templates}
-    # 2. lower bound
-    out.lower = _lower_bound(fitting, by_name, scheds)
-    # 3. greedy, on the plain run's state
-    greedy = _greedy(base, fitting, templates, order, out)
-    out.greedy = len(greedy) if greedy is not None else None
-    # 4. whole runs, smallest first
     useful = sorted({t for c in fitting for t in c["fits"]}, key=order.get)
     target_uids = {e.pi.uid for c in fitting for e in c["pods"]}
-    upper = out.greedy if out.greedy is not None else MAX_NODES
-    for k in range(max(out.lower, 1), upper):
+
+    def first_placing(k: int):
+        """(the first plan of k nodes that places every pod or None, whether
+        every plan of k nodes was tried before the search's budget ended)."""
         for plan in _plans(k, useful, fitting, order, by_name):
             if out.runs >= MAX_RUNS:
-                out.proven = False
-                break
+                return None, False
             if _places_all(workload, new_run, templates, drain, plan, target_uids, out):
-                out.plan = plan
-                return
-        if not out.proven:
+                return plan, True
+        return None, True
+
+    # Every count below the greedy plan's, smallest first.
+    first = max(out.lower, 1)
+    upper = out.greedy if out.greedy is not None else MAX_NODES
+    for k in range(first, upper):
+        plan, complete = first_placing(k)
+        if plan is not None:
+            out.plan = plan
+            return
+        if not complete:
+            out.proven = False
             break
     if greedy is not None and _places_all(workload, new_run, templates, drain, greedy, target_uids, out):
         out.plan = greedy
         return
-    # The greedy plan did not hold as a whole run (or there was none): more nodes.
-    start = out.greedy if out.greedy is not None else max(out.lower, 1)
+    # The greedy plan did not hold as a whole run (or there was none): more
+    # nodes. The answer stays proven while every smaller plan was tried.
+    start = out.greedy if out.greedy is not None else first
     for k in range(start, min(start + 3, MAX_NODES + 1)):
-        for plan in _plans(k, useful, fitting, order, by_name):
-            if out.runs >= MAX_RUNS:
-                break
-            if _places_all(workload, new_run, templates, drain, plan, target_uids, out):
-                out.plan = plan
-                out.proven = False
-                return
+        plan, complete = first_placing(k)
+        if plan is not None:
+            out.plan = plan
+            return
+        if not complete:
+            break
     out.found = False
     out.proven = False
     out.reason = "no plan kschedx tried places every pod"
-    return
 
 
 def _lower_bound(fitting, by_name, scheds) -> int:
@@ -263,7 +299,8 @@ def made_nodes(snapshot, templates, plan) -> list:
 
 
 def _places_all(workload, new_run, templates, drain, plan, target_uids, out: Search) -> bool:
-    """A whole run with the plan's nodes: does it place every target pod?"""
+    """A whole run with the plan's nodes: does it place every target pod,
+    and every pod the plain run placed or never made?"""
     out.runs += 1
     run = Play(workload, new_run(), documents=False)
     try:
@@ -272,4 +309,6 @@ def _places_all(workload, new_run, templates, drain, plan, target_uids, out: Sea
         pending = {e.pi.uid for e in run.pending}
     finally:
         run.close()
-    return not (pending & target_uids)
+    # Only the pods nodes are not added for (gated, no template fits) may
+    # stay: a new pod of a drain the nodes unblock must be placed too.
+    return pending <= (out.unplaced - target_uids)
