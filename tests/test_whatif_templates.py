@@ -443,6 +443,94 @@ def test_nothing_pending_says_no_node_is_tried(tmp_path):
     assert search_line(doc["addNodes"]) == "search: the run leaves no pod Unschedulable, no node is tried"
 
 
+# d1 holds two web replicas (one budget: one at a time) and a 1500m pod; m1
+# and m2 have room for two of the three new pods.
+DRAIN_CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: d1, labels: {kubernetes.io/hostname: d1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "20"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: m1, labels: {kubernetes.io/hostname: m1}}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "20"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: m2, labels: {kubernetes.io/hostname: m2}}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "20"}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web-abc, namespace: default, uid: rs-web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: big-x, namespace: default, uid: rs-big}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: big}}
+  template:
+    metadata: {labels: {app: big}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: 1500m}}}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: default}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: web}}
+""" + "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: default
+  labels: {{app: {app}}}
+  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: {rs}, uid: {uid}, controller: true}}]
+spec:
+  nodeName: {node}
+  containers: [{{name: c, image: x, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+status:
+  phase: Running
+  conditions: [{{type: Ready, status: "True"}}]
+""" for name, app, rs, uid, node, cpu in [
+    ("web-abc-1", "web", "web-abc", "rs-web", "d1", "1"), ("web-abc-2", "web", "web-abc", "rs-web", "d1", "1"),
+    ("web-abc-3", "web", "web-abc", "rs-web", "m1", "1"), ("big-x-1", "big", "big-x", "rs-big", "d1", "1500m")])
+
+
+@pytest.mark.parametrize("how", ["auto", {"small": 1}])
+def test_a_drain_counts_the_new_pod_the_added_node_takes(tmp_path, how):
+    from kschedx.whatif.drain import DrainOptions
+
+    code, doc = _auto(tmp_path, "", ["small"], drain=DrainOptions(["d1"]), cluster=DRAIN_CLUSTER, how=how)
+    drain = doc["drain"]
+    assert code == 0
+    assert (drain["outcome"], drain["replacementsPending"], drain["moved"]) == ("Drained", 0, 3)
+    assert drain["answer"].startswith("d1 can be drained: 3 pods move")
+    assert drain["answer"].endswith("default/web-abc-2 → small-1")
+    report = {p["pod"]: p for p in drain["nodes"][0]["pods"]}
+    assert report["default/web-abc-2"]["replacement"]["placedNode"] == "small-1"
+    assert report["default/web-abc-2"]["replacement"]["status"] == "Scheduled"
+
+
+def test_a_drain_with_nodes_added_passes_in_ci(tmp_path):
+    f = _written(tmp_path, cluster=DRAIN_CLUSTER, small=_template("small", "2"))
+    code, out, _ = cli("simulate", "--snapshot", f["cluster"], "--drain", "d1", "--node-template", f["small"],
+                       "--add-nodes", "auto", "--tie-break", "name", "-o", "junit")
+    assert code == 0
+    assert "<failure" not in out
+
+
 # d1's two web replicas and m1's one want host port 80: a new pod fits only
 # on a new node, one per node; so does the pending pod `gate`. The budget
 # lets one replica go at a time.

@@ -497,12 +497,16 @@ class Play:
             progress = True
         return progress
 
-    def _conclude(self, nd: NodeDrain) -> None:
+    def _record_replacements(self, nd: NodeDrain) -> None:
+        """Each evicted pod's new pod as the run left it: its node, or Pending."""
         for report in nd.pods.values():
             e = report.entry
             if e is not None:
                 report.replacement = {"pod": e.pi.key, "placedNode": e.placed,
                                       "status": (e.doc or {}).get("status", "Pending")}
+
+    def _conclude(self, nd: NodeDrain) -> None:
+        self._record_replacements(nd)
         if nd.to_evict:
             for pod in nd.to_evict:
                 report = nd.pods[_key(pod)]
@@ -553,11 +557,15 @@ class Play:
             self.resume_drains()
 
     def resume_drains(self) -> None:
-        """Drains that stopped (blocked) go on: the cluster changed."""
+        """Drains that stopped (blocked) go on: the cluster changed. Every
+        drain's new pods are recorded again, as a drain that ended before the
+        nodes came may have a new pod they placed."""
         for nd in self.drains:
             if nd.outcome == "Blocked":
                 nd.outcome = ""
                 self.run_rounds(nd)
+            else:
+                self._record_replacements(nd)
 
     def close(self) -> None:
         """Take back what the run changed in the cluster it shares with other
