@@ -21,11 +21,25 @@ CLUSTER = "fixtures/cluster/"
 PODS = ["fixtures/pods/web.yaml", "fixtures/pods/too-big.yaml", "fixtures/pods/gpu-training.yaml"]
 
 
-def summary_from_nodes(nodes: list[dict]) -> dict:
+def left_out_by_pre_filter(node: dict, pfr: dict | None) -> bool:
+    """A node the PreFilterResult left out, by its record: not one of the
+    nodeNames, and carrying the status kube-scheduler gives such nodes (a
+    nominated node filtered on its own keeps its own)."""
+    if pfr is None or node["name"] in pfr["nodeNames"]:
+        return False
+    st = node.get("status") or {}
+    return (st.get("code") == "UnschedulableAndUnresolvable" and not st.get("plugin")
+            and st.get("reasons") == [f"node(s) didn't satisfy plugin(s) [{' '.join(pfr['plugins'])}]"])
+
+
+def summary_from_nodes(nodes: list[dict], pfr: dict | None = None) -> dict:
     """filterSummary as the full node list spells it: every reason of every
-    verdict other than Success and Skip counts its node once."""
+    verdict other than Success and Skip counts its node once; nodes the
+    PreFilterResult `pfr` left out failed no Filter plugin, uncounted."""
     counts: dict = {}
     for n in nodes:
+        if left_out_by_pre_filter(n, pfr):
+            continue
         for f in n.get("filters") or ():
             if f["code"] in ("Success", "Skip"):
                 continue
@@ -65,7 +79,7 @@ def _choices(doc: dict) -> list[str]:
 
 def _check_choices(doc: dict, run):
     for pod in doc["pods"]:
-        assert pod["filterSummary"] == summary_from_nodes(pod["nodes"]), pod["pod"]
+        assert pod["filterSummary"] == summary_from_nodes(pod["nodes"], pod.get("preFilterResult")), pod["pod"]
         # Plugins in profile order (as in every node's filters), reasons most first.
         order = [f["plugin"] for f in (pod["nodes"][0]["filters"] if pod["nodes"] else ())]
         assert list(pod["filterSummary"]) == [p for p in order if p in pod["filterSummary"]]
@@ -200,3 +214,74 @@ def test_human_output_counts_every_node_and_shows_the_summary():
     # With every node the report is what it always was: no summary block.
     every = _cli("explain", PODS[0], "--snapshot", CLUSTER, "--tie-break", "name").stdout
     assert "shown below" not in every and "nodes scored: 3 of 5" in every
+
+
+# -- nodes PreFilter left out (a PreFilterResult) ------------------------------------
+PINNED = """apiVersion: v1
+kind: Pod
+metadata: {name: pinned, namespace: monitoring}
+spec:
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchFields: [{key: metadata.name, operator: In, values: [worker-a1]}]
+  containers: [{name: c, image: i, resources: {requests: {cpu: "3"}}}]
+"""
+
+
+def _pinned(tmp_path, nominated: str | None = None) -> str:
+    text = PINNED + (f"status: {{nominatedNodeName: {nominated}}}\n" if nominated else "")
+    path = tmp_path / "pinned.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_nodes_prefilter_left_out_are_not_in_the_summary(tmp_path):
+    # Only worker-a1 is a candidate; the 4 others fail no Filter plugin.
+    r = _cli("explain", _pinned(tmp_path), "--snapshot", CLUSTER, "-o", "json", "--tie-break", "name")
+    pod = json.loads(r.stdout)["pods"][0]
+    assert pod["preFilterResult"] == {"nodeNames": ["worker-a1"], "plugins": ["NodeAffinity"]}
+    assert "1 Insufficient cpu, 4 node(s) didn't satisfy plugin(s) [NodeAffinity]" in pod["message"]
+    assert pod["filterSummary"] == {"NodeResourcesFit": {"Insufficient cpu": 1}}
+    # A DaemonSet-like pod whose one candidate fits: nothing failed.
+    r = _cli("explain", "fixtures/pods/log-agent.yaml", "--snapshot", CLUSTER, "-o", "json")
+    pod = json.loads(r.stdout)["pods"][0]
+    assert pod["preFilterResult"]["nodeNames"] == ["worker-b2"] and pod["filterSummary"] == {}
+
+
+def test_a_nominated_node_left_out_is_filtered_and_counted(tmp_path):
+    # kube-scheduler filters the nominated node before the candidates
+    # narrow: its NodeAffinity failure is in the message, and so counted.
+    r = _cli("explain", _pinned(tmp_path, "worker-b1"), "--snapshot", CLUSTER, "-o", "json", "--tie-break", "name")
+    pod = json.loads(r.stdout)["pods"][0]
+    assert "1 node(s) didn't match Pod's node affinity/selector, 3 node(s) didn't satisfy" in pod["message"]
+    assert pod["filterSummary"] == {"NodeAffinity": {"node(s) didn't match Pod's node affinity/selector": 1},
+                                    "NodeResourcesFit": {"Insufficient cpu": 1}}
+    assert pod["filterSummary"] == summary_from_nodes(pod["nodes"], pod["preFilterResult"])
+
+
+def test_the_summary_of_built_records_leaves_the_same_nodes_out(tmp_path):
+    """Counted from the runner's tables or from node records already built
+    (once anything read them), the summary is the same."""
+    from kschedx.framework.dispatch import new_schedulers
+
+    def cycle(w):
+        scheds = new_schedulers(w.cluster, tie_break="name", seed=None)
+        return scheds.schedule(next(pi for pi in w.pods if pi.key == "monitoring/pinned"))
+
+    for nominated in (None, "worker-b1"):
+        w = load_workload([CLUSTER, _pinned(tmp_path, nominated)])
+        from_tables = cycle(w).filter_summary()
+        r = cycle(load_workload([CLUSTER, _pinned(tmp_path, nominated)]))
+        assert len(r.nodes) == 5  # built first
+        assert r.filter_summary() == from_tables
+        assert ("NodeAffinity" in from_tables) == bool(nominated) and "NodeResourcesFit" in from_tables
+
+
+def test_human_summary_says_it_counts_the_candidates(tmp_path):
+    out = _cli("explain", _pinned(tmp_path), "--snapshot", CLUSTER, "--tie-break", "name", "--nodes", "top=1").stdout
+    assert "5 nodes · feasible: 0 · shown below: 0 (--nodes top=1)" in out
+    assert "1  NodeResourcesFit  ✗ Insufficient cpu" in out
+    assert "TaintToleration" not in out and "NodeUnschedulable" not in out
+    assert "every Filter failure on the candidate nodes PreFilter left" in out

@@ -16,6 +16,7 @@ from operator import add, mul
 from ..util.gc_policy import pauses_collector
 from ..state.types import generation_mark, NodeInfo, PodInfo
 from .cycle_state import CycleState
+from .fit_error import go_list
 from .interface import Plugin
 from .status import Code, DeferredStatus, Status
 
@@ -433,14 +434,58 @@ class NodeRecords:
             return {"nodes": len(self.nodes), "feasible": len(self.nodes) - failed}
         return {"nodes": len(self.nodes), "feasible": sum(1 for ni in self.nodes if self._feasible(ni.name))}
 
+    def counted(self, name: str) -> bool:
+        """Whether the node's Filter verdicts are ones kube-scheduler has:
+        a candidate of the PreFilterResult (every node without one), or the
+        nominated node, filtered on its own before the candidates narrow."""
+        return self.candidates is None or name in self.candidates or name == self.nominated
+
     def filter_counts(self) -> dict:
         """Plugin -> reason -> nodes, plugins in profile order: the table's
         tallies and the verdicts of the nodes filtered one by one (never in
-        the table)."""
+        the table); with a PreFilterResult, the counted() nodes' only."""
+        if self.candidates is not None:
+            return self._candidate_counts()
         counts = {name: dict(tally) for name, tally in zip(self.table.names, self.table.tallies)}
         for nr in self.explicit.values():
             tally_rows(nr.filter_rows(), counts)
         return counts
+
+    def _candidate_counts(self) -> dict:
+        """filter_counts() when the PreFilterResult narrowed the candidates:
+        kschedx filtered the nodes left out too, and the table's tallies
+        count them, so the candidates' rows are counted one by one (few, as
+        a rule: the PreFilterResult names them)."""
+        counts: dict = {name: {} for name in self.table.names}
+        row_of = self.row_of
+        for i, ni in enumerate(self.nodes):
+            name = ni.name
+            if not self.counted(name):
+                continue
+            nr = self.explicit.get(name)
+            if nr is not None:
+                tally_rows(nr.filter_rows(), counts)
+            else:
+                tally_rows(self.table.rows(i if row_of is None else row_of[name]), counts)
+        return counts
+
+
+def left_out_status(plugins: list[str]) -> Status:
+    """The status kube-scheduler gives every node a PreFilterResult left
+    out (the `absent` status of its FitError): the plugins that narrowed
+    the candidates, no Filter plugin's."""
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) {go_list(plugins)}")
+
+
+def left_out(nr: "NodeResult", pre_filter_result: dict | None) -> bool:
+    """Whether a built record is that of a node the PreFilterResult left
+    out: not one of its nodeNames, and carrying its status. (A nominated
+    node left out but filtered on its own carries its own verdict.)"""
+    if pre_filter_result is None or nr.name in pre_filter_result["nodeNames"]:
+        return False
+    st = nr.status
+    return (st is not None and st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and not st.plugin
+            and st.reasons == left_out_status(pre_filter_result["plugins"]).reasons)
 
 
 def tally_rows(rows, counts: dict) -> None:
@@ -549,14 +594,18 @@ class PodResult:
 
     def filter_summary(self) -> dict:
         """Plugin -> reason -> how many nodes: every node's Filter verdicts
-        other than Success and Skip, counted without building the records."""
+        other than Success and Skip, counted without building the records.
+        Nodes the PreFilterResult left out are not counted: kube-scheduler
+        runs no Filter plugin on them."""
         if self._filter_summary is None:
             if self.node_records is not None:
                 counts = self.node_records.filter_counts()
             else:
                 counts: dict = {}
+                pfr = self.pre_filter_result
                 for nr in self._nodes or ():
-                    tally_rows(nr.filter_rows(), counts)
+                    if not left_out(nr, pfr):
+                        tally_rows(nr.filter_rows(), counts)
             if self.extenders is not None:
                 # Each node's `filters` lists the extenders' verdicts after the
                 # plugins' (result/node_record.py): they count as its entries.

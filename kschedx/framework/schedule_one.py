@@ -13,11 +13,11 @@ from itertools import compress
 
 from ..state.types import NodeInfo, PodInfo
 from .cycle_state import CycleState
-from .fit_error import fit_error_message, go_list
+from .fit_error import fit_error_message
 from .interface import PluginError
-from .records import NodeRecords, NodeResult, PodResult
+from .records import NodeRecords, NodeResult, PodResult, left_out_status
 from .sampling import best_of_some_window, walk
-from .status import Code, Status
+from .status import Status
 
 # CycleState key: this cycle ends before PostFilter (schedule_pod).
 NO_POST_FILTER = "kschedx/no-post-filter"
@@ -129,9 +129,7 @@ def find_nodes_that_fit_pod(fwk, state: CycleState, pod: PodInfo, result: PodRes
     candidate_names = None  # every node
     if pre_res is not None and not pre_res.all_nodes():
         candidate_names = {ni.name for ni in all_nodes if ni.name in pre_res.node_names}
-        absent_status = Status(
-            Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) {go_list(narrowing)}"
-        )
+        absent_status = left_out_status(narrowing)
         result.pre_filter_result = {"nodeNames": sorted(pre_res.node_names), "plugins": narrowing}
 
     # evaluateNominatedNode: a pod's nominated node is filtered first,

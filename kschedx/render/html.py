@@ -212,7 +212,9 @@ def _filter_summary(pod: dict, node_detail: str | None) -> str:
     if summary:
         rows = "".join(f'<tr><td class="num">{n}</td><th scope="row">{e(plugin)}</th><td>{e(reason)}</td></tr>'
                        for plugin, reasons in summary.items() for reason, n in reasons.items())
-        html += ('<h3>Filter failures on every node</h3><table class="summary"><thead><tr><th scope="col">nodes'
+        # With a PreFilterResult, only its candidates ran Filter plugins.
+        whose = "every node" if pod.get("preFilterResult") is None else "the candidate nodes PreFilter left"
+        html += (f'<h3>Filter failures on {whose}</h3><table class="summary"><thead><tr><th scope="col">nodes'
                  '</th><th scope="col">plugin</th><th scope="col">reason</th></tr></thead>'
                  f'<tbody>{rows}</tbody></table>')
     return html

@@ -37,8 +37,7 @@ class FilterSections:
             for reason, n in reasons.items():
                 table.rows.append([cell_of(str(n)), cell_of(plugin), cell_of((f"{sym.fail} {reason}", FAIL))])
         self.add(table)
-        self.add(line_of((f"every Filter failure on every node (a node fails one or more); "
-                        f"-o json: filterSummary", MUTED), indent=2))
+        self.add(line_of((f"{summary_scope(pod)}; -o json: filterSummary", MUTED), indent=2))
 
     def filters(self, pod: dict) -> None:
         nodes = pod.get("nodes") or []
@@ -147,6 +146,16 @@ class FilterSections:
         self.add(table)
         if not self.wide and (any(len(v) > GROUP_NAMES for v in groups.values()) or len(feasible) > GROUP_NAMES):
             self.add(line_of(("-o wide names every node; --node NAME shows one node's whole story", MUTED), indent=2))
+
+
+def summary_scope(pod: dict) -> str:
+    """What filterSummary counts, in words: with a PreFilterResult, only
+    its candidates' failures (kube-scheduler runs no Filter plugin on the
+    nodes it left out)."""
+    if pod.get("preFilterResult") is None:
+        return "every Filter failure on every node (a node fails one or more)"
+    return ("every Filter failure on the candidate nodes PreFilter left (a node fails one or more; "
+            "the others ran no Filter plugin)")
 
 
 def _failure_groups(nodes: list[dict]) -> tuple[dict, list]:
