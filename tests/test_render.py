@@ -202,6 +202,26 @@ def test_pre_filter_result_narrowing():
     assert "✗ not a candidate" in row_a
 
 
+def test_a_nominated_node_left_out_reports_its_own_filter_failure():
+    # kube-scheduler filters the nominated node before the candidates
+    # narrow: its NodeAffinity failure is the one reported, not the
+    # PreFilterResult's status.
+    affinity = "node(s) didn't match Pod's node affinity/selector"
+    nodes = [
+        {**node("a", [fail("NodeAffinity", affinity, code="UnschedulableAndUnresolvable")]),
+         "status": {"code": "UnschedulableAndUnresolvable", "plugin": "",
+                    "reasons": ["node(s) didn't satisfy plugin(s) [NodeAffinity]"]}},
+        node("b", [ok("NodeAffinity"), fail("NodeResourcesFit", "Insufficient cpu")]),
+        node("n", [fail("NodeAffinity", affinity, code="UnschedulableAndUnresolvable")]),
+    ]
+    p = pod(nodes, status="Unschedulable", message="0/3 nodes are available",
+            preFilterResult={"nodeNames": ["b"], "plugins": ["NodeAffinity"]})
+    rows = {line.split()[0]: line for line in text(doc(p)).splitlines() if line.strip()[:2] in ("a ", "b ", "n ")}
+    assert "✗ not a candidate" in rows["a"] and f"(✗ {affinity})" in rows["a"]
+    assert "nominated, filtered first" in rows["n"] and f"✗ {affinity}" in rows["n"]
+    assert f"(✗ {affinity})" not in rows["n"] and "not a candidate" not in rows["n"]
+
+
 def test_preemption_victims_table():
     nodes = [node(n, [fail("NodeResourcesFit", "Insufficient cpu")]) for n in ("a", "b")]
     p = pod(nodes, status="Unschedulable", selected="b",

@@ -252,6 +252,53 @@ def test_every_kind_of_verdict_renders(name):
     assert len(embedded_data(page)["pods"]) == len(doc["pods"])
 
 
+def _node_exporter_doc() -> dict:
+    """A DaemonSet pod: its PreFilterResult (NodeAffinity, matchFields
+    metadata.name) leaves 8 of 9 nodes out."""
+    r = run("explain", "--snapshot", str(ROOT / "tests" / "golden" / "cases" / "case-1-53.yaml"),
+            "-l", "app=node-exporter", "--tie-break", "name", "-o", "json")
+    doc = json.loads(r.stdout)
+    assert [p["preFilterResult"]["plugins"] for p in doc["pods"]] == [["NodeAffinity"]]
+    return doc
+
+
+def test_nodes_prefilter_left_out_are_grouped_under_the_reported_status():
+    doc = _node_exporter_doc()
+    pod = doc["pods"][0]
+    plugins, _ = report.filter_plugins(pod)
+    groups = report.heat_groups(pod, plugins)
+    # As the human report and the FailedScheduling message say: the
+    # PreFilterResult's status, no Filter plugin's reasons.
+    assert [(g["first"], g["reasons"], g["reported"], len(g["nodes"])) for g in groups] == [
+        (None, [], None, 1),
+        ("NodeAffinity", ["node(s) didn't satisfy plugin(s) [NodeAffinity]"], None, 8),
+    ]
+    page = report.to_html(doc)
+    assert "8 nodes · NodeAffinity · node(s) didn&#x27;t satisfy plugin(s) [NodeAffinity]" in page
+    assert "node affinity/selector</th>" not in page
+    # No Filter cell is the failure reported: PreFilter left the nodes out.
+    assert "(the failure reported)" not in page and 'class="first"' not in page
+    assert 'title="NodeAffinity: fails on 8 of 8 node(s)"' in page
+    assert [g["reported"] for g in embedded_data(page)["pods"][0]["groups"]] == [None, None]
+
+
+def test_the_pod_header_says_prefilter_narrowed_the_candidates():
+    page = report.to_html(_node_exporter_doc())
+    assert ('<p class="prefilter">PreFilter (NodeAffinity) narrowed the candidates to 1 node: '
+            'ip-10-0-28-218.ec2.internal</p>') in page
+    # A pod without a PreFilterResult has no such line.
+    assert 'class="prefilter"' not in report.to_html(synthetic_doc(3))
+
+
+def test_a_filter_failure_stays_the_reported_one():
+    # Groups whose nodes a Filter plugin rejected keep that plugin's cell marked.
+    doc = synthetic_doc(6)
+    page = report.to_html(doc)
+    assert page.count("(the failure reported)") == 3
+    assert sorted(g["reported"] for g in embedded_data(page)["pods"][0]["groups"]) == \
+        ["NodeAffinity", "NodeResourcesFit", "TaintToleration"]
+
+
 # -- in a real browser -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def browser():
@@ -332,6 +379,20 @@ def test_heat_map_groups_expand_in_chromium(tmp_path, browser):
     assert browser.evaluate(count) == 400
     browser.evaluate(f"{group}.click()")
     assert browser.evaluate(count) == 0
+    assert browser.problems() == []
+
+
+@needs_chromium
+def test_nodes_prefilter_left_out_mark_no_filter_cell_in_chromium(tmp_path, browser):
+    path = tmp_path / "daemonset.html"
+    path.write_text(report.to_html(_node_exporter_doc()), encoding="utf-8")
+    browser.events.clear()
+    browser.load(str(path))
+    group = "Array.from(document.querySelectorAll('tr.group')).find(r => r.cells[0].innerText.includes('8 nodes'))"
+    browser.evaluate(f"{group}.click()")
+    classes = browser.evaluate("Array.from(document.querySelectorAll('tr.node')).map(r => "
+                               "Array.from(r.cells).map(c => c.className).join(' '))")
+    assert len(classes) == 8 and all("first" not in c and "also" in c for c in classes)
     assert browser.problems() == []
 
 

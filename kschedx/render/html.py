@@ -17,6 +17,7 @@ from html import escape
 from . import units
 from .ci import outcome, pod_fails, scheduler_text
 from .html_assets import SCRIPT, STYLE
+from .report_filters import left_out_by_pre_filter, reported_failure
 
 # A filter verdict as one character in the page's data (and as a CSS class).
 CODE_CHARS = {"Success": "S", "Skip": "-", "Unschedulable": "U", "UnschedulableAndUnresolvable": "X",
@@ -61,25 +62,27 @@ def filter_plugins(pod: dict) -> tuple[list[str], list[str]]:
 
 
 def _first_reasons(node: dict) -> tuple[str, ...]:
-    for f in node.get("filters") or ():
-        if f["plugin"] == node.get("firstFailure"):
-            return tuple(f.get("reasons") or ()) or (f["code"],)
-    st = node.get("status") or {}
-    return tuple(st.get("reasons") or ())
+    """The reasons of the failure reported for the node (the human report's
+    and the FailedScheduling message's): its code when it gives none."""
+    _, reasons, code = reported_failure(node)
+    return tuple(reasons) or (code,)
 
 
 def heat_groups(pod: dict, plugins: list[str]) -> list[dict]:
     """Nodes grouped by the failure kube-scheduler reports (plugin and
-    reasons), feasible nodes first, then the largest groups."""
+    reasons), feasible nodes first, then the largest groups. A group's
+    `reported` is the Filter plugin whose failure is the one reported:
+    None for nodes the PreFilterResult left out (no Filter plugin decided)."""
     column = {p: i for i, p in enumerate(plugins)}
     groups: dict[tuple, dict] = {}
     for node in pod.get("nodes") or ():
         first = node.get("firstFailure")
-        key = (first or "", _first_reasons(node) if first else ())
+        by_pre_filter = left_out_by_pre_filter(pod, node)
+        key = (first or "", _first_reasons(node) if first else (), by_pre_filter)
         g = groups.get(key)
         if g is None:
             g = groups[key] = {"first": first, "reasons": list(key[1]), "nodes": [],
-                               "failing": [0] * len(plugins)}
+                               "reported": None if by_pre_filter else first, "failing": [0] * len(plugins)}
         codes = ["-"] * len(plugins)
         reasons = {}
         for f in node.get("filters") or ():
@@ -113,7 +116,7 @@ def _heat_map(index: int, pod: dict, keep_nodes: bool = True) -> tuple[str, dict
         cells = []
         for i, plugin in enumerate(plugins):
             count = g["failing"][i]
-            first = g["first"] is not None and column_of.get(g["first"]) == i
+            first = g["reported"] is not None and column_of.get(g["reported"]) == i
             share = count / n if n else 0
             cls = "first" if first else ("also" if count else "pass")
             style = f' style="--share:{share:.3f}"' if count else ""
@@ -124,8 +127,12 @@ def _heat_map(index: int, pod: dict, keep_nodes: bool = True) -> tuple[str, dict
                     f'data-group="{gi}"><th scope="row"><span class="twisty">▸</span> {e(label)}</th>'
                     f'{"".join(cells)}</tr>')
     note = ""
+    if any(g["first"] is not None and g["reported"] is None for g in groups):
+        note += ('<p class="muted">nodes PreFilter left out (not in its PreFilterResult) are reported as such: '
+                 'kube-scheduler runs no Filter plugin on them; their cells are kschedx\'s verdicts, none '
+                 'reached</p>')
     if skipped:
-        note = f'<p class="muted">skipped on every node (PreFilter returned Skip): {e(", ".join(skipped))}</p>'
+        note += f'<p class="muted">skipped on every node (PreFilter returned Skip): {e(", ".join(skipped))}</p>'
     html = (f'<h3>Filters: {len(nodes)} node{"" if len(nodes) == 1 else "s"} by the failure kube-scheduler '
             f'reports</h3><p class="muted">Click a group to list its nodes. Cells: nodes of the group failing '
             f'the plugin; <span class="key first">reported</span> is the failure kube-scheduler reports, '
@@ -133,9 +140,9 @@ def _heat_map(index: int, pod: dict, keep_nodes: bool = True) -> tuple[str, dict
             f'<div class="scroll"><table class="heat"><thead><tr><th scope="col">nodes</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>{note}')
     if keep_nodes:
-        data = {"plugins": plugins, "groups": [{"first": g["first"], "nodes": g["nodes"]} for g in groups]}
+        data = {"plugins": plugins, "groups": [{"reported": g["reported"], "nodes": g["nodes"]} for g in groups]}
     else:
-        data = {"plugins": plugins, "groups": [{"first": g["first"], "nodes": [], "omitted": len(g["nodes"])}
+        data = {"plugins": plugins, "groups": [{"reported": g["reported"], "nodes": [], "omitted": len(g["nodes"])}
                                                for g in groups]}
     return html, data
 
@@ -221,6 +228,16 @@ def _filter_summary(pod: dict, node_detail: str | None) -> str:
 
 
 # -- one pod ------------------------------------------------------------------------
+def _pre_filter_result(pod: dict) -> str:
+    """The human report's line on the candidates a PreFilterResult left:
+    the heat map groups the other nodes under it."""
+    from .blocks import GROUP_NAMES, UNICODE
+    from .texts import pre_filter_result_text
+
+    text = pre_filter_result_text(pod, GROUP_NAMES * 2, UNICODE)
+    return "" if text is None else f'<p class="prefilter">{e(text)}</p>'
+
+
 def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
                  node_detail: str | None = None) -> tuple[str, dict | None]:
     cls, text = verdict(pod)
@@ -239,6 +256,7 @@ def _pod_section(index: int, pod: dict, open_: bool, keep_nodes: bool = True,
     parts[0] += "</p>"
     if pod.get("message"):
         parts.append(f'<pre class="message">{e(pod["message"])}</pre>')
+    parts.append(_pre_filter_result(pod))
     pre = pod.get("preemption") or {}
     if pre.get("nominatedNode"):
         victims = ", ".join(f'{v["pod"]} (priority {v["priority"]})' for v in pre.get("victims") or ()) or "none"

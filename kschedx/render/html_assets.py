@@ -101,7 +101,7 @@ SCRIPT = r"""
     for (var i = 0; i < pod.plugins.length; i++) {
       var code = codes.charAt(i);
       var failing = code === 'U' || code === 'X' || code === 'E';
-      var reported = failing && pod.plugins[i] === group.first;
+      var reported = failing && pod.plugins[i] === group.reported;
       var cls = reported ? 'first' : failing ? 'also' : code === '-' ? 'skip' : 'pass';
       var text = reported ? '\u2717' : failing ? '(\u2717)' : code === '-' ? '\u2013' : '\u2713';
       var why = n[2][String(i)];

@@ -27,7 +27,7 @@ from .report_filters import FilterSections
 from .report_node import NodeStory
 from .report_preemption import PreemptionSections
 from .report_scores import ScoreSections
-from .texts import sampling_text
+from .texts import pre_filter_result_text, sampling_text
 
 
 # -- the report ---------------------------------------------------------------
@@ -362,13 +362,9 @@ class Report(FilterSections, ScoreSections, PreemptionSections, NodeStory):
                            (": " + ", ".join(st["reasons"])) if st["reasons"] else "", indent=2))
             if st.get("details"):
                 self.add(line_of((details_text(st["details"]).replace("\n", "; "), MUTED), indent=4))
-        pfr = pod.get("preFilterResult")
-        if pfr is not None:
-            names = pfr.get("nodeNames") or []
-            who = ", ".join(pfr.get("plugins") or []) or "PreFilter"
-            limit = None if self.wide else GROUP_NAMES * 2
-            self.add(line_of(f"PreFilter ({who}) narrowed the candidates to {plural(len(names), 'node')}"
-                           + (f": {names_text(names, limit, sym)}" if names else ""), indent=2))
+        narrowed = pre_filter_result_text(pod, None if self.wide else GROUP_NAMES * 2, sym)
+        if narrowed is not None:
+            self.add(line_of(narrowed, indent=2))
 
     # -- filters ----------------------------------------------------------------
     # -- several pods -------------------------------------------------------------

@@ -82,8 +82,7 @@ class FilterSections:
                             "devices, volumes", MUTED), indent=2))
 
     def _reported_by_pre_filter(self, pod: dict, node: dict) -> bool:
-        pfr = pod.get("preFilterResult")
-        return pfr is not None and not node.get("feasible") and node["name"] not in (pfr.get("nodeNames") or ())
+        return left_out_by_pre_filter(pod, node)
 
     def matrix(self, pod: dict, nodes: list[dict], columns: list[str]) -> None:
         """One row per node, one column per Filter plugin worth showing."""
@@ -99,6 +98,9 @@ class FilterSections:
             if pfr is not None:
                 if self._reported_by_pre_filter(pod, n):
                     row.append(cell_of((f"{sym.fail} not a candidate", FAIL)))
+                elif n["name"] not in (pfr.get("nodeNames") or ()):
+                    # The nominated node: kube-scheduler filters it before the candidates narrow.
+                    row.append(cell_of(("nominated, filtered first", MUTED)))
                 else:
                     row.append(cell_of((sym.ok, PASS)))
             verdicts = {f["plugin"]: f for f in n.get("filters") or ()}
@@ -158,6 +160,31 @@ def summary_scope(pod: dict) -> str:
             "the others ran no Filter plugin)")
 
 
+def left_out_by_pre_filter(pod: dict, node: dict) -> bool:
+    """Whether the failure reported for the node is the PreFilterResult's:
+    not one of its candidates, and a status no Filter plugin gave (a
+    nominated node, filtered before the candidates narrow, has its own)."""
+    pfr = pod.get("preFilterResult")
+    if pfr is None or node.get("feasible") or node["name"] in (pfr.get("nodeNames") or ()):
+        return False
+    return not (node.get("status") or {}).get("plugin")
+
+
+def reported_failure(node: dict) -> tuple[str, list[str], str]:
+    """(plugin, reasons, code) of the failure kube-scheduler reports for an
+    infeasible node: its status, which for a node the PreFilterResult left
+    out is that one's (`node(s) didn't satisfy plugin(s) [...]`), not any
+    Filter verdict's; the first failing verdict only when no status says."""
+    st = node.get("status") or {}
+    plugin = node.get("firstFailure") or st.get("plugin") or "?"
+    reasons, code = st.get("reasons"), st.get("code")
+    if reasons is None:
+        f = next((f for f in node.get("filters") or () if f["plugin"] == plugin), None)
+        reasons = f["reasons"] if f else []
+        code = f["code"] if f else code
+    return plugin, reasons, code or "?"
+
+
 def _failure_groups(nodes: list[dict]) -> tuple[dict, list]:
     """({(plugin, reasons joined): names}, feasible names), in node order."""
     groups: dict[tuple, list[str]] = {}
@@ -166,12 +193,7 @@ def _failure_groups(nodes: list[dict]) -> tuple[dict, list]:
         if n.get("feasible"):
             feasible.append(n["name"])
             continue
-        st = n.get("status") or {}
-        plugin = n.get("firstFailure") or st.get("plugin") or "?"
-        reasons = st.get("reasons")
-        if reasons is None:
-            f = next((f for f in n.get("filters") or () if f["plugin"] == plugin), None)
-            reasons = f["reasons"] if f else []
+        plugin, reasons, _ = reported_failure(n)
         groups.setdefault((plugin, ", ".join(reasons)), []).append(n["name"])
     return groups, feasible
 

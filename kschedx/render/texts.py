@@ -1,6 +1,6 @@
 """Texts of one line the report and the HTML report share: a pod's node
-sampling, a preemption's search and its outcomes, what preemption makes of
-one candidate node."""
+sampling, the candidates its PreFilterResult leaves, a preemption's search
+and its outcomes, what preemption makes of one candidate node."""
 
 from __future__ import annotations
 
@@ -26,6 +26,18 @@ def sampling_text(pod: dict, limit: int | None, sym: Symbols) -> str:
     return (head + f"; from start index {start} its best are {names_text(s.get('startWindowBest') or [], 3, sym)}"
             f" {sym.dot} {pod.get('selectedNode')} could be missed: from other starts it could pick "
             f"{plural(len(others), 'other node')} ({names_text(others, limit, sym)})")
+
+
+def pre_filter_result_text(pod: dict, limit: int | None, sym: Symbols) -> str | None:
+    """The pod's `preFilterResult` in one line: which PreFilter plugins
+    narrowed the candidates, to which nodes; None without one."""
+    pfr = pod.get("preFilterResult")
+    if pfr is None:
+        return None
+    names = pfr.get("nodeNames") or []
+    who = ", ".join(pfr.get("plugins") or []) or "PreFilter"
+    return (f"PreFilter ({who}) narrowed the candidates to {plural(len(names), 'node')}"
+            + (f": {names_text(names, limit, sym)}" if names else ""))
 
 
 def share_text(share: float) -> str:
