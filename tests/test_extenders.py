@@ -655,3 +655,21 @@ def test_simulate_asks_the_extender_for_every_pod(tmp_path, extender):
         config({"urlPrefix": extender.url, "filterVerb": "filter", "nodeCacheCapable": True}), "sched.yaml"))
     assert [p["placedNode"] for p in doc["pods"]] == ["n3", "n3", "n3"]
     assert extender.verbs() == ["filter"] * 3
+
+
+def test_simulate_headline_counts_the_pods_an_extender_errored(tmp_path, extender):
+    """A pod whose scheduling cycle stopped with an error is in the headline
+    (it is what makes the exit code 1)."""
+    import io
+
+    from kschedx.render.simulate import render_simulate
+
+    extender.on("filter", lambda args: {"Error": "license server down"})
+    w = load_workload([cluster(tmp_path)], [pod(tmp_path)])
+    doc = simulate(w, tie_break="name", config=parse_config(config({"urlPrefix": extender.url,
+                                                                    "filterVerb": "filter"}), "sched.yaml"))
+    assert doc["summary"]["errors"] == 1
+    out = io.StringIO()
+    render_simulate(doc, out=out)
+    assert ("simulated 1 pod(s): 0 placed (0 by preemption, 0 victim(s)), 0 unschedulable, 0 gated, "
+            "1 error(s)\n") in out.getvalue()

@@ -90,3 +90,46 @@ def test_a_sliver_of_use_is_not_zero_percent():
     from kschedx.render.chart import _pct
 
     assert _pct(0, 1000) == "0%" and _pct(1, 1000) == "<1%" and _pct(10, 1000) == "1%"
+
+
+def _placements_line(doc) -> str:
+    """The sentence under the HTML report's Placements heading."""
+    import html
+    import re
+
+    from kschedx.render.html import to_html
+
+    return html.unescape(re.search(r"<h2>Placements</h2><p>(.*?)</p>", to_html(doc)).group(1))
+
+
+def test_headline_counts_pods_no_profile_serves(tmp_path):
+    """Every pod is in the headline's counts: a pod of a schedulerName no
+    profile serves is named, as in the placement table, in the terminal and
+    in the HTML report alike."""
+    import yaml
+
+    from kschedx.framework.configured import load_config
+
+    files = []
+    for name, scheduler in (("a", None), ("b", "batch-scheduler"), ("c", "someone-else")):
+        pod = yaml.safe_load(open(GOLDEN.parent.parent / "fixtures" / "pods" / "web.yaml"))
+        pod["metadata"]["name"] = name
+        if scheduler:
+            pod["spec"]["schedulerName"] = scheduler
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(pod))
+        files.append(str(tmp_path / f"{name}.yaml"))
+    config = load_config(str(GOLDEN.parent.parent / "fixtures" / "config" / "two-profiles.yaml"))
+    doc = simulate(load_workload([str(GOLDEN.parent.parent / "fixtures" / "cluster")], files),
+                   tie_break="name", detail="placements", config=config)
+    assert doc["summary"]["noProfile"] == 1 and doc["summary"]["placed"] == 2
+    out = io.StringIO()
+    render_simulate(doc, out=out)
+    sentence = "3 pod(s): 2 placed (0 by preemption, 0 victim(s)), 0 unschedulable, 0 gated, 1 noprofile"
+    assert f"simulated {sentence}\n" in out.getvalue()
+    assert _placements_line(doc) == sentence
+
+
+def test_headline_leaves_out_zero_errors_and_no_profile():
+    _, text = _simulate_text()
+    assert "simulated 30 pod(s): 24 placed (0 by preemption, 0 victim(s)), 6 unschedulable, 0 gated\n" in text
+

@@ -18,6 +18,7 @@ from . import units
 from .ci import outcome, pod_fails, scheduler_text
 from .html_assets import SCRIPT, STYLE
 from .report_filters import left_out_by_pre_filter, reported_failure
+from .simulate import headline
 
 # A filter verdict as one character in the page's data (and as a CSS class).
 CODE_CHARS = {"Success": "S", "Skip": "-", "Unschedulable": "U", "UnschedulableAndUnresolvable": "X",
@@ -457,12 +458,7 @@ def _placements(doc: dict) -> str:
                     f'{e(p["pod"])}</a></th><td class="num" data-sort="{p.get("priority", 0)}">'
                     f'{e(p.get("priority", 0))}</td><td>{e(p.get("placedNode") or "-")}</td>'
                     f'<td class="{cls}">{e(text)}</td><td class="msg">{e(p.get("message") or "")}</td></tr>')
-    s = doc.get("summary") or {}
-    differ = s.get("preemptionsCouldDiffer")
-    line = (f'{s.get("pods", len(doc["pods"]))} pod(s): {s.get("placed", 0)} placed '
-            f'({s.get("placedByPreemption", 0)} by preemption, {s.get("victims", 0)} victim(s)'
-            + (f'; {differ} preemption(s) could have gone otherwise' if differ else "") + '), '
-            f'{s.get("unschedulable", 0)} unschedulable, {s.get("gated", 0)} gated')
+    line = headline(doc)
     return (f'<section id="placements"><h2>Placements</h2><p>{e(line)}</p>'
             '<div class="controls"><input type="search" class="filter" data-table="placement-table" '
             'placeholder="filter pods, nodes, messages" aria-label="filter placements"></div>'

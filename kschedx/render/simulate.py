@@ -142,6 +142,25 @@ class SimulateSink(ResultSink):
         render_simulate(self.doc, wide=self.wide, out=self.out)
 
 
+def headline(doc: dict) -> str:
+    """The counts of a run in one sentence ("3 pod(s): 2 placed (...), 0
+    unschedulable, 0 gated, 1 noprofile"), shared by the terminal and the HTML
+    report. Errors and pods no profile serves are named only when there are
+    some, so the counts always add up to the pods and explain the exit code."""
+    s = doc.get("summary") or {}
+    differ = s.get("preemptionsCouldDiffer")
+    text = (f"{s.get('pods', len(doc['pods']))} pod(s): {s.get('placed', 0)} placed "
+            f"({s.get('placedByPreemption', 0)} by preemption, {s.get('victims', 0)} victim(s)"
+            + (f"; {differ} preemption(s) could have gone otherwise" if differ else "") + "), "
+            f"{s.get('unschedulable', 0)} unschedulable, {s.get('gated', 0)} gated")
+    # The words of the placement table's outcome column (its status, lower case).
+    if s.get("errors"):
+        text += f", {s['errors']} error(s)"
+    if s.get("noProfile"):
+        text += f", {s['noProfile']} noprofile"
+    return text
+
+
 def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None = None) -> None:
     out = out or sys.stdout
     w = out.write
@@ -151,10 +170,7 @@ def render_simulate(doc: dict, wide: bool = False, out=None, color: bool | None 
     if doc.get("drain") or doc.get("addNodes"):
         _write_changes(doc, wide, w)
     differ = s.get("preemptionsCouldDiffer")
-    w(f"simulated {s.get('pods', len(doc['pods']))} pod(s): {s.get('placed', 0)} placed "
-      f"({s.get('placedByPreemption', 0)} by preemption, {s.get('victims', 0)} victim(s)"
-      + (f"; {differ} preemption(s) could have gone otherwise" if differ else "") + "), "
-      f"{s.get('unschedulable', 0)} unschedulable, {s.get('gated', 0)} gated\n")
+    w(f"simulated {headline(doc)}\n")
     for note in doc.get("inputNotes") or ():
         w(f"  {note}\n")
     w("\n")
