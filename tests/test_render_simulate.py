@@ -87,9 +87,9 @@ def test_simulate_says_what_was_expanded_and_the_absolute_usage():
 
 
 def test_a_sliver_of_use_is_not_zero_percent():
-    from kschedx.render.chart import _pct
+    from kschedx.render.units import percent
 
-    assert _pct(0, 1000) == "0%" and _pct(1, 1000) == "<1%" and _pct(10, 1000) == "1%"
+    assert percent(0, 1000) == "0%" and percent(1, 1000) == "<1%" and percent(10, 1000) == "1%"
 
 
 def _placements_line(doc) -> str:
@@ -133,3 +133,39 @@ def test_headline_leaves_out_zero_errors_and_no_profile():
     _, text = _simulate_text()
     assert "simulated 30 pod(s): 24 placed (0 by preemption, 0 victim(s)), 6 unschedulable, 0 gated\n" in text
 
+
+def test_chart_and_report_print_the_same_percentages():
+    """node-a goes from 3 to 8 of 8 cpu and 12Gi to 22Gi of 32Gi: 37% and 68%
+    (floored, as kubectl describe node does) in the terminal and the report."""
+    doc, text = _simulate_text()
+    row = next(line for line in text.splitlines() if line.startswith("node-a "))
+    assert "37% -> 100%" in row and "37% -> 68%" in row
+    from kschedx.render.html import to_html
+
+    page = to_html(doc)
+    assert '<span class="pct">37% → 100%</span>' in page and '<span class="pct">37% → 68%</span>' in page
+    assert "38%" not in page and "69%" not in page
+
+
+def test_every_usage_reads_the_same_in_chart_and_report():
+    import re
+
+    from kschedx.render.chart import Usage
+    from kschedx.render.html import _usage_cell
+
+    for before, after, alloc in ((3000, 8000, 8000), (1, 999, 1000), (2, 3, 3), (0, 5, 0), (7, 7, 9)):
+        cell = _usage_cell("cpu", before, after, alloc)
+        shown = re.search(r'<span class="pct">(.*?)</span>', cell).group(1)
+        assert shown.replace(" → ", " -> ") == Usage(before, after, alloc).percent()
+
+
+def test_cpu_amounts_side_by_side_share_one_unit():
+    """150 cores before, 150.5 after: not `150 -> 150500m`, which reads as a
+    thousandfold jump."""
+    from kschedx.render import units
+    from kschedx.render.chart import Row, Usage
+
+    row = Row("node* (150 nodes)", 150, Usage(150000, 150500, 720000), Usage(0, 0, 1 << 40), (0, 0, 0))
+    assert row.amounts("cpu") == "(150000m -> 150500m of 720000m)"
+    assert Row("n", 1, Usage(3000, 8000, 8000), Usage(0, 0, 1), (0, 0, 0)).amounts("cpu") == "(3 -> 8 of 8)"
+    assert units.amounts("memory", 50 << 30, 80 << 30) == ("50Gi", "80Gi")

@@ -192,8 +192,8 @@ def chart_blocks(t: dict, *, wide: bool, rich: bool) -> list:
         bar = [Span(copy_glyph * _copy_cells(copies, most, COPY_BAR_WIDTH), PASS), Span(f" {copies}")]
         res = [Span(glyphs[k] * n, _SEGMENT_STYLES[k]) for k, n in usage.segments(width)]
         res.append(Span(f" {usage.percent()}"))
-        amounts = (f"{units.amount(resource, usage.before)} -> {units.amount(resource, usage.after)} of "
-                   f"{units.amount(resource, usage.allocatable)}")
+        before, after, allocatable = units.amounts(resource, usage.before, usage.after, usage.allocatable)
+        amounts = f"{before} -> {after} of {allocatable}"
         table.rows.append([[Span(label)], bar, res, [Span(amounts, MUTED)]])
     return [_line((title, HEADER), indent=2), _line((legend, MUTED), indent=2), table]
 

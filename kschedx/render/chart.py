@@ -41,21 +41,13 @@ class Usage:
         return [(k, n) for k, n in out if n]
 
     def percent(self) -> str:
-        return f"{_pct(self.before, self.allocatable)} -> {_pct(self.after, self.allocatable)}"
+        return f"{units.percent(self.before, self.allocatable)} -> {units.percent(self.after, self.allocatable)}"
 
 
 def _cells(used: int, total: int, width: int) -> int:
     if used <= 0:
         return 0
     return min(width, (used * width + total - 1) // total)
-
-
-def _pct(used: int, total: int) -> str:
-    if total <= 0:
-        return "-"
-    if 0 < used * 100 < total:
-        return "<1%"  # the bar shows something: so does the number
-    return f"{used * 100 // total}%"
 
 
 @dataclass
@@ -72,8 +64,8 @@ class Row:
 
     def amounts(self, resource: str) -> str:
         u = getattr(self, resource)
-        return (f"({units.amount(resource, u.before)} -> {units.amount(resource, u.after)} "
-                f"of {units.amount(resource, u.allocatable)})")
+        before, after, allocatable = units.amounts(resource, u.before, u.after, u.allocatable)
+        return f"({before} -> {after} of {allocatable})"
 
     def pods_text(self) -> str:
         before, after, alloc = self.pods

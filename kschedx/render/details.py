@@ -157,7 +157,7 @@ def _node_resources_fit(d: dict) -> list[str]:
 def _share(name: str, used: int, total) -> str:
     text = f"{units.amount(name, used)}/{units.amount(name, total)}" if total is not None else units.amount(name, used)
     if total:
-        text += f" ({used * 100 // total}%)"
+        text += f" ({units.percent(used, total)})"
     return text
 
 

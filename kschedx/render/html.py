@@ -415,17 +415,19 @@ def _preemption_alternatives(pre: dict) -> str:
 
 # -- simulate -----------------------------------------------------------------------
 def _pct(used: int, total: int) -> float:
+    """The exact share, for bar widths and sorting; the number printed is
+    units.percent, as in the terminal chart."""
     return 100 * used / total if total > 0 else 0.0
 
 
 def _usage_cell(resource: str, before: int, after: int, alloc: int) -> str:
     b, a = _pct(before, alloc), _pct(after, alloc)
-    title = (f"{resource}: {units.amount(resource, before)} → {units.amount(resource, after)} "
-             f"of {units.amount(resource, alloc)}")
+    shown = units.amounts(resource, before, after, alloc)
+    title = f"{resource}: {shown[0]} → {shown[1]} of {shown[2]}"
     return (f'<td class="usage" data-sort="{a:.4f}" title="{e(title)}">'
             f'<span class="ubar"><span class="before" style="width:{min(b, 100):.2f}%"></span></span>'
             f'<span class="ubar"><span class="after" style="width:{min(a, 100):.2f}%"></span></span>'
-            f'<span class="pct">{b:.0f}% → {a:.0f}%</span></td>')
+            f'<span class="pct">{units.percent(before, alloc)} → {units.percent(after, alloc)}</span></td>')
 
 
 def _utilization(doc: dict, table_id: str = "util-table", section_id: str = "utilization") -> str:
