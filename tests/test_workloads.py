@@ -90,7 +90,8 @@ def test_deployment_default_one_replica_and_paused(tmp_path):
     w = _load(tmp_path, _workload("Deployment", "web", {"selector": {"matchLabels": {"app": "web"}}, "template": TEMPLATE}))
     assert len(w.pods) == 1
     with pytest.raises(InputError, match="no pods"):
-        _load(tmp_path, _workload("Deployment", "web", {"paused": True, "template": TEMPLATE}))
+        _load(tmp_path, _workload("Deployment", "web", {"paused": True, "selector": {"matchLabels": {"app": "web"}},
+                                                        "template": TEMPLATE}))
 
 
 def test_replicaset_is_cluster_state_and_expanded(tmp_path):
@@ -290,3 +291,87 @@ def test_absurd_replica_counts_fail_in_one_line_instead_of_running_out_of_memory
     # A Job creates only the pods that run at once: many completions are fine.
     job = {"parallelism": 2, "completions": MAX_PODS_PER_WORKLOAD * 10, "template": TEMPLATE}
     assert len(_load(tmp_path, _workload("Job", "batch", job, api="batch/v1")).pods) == 2
+
+
+# -- selectors: a controller's pods are the ones its selector matches -------------------------
+_MISMATCH = "`selector` does not match template `labels`"
+
+
+def _selector_error(tmp_path, kind, spec) -> str:
+    api = "batch/v1" if kind in ("Job", "CronJob") else "apps/v1"
+    if kind == "StatefulSet":
+        spec = dict(spec, serviceName="web")
+    with pytest.raises(InputError) as error:
+        _load(tmp_path, _workload(kind, "web", spec, api=api))
+    return str(error.value)
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"])
+def test_a_selector_that_misses_the_templates_labels_is_refused(tmp_path, kind):
+    spec = {"selector": {"matchLabels": {"app": "api"}}, "template": TEMPLATE}
+    message = _selector_error(tmp_path, kind, spec)
+    assert message.endswith(f"workload.yaml: {kind}/shop/web: field spec.template.metadata.labels: {_MISMATCH}")
+    spec["selector"] = {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["web"]}]}
+    assert _selector_error(tmp_path, kind, spec).endswith(f"field spec.template.metadata.labels: {_MISMATCH}")
+
+
+@pytest.mark.parametrize("kind, word", [("Deployment", "deployment"), ("ReplicaSet", "deployment"),
+                                        ("StatefulSet", "statefulset"), ("DaemonSet", "daemonset")])
+def test_an_empty_selector_is_refused(tmp_path, kind, word):
+    """It would select every pod of the namespace (a ReplicaSet's message
+    says deployment too, as the API server's does)."""
+    message = _selector_error(tmp_path, kind, {"selector": {}, "template": TEMPLATE})
+    assert message.endswith(f"{kind}/shop/web: field spec.selector: empty selector is invalid for {word}")
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "ReplicaSet", "StatefulSet"])
+def test_a_missing_selector_is_refused(tmp_path, kind):
+    message = _selector_error(tmp_path, kind, {"template": TEMPLATE})
+    assert message.endswith(f"{kind}/shop/web: field spec.selector: required value")
+
+
+def test_a_daemonset_without_selector_selects_not_even_its_template(tmp_path):
+    message = _selector_error(tmp_path, "DaemonSet", {"template": TEMPLATE})
+    assert message.endswith(f"DaemonSet/shop/web: field spec.template.metadata.labels: {_MISMATCH}")
+
+
+def test_a_selector_matching_more_than_the_template_is_fine(tmp_path):
+    spec = {"replicas": 2, "template": TEMPLATE,
+            "selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "api"]}]}}
+    assert len(_load(tmp_path, _workload("Deployment", "web", spec)).pods) == 2
+
+
+def test_a_jobs_selector_is_checked_only_when_set_by_hand(tmp_path):
+    template = dict(TEMPLATE, spec=dict(TEMPLATE["spec"], restartPolicy="Never"))
+    # Generated: the API server writes the selector and the labels it matches.
+    assert len(_load(tmp_path, _workload("Job", "web", {"template": template}, api="batch/v1")).pods) == 1
+    manual = {"manualSelector": True, "selector": {"matchLabels": {"app": "api"}}, "template": template}
+    assert _selector_error(tmp_path, "Job", manual).endswith(
+        f"Job/shop/web: field spec.template.metadata.labels: {_MISMATCH}")
+    del manual["selector"]
+    assert _selector_error(tmp_path, "Job", manual).endswith("Job/shop/web: field spec.selector: required value")
+    manual["selector"] = {"matchLabels": {"app": "web"}}
+    assert len(_load(tmp_path, _workload("Job", "web", manual, api="batch/v1")).pods) == 1
+
+
+def test_a_cronjobs_job_template_has_no_selector(tmp_path):
+    template = dict(TEMPLATE, spec=dict(TEMPLATE["spec"], restartPolicy="Never"))
+    job = {"selector": {"matchLabels": {"app": "web"}}, "template": template}
+    message = _selector_error(tmp_path, "CronJob", {"schedule": "* * * * *", "jobTemplate": {"spec": job}})
+    assert message.endswith("CronJob/shop/web: field spec.jobTemplate.spec.selector: `selector` will be auto-generated")
+    job = {"manualSelector": True, "template": template}
+    message = _selector_error(tmp_path, "CronJob", {"schedule": "* * * * *", "jobTemplate": {"spec": job}})
+    assert "field spec.jobTemplate.spec.manualSelector: unsupported value true" in message
+
+
+def test_cli_refuses_a_mismatched_selector_with_exit_3(tmp_path):
+    from click.testing import CliRunner
+
+    from kschedx.cli.main import main
+
+    (tmp_path / "cluster.yaml").write_text(CLUSTER)
+    spec = {"replicas": 2, "selector": {"matchLabels": {"a": "b"}}, "template": TEMPLATE}
+    (tmp_path / "deploy.yaml").write_text(yaml.safe_dump(_workload("Deployment", "d", spec)))
+    r = CliRunner().invoke(main, ["explain", str(tmp_path / "deploy.yaml"), "--snapshot", str(tmp_path / "cluster.yaml")])
+    assert r.exit_code == 3
+    assert f"deploy.yaml: Deployment/shop/d: field spec.template.metadata.labels: {_MISMATCH}" in r.output

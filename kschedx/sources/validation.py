@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..api.labels import _valid_value
+from ..api.labels import _valid_value, label_selector
 from ..api.quantity import QuantityError, parse_quantity
 from ..api.resources import _DNS1123_SUBDOMAIN, _is_qualified_name, is_extended_resource_name, is_native_resource
 from ..api.taints import decimal_int64
@@ -78,6 +78,74 @@ def labels_error(labels) -> tuple[str, str] | None:
     except _Invalid as e:
         return e.field, e.message
     return None
+
+
+# Workloads whose controller finds its pods by spec.selector, with the word
+# the API server's "empty selector" message uses for each (a ReplicaSet's
+# says deployment too).
+_SELECTING_KINDS = {"Deployment": "deployment", "ReplicaSet": "deployment", "StatefulSet": "statefulset",
+                    "DaemonSet": "daemonset"}
+_MISMATCH = "`selector` does not match template `labels`"
+
+
+def workload_selector_error(obj: dict) -> tuple[str, str] | None:
+    """The API server's rules for the selector of a workload, as (field,
+    message), or None. A controller owns the pods its selector matches: one
+    that misses its own template's labels would create pods forever, so
+    creating or updating such an object is refused, and none is ever stored.
+    A Job's selector is checked only when set by hand (manualSelector): the
+    one the API server generates always matches the labels it adds."""
+    kind = obj.get("kind")
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return None
+    try:
+        if kind in _SELECTING_KINDS:
+            _controller_selector(spec, _SELECTING_KINDS[kind], required=kind != "DaemonSet")
+        elif kind == "Job" and spec.get("manualSelector") is True:
+            _manual_job_selector(spec)
+        elif kind == "CronJob" and isinstance(spec.get("jobTemplate"), dict):
+            _cron_job_selector(spec["jobTemplate"].get("spec") or {})
+    except _Invalid as e:
+        return e.field, e.message
+    return None
+
+
+def _controller_selector(spec: dict, word: str, required: bool) -> None:
+    selector = spec.get("selector")
+    if selector is None:
+        if required:
+            raise _Invalid("spec.selector", "required value")
+        # A DaemonSet without one selects nothing, its template included.
+        raise _Invalid("spec.template.metadata.labels", _MISMATCH)
+    _label_selector(selector, "spec.selector")
+    if not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        # It would select every pod of the namespace.
+        raise _Invalid("spec.selector", f"empty selector is invalid for {word}")
+    _selects_template(selector, spec)
+
+
+def _manual_job_selector(spec: dict) -> None:
+    selector = spec.get("selector")
+    if selector is None:
+        raise _Invalid("spec.selector", "required value")
+    _label_selector(selector, "spec.selector")
+    _selects_template(selector, spec)  # an empty one selects everything: allowed
+
+
+def _cron_job_selector(job_spec: dict) -> None:
+    """Each Job of a CronJob gets a generated selector: one written in its
+    template has no place."""
+    if job_spec.get("selector") is not None:
+        raise _Invalid("spec.jobTemplate.spec.selector", "`selector` will be auto-generated")
+    if job_spec.get("manualSelector") is True:
+        raise _Invalid("spec.jobTemplate.spec.manualSelector", 'unsupported value true: supported values: "nil", "false"')
+
+
+def _selects_template(selector: dict, spec: dict) -> None:
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+    if not label_selector(selector).matches(labels):
+        raise _Invalid("spec.template.metadata.labels", _MISMATCH)
 
 
 def validate_object(obj: dict, origin, ref: str) -> None:

@@ -24,7 +24,7 @@ from ..api.labels import NodeSelector, SelectorError, selector_from_set
 from ..api.taints import find_matching_untolerated_taint
 from .admission import object_ref, stable_uid
 from .shape import check_shape
-from .validation import labels_error, validate_pod_spec
+from .validation import labels_error, validate_pod_spec, workload_selector_error
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob", "DaemonSet")
 
@@ -275,6 +275,10 @@ def _template(obj, origin, path="spec.template") -> dict:
         error = labels_error(labels)
         if error is not None:
             raise InputError(error[1], source=origin, obj=ref, field=f"{path}.{error[0]}")
+    # The template's pods must be the workload's own: its selector matches them.
+    error = workload_selector_error(obj)
+    if error is not None:
+        raise InputError(error[1], source=origin, obj=ref, field=error[0])
     return node
 
 
