@@ -372,6 +372,7 @@ def test_cli_refuses_a_mismatched_selector_with_exit_3(tmp_path):
     (tmp_path / "cluster.yaml").write_text(CLUSTER)
     spec = {"replicas": 2, "selector": {"matchLabels": {"a": "b"}}, "template": TEMPLATE}
     (tmp_path / "deploy.yaml").write_text(yaml.safe_dump(_workload("Deployment", "d", spec)))
-    r = CliRunner().invoke(main, ["explain", str(tmp_path / "deploy.yaml"), "--snapshot", str(tmp_path / "cluster.yaml")])
+    r = CliRunner().invoke(main, ["explain", str(tmp_path / "deploy.yaml"),
+                                  "--snapshot", str(tmp_path / "cluster.yaml")])
     assert r.exit_code == 3
     assert f"deploy.yaml: Deployment/shop/d: field spec.template.metadata.labels: {_MISMATCH}" in r.output

@@ -139,7 +139,8 @@ def _cron_job_selector(job_spec: dict) -> None:
     if job_spec.get("selector") is not None:
         raise _Invalid("spec.jobTemplate.spec.selector", "`selector` will be auto-generated")
     if job_spec.get("manualSelector") is True:
-        raise _Invalid("spec.jobTemplate.spec.manualSelector", 'unsupported value true: supported values: "nil", "false"')
+        raise _Invalid("spec.jobTemplate.spec.manualSelector",
+                       'unsupported value true: supported values: "nil", "false"')
 
 
 def _selects_template(selector: dict, spec: dict) -> None:
