@@ -159,7 +159,12 @@ def test_streamed_explain_memory_does_not_grow_with_pods():
     few, many = 16, 80
     _peak_bytes(few, lambda: JsonSink(_Discard()))  # first use: imports, caches
     streamed_few = _peak_bytes(few, lambda: JsonSink(_Discard()))
-    streamed_many = _peak_bytes(many, lambda: JsonSink(_Discard()))
+    # tracemalloc counts every thread's allocations, and another thread of
+    # the process (pytest-xdist's channel to its controller, receiving
+    # tests) may allocate meanwhile: once in a full run, 920 KB against
+    # 556 KB. Growth with the pods shows in every run; the least of three is
+    # this run's own.
+    streamed_many = min(_peak_bytes(many, lambda: JsonSink(_Discard())) for _ in range(3))
     # Five times the pods, and the peak stays that of a few pods (the snapshot
     # and one pod's result), with a margin for allocator noise.
     assert streamed_many < streamed_few * 1.3, (streamed_few, streamed_many)
