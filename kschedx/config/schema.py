@@ -209,9 +209,16 @@ class StrictDecoder:
     """Walks a decoded document against a schema, collecting unknown fields
     (all of them, by their full path) and the first type error."""
 
-    def __init__(self):
+    def __init__(self, key_order: dict | None = None, base: str = ""):
         self.unknown: list[str] = []
+        # Unknown and (JSON) duplicate fields as the strict codec lists them,
+        # in document order.
+        self.strict: list[str] = []
         self.type_error: str | None = None
+        # A JSON document's keys per object path, repeats included (see
+        # json_key_order); `base` is where the walked value sits in it.
+        self.key_order = key_order or {}
+        self.base = base
 
     def walk(self, value, schema, path: str, struct: str = "", go_path: str = "") -> None:
         if value is None or schema is RAW:
@@ -220,13 +227,24 @@ class StrictDecoder:
             if not isinstance(value, dict):
                 self._mismatch(value, _go_name(schema), struct, go_path)
                 return
-            for key, item in value.items():
+            full = f"{self.base}.{path}" if self.base and path else self.base or path
+            seen = set()
+            for key in self.key_order.get(full) or list(value):
                 sub = schema.fields.get(key) if isinstance(key, str) else None
                 child = f"{path}.{key}" if path else str(key)
+                if key in seen:
+                    # encoding/json decodes a repeated field again, the last
+                    # value winning; the strict codec names a known one once
+                    # more as a duplicate and an unknown one only once.
+                    if sub is not None:
+                        self.strict.append(f'duplicate field "{child}"')
+                    continue
+                seen.add(key)
                 if sub is None:
                     self.unknown.append(child)
+                    self.strict.append(f'unknown field "{child}"')
                     continue
-                self.walk(item, sub, child, schema.name, f"{go_path}.{key}" if go_path else key)
+                self.walk(value[key], sub, child, schema.name, f"{go_path}.{key}" if go_path else key)
             return
         if isinstance(schema, ListOf):
             if not isinstance(value, list):
@@ -279,6 +297,36 @@ class StrictDecoder:
         what = f"number {value}" if number else json_kind(value)
         where = f"Go struct field {struct}.{go_path}" if struct else "Go value"
         self.type_error = f"json: cannot unmarshal {what} into {where} of type {go_type}"
+
+
+def json_key_order(text: str) -> dict:
+    """For a JSON document, each object's keys in order with repeats, by
+    the path StrictDecoder gives the object ("" the document,
+    "profiles[0]", "profiles[0].pluginConfig[1].args"): the strict JSON
+    codec reports a repeated field where it repeats, between the unknown
+    fields. {} when the text is not JSON."""
+    import json
+
+    class Pairs(list):
+        pass
+
+    try:
+        doc = json.loads(text, object_pairs_hook=Pairs)
+    except ValueError:
+        return {}
+    order: dict[str, list] = {}
+
+    def visit(value, path: str) -> None:
+        if isinstance(value, Pairs):
+            order[path] = [k for k, _ in value]
+            for k, v in value:
+                visit(v, f"{path}.{k}" if path else k)
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                visit(v, f"{path}[{i}]")
+
+    visit(doc, "")
+    return order
 
 
 def _go_name(schema) -> str:

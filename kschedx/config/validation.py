@@ -84,6 +84,13 @@ def _queue_sort(profile: dict) -> dict:
     return (profile.get("plugins") or {}).get("queueSort") or {"enabled": [], "disabled": []}
 
 
+def _semantic(plugin_set: dict) -> tuple:
+    """A PluginSet as Semantic.DeepEqual compares the internal type: an
+    unset weight is 0 there, and a missing list equals an empty one."""
+    return tuple(tuple((p.get("name") or "", p.get("weight") or 0) for p in plugin_set.get(key) or ())
+                 for key in ("enabled", "disabled"))
+
+
 def validate_common_queue_sort(path: str, profiles: list[dict]) -> list[str]:
     errs = []
     canon = _queue_sort(profiles[0])
@@ -97,7 +104,7 @@ def validate_common_queue_sort(path: str, profiles: list[dict]) -> list[str]:
             args = pc.get("args")
     for i in range(1, len(profiles)):
         curr = _queue_sort(profiles[i])
-        if curr != canon:
+        if _semantic(curr) != _semantic(canon):
             errs.append(invalid(f"{path}[{i}].plugins.queueSort", curr, "must be the same for all profiles"))
         for pc in profiles[i].get("pluginConfig") or []:
             if pc.get("name") == name and pc.get("args") != args:

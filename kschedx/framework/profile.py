@@ -153,17 +153,29 @@ def plan_profile(profile: dict, *, allow_unknown: bool = False, features: Featur
 def _score_weights(enabled: list[dict], registry: dict, point: str) -> dict:
     """getValidScoreWeights: the weights of the plugins implementing the
     point, a per-point weight before the MultiPoint one, unset or 0 read as
-    1; ProfileError when their total could overflow."""
+    1; ProfileError when their total could overflow.
+
+    The running total and the headroom left are int64 in kube-scheduler and
+    validation puts no lower bound on a weight: once a negative weight lowers
+    the total, MaxTotalScore minus it wraps to a negative number, so every
+    later Score plugin "could overflow" while a negative weight on the last
+    one is accepted. Python ints do not wrap, hence _int64."""
     weights = {}
     total = 0
     for p in enabled:
         if point not in registry[p["name"]].points or p["name"] in weights:
             continue
         weights[p["name"]] = p.get("weight") or 1
-        if weights[p["name"]] * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+        product = _int64(weights[p["name"]] * MAX_NODE_SCORE)
+        if product > _int64(MAX_TOTAL_SCORE - total):
             raise ProfileError("total score of Score plugins could overflow")
-        total += weights[p["name"]] * MAX_NODE_SCORE
+        total = _int64(total + product)
     return weights
+
+
+def _int64(n: int) -> int:
+    """n wrapped to a two's-complement int64, as Go's arithmetic does."""
+    return (n + 2 ** 63) % 2 ** 64 - 2 ** 63
 
 
 def schema_points(features: Features):
