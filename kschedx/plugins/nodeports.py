@@ -31,7 +31,10 @@ class NodePorts(Plugin):
     def filter(self, state, pod_info, node_info):
         want = state.read(_KEY)
         if want is None:
-            want = pod_info.host_ports
+            # A PreFilter that skips (no host ports) keeps Filter from running
+            # at all, so a missing state means PreFilter is disabled by the
+            # configuration: kube-scheduler errors rather than recompute.
+            return Status.as_error(f'reading "{_KEY}" from cycleState: not found')
         if fits_ports(want, node_info.used_ports):
             return None
         conflicts = [f"{proto}/{port}" + (f" on {ip}" if ip != "0.0.0.0" else "")

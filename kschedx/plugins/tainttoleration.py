@@ -7,7 +7,7 @@ from itertools import compress
 from ..config import names
 from ..framework.declaration import Declaration
 from ..framework.events import ActionType as A, NODE, POD, Register
-from ..framework.interface import MAX_NODE_SCORE, Plugin, features_of
+from ..framework.interface import MAX_NODE_SCORE, Plugin, PluginError, features_of
 from ..framework.status import Code, Status
 from .helper.normalize_score import default_normalize_score, default_normalize_values
 from ..api.taints import DO_NOT_SCHEDULE, find_matching_untolerated_taint, tolerations_tolerate_taint
@@ -49,7 +49,14 @@ class TaintToleration(Plugin):
         return None
 
     def score(self, state, pod_info, node_info) -> int:
-        tols = state.read(_PRE_SCORE_KEY)
+        return self._count(_pre_score_state(state), node_info)
+
+    def score_all(self, state, pod_info, nodes) -> list[int]:
+        tols = _pre_score_state(state)
+        return _only_tainted(nodes, lambda ni: self._count(tols, ni), 0)
+
+    def _count(self, tols, node_info) -> int:
+        """The node's PreferNoSchedule taints the pod does not tolerate."""
         count = 0
         for taint in node_info.taints:
             if taint.get("effect") == "PreferNoSchedule" and not tolerations_tolerate_taint(
@@ -57,15 +64,22 @@ class TaintToleration(Plugin):
                 count += 1
         return count
 
-    def score_all(self, state, pod_info, nodes) -> list[int]:
-        return _only_tainted(nodes, lambda ni: self.score(state, pod_info, ni), 0)
-
     def normalize_score(self, state, pod_info, scores):
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
 
     def normalize_all(self, state, pod_info, nodes, scores: list[int]) -> list[int]:
         return default_normalize_values(MAX_NODE_SCORE, True, scores)
+
+
+def _pre_score_state(state) -> list:
+    """The tolerations PreScore kept (possibly none). PreScore never skips, so
+    a missing state means the configuration disabled PreScore but not Score:
+    kube-scheduler fails the cycle then rather than read the pod again."""
+    tols = state.read(_PRE_SCORE_KEY)
+    if tols is None:
+        raise PluginError(f'failed to read "{_PRE_SCORE_KEY}" from cycleState: not found')
+    return tols
 
 
 def _only_tainted(nodes, per_node, untainted):

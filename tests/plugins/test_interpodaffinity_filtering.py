@@ -290,11 +290,14 @@ def test_required_affinity_multiple_nodes(name, pod, pods, nodes, want_pre, want
 
 
 def test_filter_without_pre_filter_is_an_error():
+    # An Error Status (not a raised error), so that the framework prefixes
+    # it with the plugin's name as kube-scheduler does.
     env = Env(P().obj(), [], [NODE1], version=VERSION)
-    from kschedx.framework.interface import PluginError
-
-    with pytest.raises(PluginError, match='error reading "PreFilterInterPodAffinity"'):
-        env.plugin(IPA).filter(CycleState(), env.pod_info, env.node("node1"))
+    want = 'error reading "PreFilterInterPodAffinity" from cycleState: not found'
+    st = env.plugin(IPA).filter(CycleState(), env.pod_info, env.node("node1"))
+    assert st.code.label == "Error" and st.message() == want
+    [st] = env.plugin(IPA).filter_all(CycleState(), env.pod_info, [env.node("node1")])
+    assert st.code.label == "Error" and st.message() == want
 
 
 # -- AddPod / RemovePod (TestPreFilterStateAddRemovePod) -------------------------------------

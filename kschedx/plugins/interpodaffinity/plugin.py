@@ -40,10 +40,20 @@ class _Extensions:
         return None
 
 
+# A PreFilter or PreScore that skips keeps Filter or Score from running, so a
+# state is missing only when the configuration disables PreFilter (PreScore)
+# but not Filter (Score): kube-scheduler fails the cycle with an Error then,
+# worded differently for each state.
+_NOT_FOUND = {
+    filtering.PRE_FILTER_STATE_KEY: f'error reading "{filtering.PRE_FILTER_STATE_KEY}" from cycleState: not found',
+    scoring.PRE_SCORE_STATE_KEY: f'failed to read "{scoring.PRE_SCORE_STATE_KEY}" from cycleState: not found',
+}
+
+
 def _read(state, key):
     s = state.read(key)
     if s is None:
-        raise PluginError(f'error reading "{key}" from cycleState: not found')
+        raise PluginError(_NOT_FOUND[key])
     return s
 
 
@@ -83,11 +93,17 @@ class InterPodAffinity(Plugin):
         return self._extensions
 
     def filter(self, state, pod_info, node_info):
-        s = _read(state, filtering.PRE_FILTER_STATE_KEY)
+        s = state.read(filtering.PRE_FILTER_STATE_KEY)
+        if s is None:
+            # An Error Status, which the framework names with this plugin.
+            return Status.as_error(_NOT_FOUND[filtering.PRE_FILTER_STATE_KEY])
         return filtering.filter_node(s, node_info)
 
     def filter_all(self, state, pod_info, nodes):
-        return filtering.filter_nodes(_read(state, filtering.PRE_FILTER_STATE_KEY), nodes)
+        s = state.read(filtering.PRE_FILTER_STATE_KEY)
+        if s is None:
+            return [Status.as_error(_NOT_FOUND[filtering.PRE_FILTER_STATE_KEY]) for _ in nodes]
+        return filtering.filter_nodes(s, nodes)
 
     # -- PreScore / Score ---------------------------------------------------------------
     def pre_score(self, state, pod_info, nodes):

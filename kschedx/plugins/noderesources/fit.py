@@ -54,6 +54,15 @@ def compute_pod_resource_request(pod_info, pod_level_resources: bool = True) -> 
     return pod_info.cached(("FitRequest", pod_level_resources), compute)
 
 
+def _missing_pre_filter_state() -> Status:
+    """Filter without the request PreFilter computes: only a configuration
+    that disables this plugin's PreFilter but not its Filter gets here, and
+    kube-scheduler fails the cycle with an Error rather than recompute it
+    (a PreFilter that ran always writes the state; Score, unlike Filter,
+    falls back to computing the request)."""
+    return Status.as_error(f'error reading "{_PRE_FILTER_KEY}" from cycleState: not found')
+
+
 def fits_request(req: Resource, node_info, ignored=frozenset(), ignored_groups=frozenset(),
                  delegate=None) -> list[InsufficientResource]:
     """fitsRequest. `delegate(name, node_info)`: with DRAExtendedResource,
@@ -145,11 +154,15 @@ class NodeResourcesFit(Plugin):
         return None, None
 
     def filter(self, state, pod_info, node_info):
-        req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info, self.pod_level_resources)
+        req = state.read(_PRE_FILTER_KEY)
+        if req is None:
+            return _missing_pre_filter_state()
         return self._status(fits_request(req, node_info, self.ignored, self.ignored_groups, self._dra_delegate()))
 
     def filter_all(self, state, pod_info, nodes):
-        req = state.read(_PRE_FILTER_KEY) or compute_pod_resource_request(pod_info, self.pod_level_resources)
+        req = state.read(_PRE_FILTER_KEY)
+        if req is None:
+            return [_missing_pre_filter_state() for _ in nodes]
         cpu, memory, storage = req.milli_cpu, req.memory, req.ephemeral_storage
         quick = not req.scalar
         delegate = None if quick else self._dra_delegate()

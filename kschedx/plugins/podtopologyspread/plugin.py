@@ -15,10 +15,20 @@ from .common import (DO_NOT_SCHEDULE_ACTION, HONOR, SCHEDULE_ANYWAY, SYSTEM_DEFA
                      get_constraints)
 
 
+# A PreFilter or PreScore that skips keeps Filter or Score from running, so a
+# state is missing only when the configuration disables PreFilter (PreScore)
+# but not Filter (Score): kube-scheduler fails the cycle with an Error then,
+# worded differently for each state.
+_NOT_FOUND = {
+    filtering.PRE_FILTER_STATE_KEY: f'reading "{filtering.PRE_FILTER_STATE_KEY}" from cycleState: not found',
+    scoring.PRE_SCORE_STATE_KEY: f'error reading "{scoring.PRE_SCORE_STATE_KEY}" from cycleState: not found',
+}
+
+
 def _read(state, key):
     s = state.read(key)
     if s is None:
-        raise PluginError(f'reading "{key}" from cycleState: not found')
+        raise PluginError(_NOT_FOUND[key])
     return s
 
 
@@ -70,10 +80,17 @@ class PodTopologySpread(Plugin):
         return self._extensions
 
     def filter(self, state, pod_info, node_info):
-        return filtering.filter_node(_read(state, filtering.PRE_FILTER_STATE_KEY), pod_info, node_info)
+        s = state.read(filtering.PRE_FILTER_STATE_KEY)
+        if s is None:
+            # An Error Status, which the framework names with this plugin.
+            return Status.as_error(_NOT_FOUND[filtering.PRE_FILTER_STATE_KEY])
+        return filtering.filter_node(s, pod_info, node_info)
 
     def filter_all(self, state, pod_info, nodes):
-        return filtering.filter_nodes(_read(state, filtering.PRE_FILTER_STATE_KEY), pod_info, nodes)
+        s = state.read(filtering.PRE_FILTER_STATE_KEY)
+        if s is None:
+            return [Status.as_error(_NOT_FOUND[filtering.PRE_FILTER_STATE_KEY]) for _ in nodes]
+        return filtering.filter_nodes(s, pod_info, nodes)
 
     # -- PreScore / Score ------------------------------------------------------------------------
     def pre_score(self, state, pod_info, filtered_nodes):
