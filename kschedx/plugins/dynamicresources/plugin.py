@@ -443,7 +443,8 @@ class DynamicResources(Plugin):
             return 0
         s = state.read(STATE_KEY)
         if s is None:
-            raise PluginError(f'running Score plugins: plugin "{NAME}" failed with: not found')
+            # The framework names the extension point and the plugin.
+            raise PluginError("not found")
         if not s.claims:
             return 0
         allocations = s.node_allocations.get(node_info.name)
@@ -540,14 +541,13 @@ def _compute_score(claims: list[dict], allocations: list[dict], own_allocation: 
             allocation = allocation_of(claim)
             if not allocation:
                 if unallocated >= len(allocations):
-                    raise PluginError(f'running Score plugins: plugin "{NAME}" failed with: number of allocations '
-                                      f"{len(allocations)} is smaller than number of claims needing allocation")
+                    raise PluginError(f"number of allocations {len(allocations)} is smaller than number of "
+                                      "claims needing allocation")
                 allocation = allocations[unallocated]
                 unallocated += 1
         else:
             if i >= len(allocations):
-                raise PluginError(f'running Score plugins: plugin "{NAME}" failed with: number of allocations '
-                                  f"{len(allocations)} is smaller than number of claims")
+                raise PluginError(f"number of allocations {len(allocations)} is smaller than number of claims")
             allocation = allocations[i]
         picked = {r["request"] for r in (allocation.get("devices") or {}).get("results") or ()
                   if len(r["request"].split("/")) == 2}
