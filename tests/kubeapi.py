@@ -114,6 +114,9 @@ class Fault:
     first (a slow server); `reset` closes the connection without an answer.
     `times` limits how many requests the fault applies to (None: all).
     `watch`: True applies only to watch requests, False only to other ones.
+    `after`: the request is carried out first (a binding stored, a pod
+    evicted), then the delay, reset or status replaces the answer: a write
+    that took effect although the client never heard so.
     """
 
     path: str
@@ -125,6 +128,7 @@ class Fault:
     message: str | None = None
     reset: bool = False
     watch: bool | None = None
+    after: bool = False
     hits: int = 0
 
     def matches(self, method: str, path: str, is_watch: bool = False) -> bool:
@@ -525,8 +529,9 @@ class KubeAPIServer:
 
     def inject(self, path: str, status: int | None = None, *, method: str | None = None,
                times: int | None = None, delay: float = 0.0, retry_after: int | None = None,
-               message: str | None = None, reset: bool = False, watch: bool | None = None) -> Fault:
-        fault = Fault(path, status, method, times, delay, retry_after, message, reset, watch)
+               message: str | None = None, reset: bool = False, watch: bool | None = None,
+               after: bool = False) -> Fault:
+        fault = Fault(path, status, method, times, delay, retry_after, message, reset, watch, after)
         with self._lock:
             self._faults.append(fault)
         return fault
@@ -587,36 +592,45 @@ class KubeAPIServer:
         route = parse_route(path)
         try:
             fault = self._take_fault(method, path, query.get("watch") in ("true", "1"))
-            if fault is not None:
-                if fault.delay:
-                    time.sleep(fault.delay)
-                if fault.reset:
-                    raise _Reset()
-                if fault.status is not None:
-                    raise self._fault_error(fault, method, route, query)
-            scheme, _, token = (headers.get("Authorization") or "").partition(" ")
-            if scheme.lower() != "bearer" or token.strip() != self.token:  # scheme is case-insensitive
-                raise st.unauthorized()
-            if route is not None and self.rules is not None:
-                verb = verb_for(method, route, query)
-                if not rbac_allows(self.rules, verb, route.group, route.plural, route.sub or ""):
-                    raise st.forbidden(user=self.user, verb=verb, resource=route.plural,
-                                       subresource=route.sub or "", group=route.group,
-                                       namespace=route.namespace, name=route.name)
-            if path == "/version" and method == "GET":
-                # Readable by everyone (system:public-info-viewer): no RBAC rule applies.
-                if self.version is None:
-                    raise st.path_not_found()
-                return 200, json.dumps(self.version).encode(), {}
-            if route is None or route.group_version in self.disabled_groups:
-                raise st.path_not_found()
-            resource = BY_PATH.get((route.group_version, route.plural))
-            if resource is None or (route.namespace and not resource.namespaced):
-                raise st.path_not_found()
-            return self._route(method, route, resource, query, body, headers)
+            if fault is not None and not fault.after:
+                self._apply_fault(fault, method, route, query)
+            answer = self._answer(method, path, route, query, body, headers)
+            if fault is not None and fault.after:
+                self._apply_fault(fault, method, route, query)
+            return answer
         except st.ApiError as err:
             extra = {"Retry-After": str(err.retry_after)} if err.retry_after else {}
             return err.code, err.body(), extra
+
+    def _apply_fault(self, fault: Fault, method, route, query) -> None:
+        if fault.delay:
+            time.sleep(fault.delay)
+        if fault.reset:
+            raise _Reset()
+        if fault.status is not None:
+            raise self._fault_error(fault, method, route, query)
+
+    def _answer(self, method, path, route, query, body, headers):
+        scheme, _, token = (headers.get("Authorization") or "").partition(" ")
+        if scheme.lower() != "bearer" or token.strip() != self.token:  # scheme is case-insensitive
+            raise st.unauthorized()
+        if route is not None and self.rules is not None:
+            verb = verb_for(method, route, query)
+            if not rbac_allows(self.rules, verb, route.group, route.plural, route.sub or ""):
+                raise st.forbidden(user=self.user, verb=verb, resource=route.plural,
+                                   subresource=route.sub or "", group=route.group,
+                                   namespace=route.namespace, name=route.name)
+        if path == "/version" and method == "GET":
+            # Readable by everyone (system:public-info-viewer): no RBAC rule applies.
+            if self.version is None:
+                raise st.path_not_found()
+            return 200, json.dumps(self.version).encode(), {}
+        if route is None or route.group_version in self.disabled_groups:
+            raise st.path_not_found()
+        resource = BY_PATH.get((route.group_version, route.plural))
+        if resource is None or (route.namespace and not resource.namespaced):
+            raise st.path_not_found()
+        return self._route(method, route, resource, query, body, headers)
 
     def _fault_error(self, fault: Fault, method: str, route: Route | None, query: dict) -> st.ApiError:
         code = fault.status

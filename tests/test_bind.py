@@ -4,6 +4,7 @@ conflict, preemption, and the promise that nothing is ever bound twice."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -164,6 +165,80 @@ def test_server_409_aborts_with_its_message(kube_api):
     assert r.exit_code == 4
     assert message in r.stderr and "default/web not bound" in r.stderr
     assert kube_api.request_count(BINDING) == 1  # sent once, never retried
+
+
+# ---- a write without a clear answer: the pod is read again, the write never sent again -----------
+
+
+@pytest.mark.parametrize("fault, cause", [
+    (dict(delay=3), "timed out: no answer within 1s"),
+    (dict(reset=True), "connection lost"),
+    (dict(status=500), "500 InternalError"),
+], ids=["timeout", "connection-lost", "5xx"])
+def test_binding_that_took_effect_without_an_answer_is_reported_bound(kube_api, fault, cause):
+    """The server stored the binding and then its answer never came (or was a
+    5xx): kschedx must not claim "not bound"; the pod read again is."""
+    small_cluster(kube_api)
+    kube_api.inject(BINDING, after=True, **fault)
+    r = run("bind", "default/web", "--yes", "--tie-break", "name", "--request-timeout", "1s",
+            "--kubeconfig", kube_api.kubeconfig)
+    assert node_of(kube_api, "default", "web") == "n3"
+    assert r.exit_code == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if "no clear answer" in x)
+    assert cause in line and line.endswith("but default/web, read again, is bound to node n3")
+    assert "bound default/web to node n3" in r.stdout and "not bound" not in r.stdout + r.stderr
+    assert kube_api.request_count(BINDING) == 1  # never sent twice
+    reads = [x.path for x in kube_api.requests]
+    assert reads[-1] == "/api/v1/namespaces/default/pods/web"  # the one read that settles it
+
+
+def test_binding_timed_out_before_it_took_effect_says_it_may_still(kube_api):
+    """The probe's case: the server is slow and binds after kschedx gave up.
+    When read again the pod is not bound yet; kschedx says so without
+    claiming it never will be, and never sends the binding again."""
+    small_cluster(kube_api)
+    kube_api.inject(BINDING, delay=3)
+    r = run("bind", "default/web", "--yes", "--tie-break", "name", "--request-timeout", "1s",
+            "--kubeconfig", kube_api.kubeconfig)
+    assert r.exit_code == 4
+    [line] = r.stderr.strip().splitlines()
+    assert "binding pod default/web to node n3: timed out: no answer within 1s" in line
+    assert ("read again, default/web is not bound (a request still in the server may yet bind it: check "
+            "with kubectl get pod web -n default -o jsonpath='{.spec.nodeName}'); nothing was evicted") in line
+    assert "; default/web not bound" not in line
+    assert kube_api.request_count(BINDING) == 1
+
+
+def test_binding_without_an_answer_and_a_failed_read_says_it_may_be_bound(kube_api, monkeypatch):
+    small_cluster(kube_api)
+    conn = connect(str(kube_api.kubeconfig), request_timeout=1)
+    p = bind.plan(conn, "default/web", tie_break="name")
+    real_bind = conn.bind_pod
+
+    def bind_then_reads_hang(pod, node):
+        # From the binding on, reading the pod times out too.
+        kube_api.inject(r"/api/v1/namespaces/default/pods/web", method="GET", delay=3)
+        real_bind(pod, node)
+
+    monkeypatch.setattr(conn, "bind_pod", bind_then_reads_hang)
+    kube_api.inject(BINDING, delay=3, after=True)
+    with pytest.raises(ClusterError) as exc:
+        bind.execute(conn, p)
+    msg = str(exc.value)
+    assert "binding pod default/web to node n3: timed out" in msg
+    assert "reading the pod again failed too (reading pod default/web: timed out" in msg
+    assert msg.endswith("nothing was evicted; default/web may or may not be bound to node n3: check with "
+                        "kubectl get pod web -n default -o jsonpath='{.spec.nodeName}'")
+    assert "\n" not in msg and kube_api.request_count(BINDING) == 1
+
+
+def test_binding_refused_with_4xx_is_definite_and_not_read_again(kube_api):
+    small_cluster(kube_api)
+    kube_api.inject(BINDING, 403)
+    r = run("bind", "default/web", "--yes", "--kubeconfig", kube_api.kubeconfig)
+    assert r.exit_code == 4 and r.stderr.rstrip().endswith("nothing was evicted; default/web not bound")
+    assert "read again" not in r.stderr
+    assert kube_api.requests[-1].path.endswith("/binding")  # nothing read after the refusal
 
 
 def test_bound_by_someone_else_after_the_plan(kube_api):
@@ -340,6 +415,37 @@ def test_execute_rechecks_the_fit_after_the_victims_left(kube_api):
                                            "NodeResourcesFit: Insufficient cpu"):
         bind.execute(conn, p, timeout=10)
     assert not bindings(kube_api)
+
+
+def test_eviction_that_took_effect_without_an_answer_counts_as_evicted(kube_api):
+    preemption_cluster(kube_api)
+    kube_api.removal_delay = 0.4
+    kube_api.inject(EVICTION, delay=3, after=True)
+    conn = connect(str(kube_api.kubeconfig), request_timeout=1)
+    p = _plan_with_victims(conn, kube_api, ["team/busy-2"])
+    events = []
+    outcome = bind.execute(conn, p, timeout=10, events=events.append)
+    assert outcome.evicted == ["team/busy-2"]
+    assert events[0].startswith("evicting team/busy-2 got no clear answer (evicting pod team/busy-2: timed out")
+    assert re.search(r"\), but read again it is (being deleted|gone): evicted$", events[0])
+    assert node_of(kube_api, "default", "big") == "n3"
+    assert kube_api.request_count(EVICTION) == 1
+
+
+def test_eviction_without_an_answer_that_did_not_take_effect_stops(kube_api):
+    preemption_cluster(kube_api)
+    kube_api.inject(EVICTION, delay=3)
+    conn = connect(str(kube_api.kubeconfig), request_timeout=1)
+    p = _plan_with_victims(conn, kube_api, ["team/busy-2", "team/tolerant"])
+    with pytest.raises(ClusterError) as exc:
+        bind.execute(conn, p, timeout=10)
+    msg = str(exc.value)
+    assert "evicting pod team/busy-2: timed out" in msg
+    assert msg.endswith("read again, team/busy-2 is still there, not being deleted (a request still in the "
+                        "server may yet evict it); no other pod was evicted; default/big not bound")
+    assert "nothing was evicted" not in msg
+    assert kube_api.request_count(EVICTION) == 1  # neither sent again nor the next victim's
+    assert not bindings(kube_api) and kube_api.request_count(STATUS) == 0
 
 
 def test_shell_completion_offers_pending_pods(kube_api):

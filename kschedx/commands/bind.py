@@ -81,7 +81,7 @@ class BindPlan:
             "evicted": list(outcome.evicted) if outcome else [],
             "dryRun": dry_run,
             "bound": bound,
-            "notes": list(self.notes),
+            "notes": list(self.notes) + (list(outcome.notes) if outcome else []),
         }
         if self.binder is not None:
             out["binder"] = self.binder.name  # the extender that binds, instead of pods/binding
@@ -93,6 +93,9 @@ class BindOutcome:
     node: str
     evicted: list[str] = field(default_factory=list)
     binder: str | None = None  # the extender that bound the pod, None for the pods/binding API
+    # What was done although its request got no answer, as the pod read again
+    # showed it (one line each, for people).
+    notes: list[str] = field(default_factory=list)
 
 
 def _key(pod: dict) -> str:
@@ -281,7 +284,12 @@ def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str]
                 raise ClusterError(f"{where}: evicting {vkey} was refused by a PodDisruptionBudget "
                                    f"({budgets}); {_done(outcome)}; {p.key} not bound") from None
             except ClusterError as e:
-                raise ClusterError(f"{e}; {_done(outcome)}; {p.key} not bound") from None
+                if not _unsettled(e):
+                    raise ClusterError(f"{e}; {_done(outcome)}; {p.key} not bound") from None
+                outcome.notes.append(_settle_eviction(conn, victim, e, outcome, p.key))
+                say(outcome.notes[-1])
+                outcome.evicted.append(vkey)
+                continue
             outcome.evicted.append(vkey)
             say(f"evicted {vkey}" if evicted else f"{vkey} was already gone")
         # What kube-scheduler records after a preemption: the pod is nominated to the
@@ -309,8 +317,87 @@ def execute(conn, p: BindPlan, *, timeout: float = 120.0, events: Callable[[str]
     try:
         conn.bind_pod(current, p.node)
     except ClusterError as e:
-        raise ClusterError(f"{e}; {_done(outcome)}; {p.key} not bound") from None
+        if not _unsettled(e):
+            raise ClusterError(f"{e}; {_done(outcome)}; {p.key} not bound") from None
+        outcome.notes.append(_settle_binding(conn, p, uid, e, outcome))
+        say(outcome.notes[-1])
     return outcome
+
+
+# ---- a write without a clear answer ------------------------------------------------------------
+
+
+def _unsettled(e: ClusterError) -> bool:
+    """Whether a failed write may have taken effect all the same. An HTTP 4xx
+    is the server refusing it: nothing was written. A 5xx, a timeout or a
+    connection lost after sending leaves it unknown (kube-apiserver may have
+    stored it before failing to answer, or may store it still)."""
+    from ..sources.transport import ClusterAPIError
+
+    if isinstance(e, ClusterAPIError):
+        return e.status >= 500
+    return e.unanswered
+
+
+def _cause(conn, e: ClusterError) -> str:
+    """The error without its leading "cluster URL: ", for a second error in the same line."""
+    text, prefix = str(e), f"{_where(conn)}: "
+    return text[len(prefix):] if text.startswith(prefix) else text
+
+
+def _check_cmd(key: str, field: str) -> str:
+    ns, name = split_ref(key)
+    return f"kubectl get pod {name} -n {ns} -o jsonpath='{{{field}}}'"
+
+
+def _settle_binding(conn, p: BindPlan, uid: str | None, e: ClusterError, outcome: BindOutcome) -> str:
+    """The binding got no clear answer: read the pod once (never send the
+    binding again, it may have taken effect) and go by what it shows. When
+    the pod is bound to the planned node, returns a line saying so; raises
+    ClusterError otherwise."""
+    ns, name = split_ref(p.key)
+    try:
+        now = conn.get_pod(ns, name)
+    except ClusterError as again:
+        raise ClusterError(f"{e}; reading the pod again failed too ({_cause(conn, again)}); {_done(outcome)}; "
+                           f"{p.key} may or may not be bound to node {p.node}: check with "
+                           f"{_check_cmd(p.key, '.spec.nodeName')}") from None
+    if now is None or (uid and now["metadata"].get("uid") != uid):
+        raise ClusterError(f"{e}; read again, pod {p.key} is gone (deleted{' and re-created' if now else ''}); "
+                           f"{_done(outcome)}; {p.key} not bound") from None
+    node = (now.get("spec") or {}).get("nodeName")
+    if node == p.node:
+        # The pod is where kschedx meant to put it: that is what `bind` is for,
+        # whoever's request did it (a kube-scheduler may have chosen the same node).
+        return (f"the binding request got no clear answer ({_cause(conn, e)}), but {p.key}, read again, "
+                f"is bound to node {p.node}")
+    if node:
+        raise ClusterError(f"{e}; read again, {p.key} is bound to node {node}, not {p.node} (by another "
+                           f"scheduler?); {_done(outcome)}") from None
+    raise ClusterError(f"{e}; read again, {p.key} is not bound (a request still in the server may yet bind "
+                       f"it: check with {_check_cmd(p.key, '.spec.nodeName')}); {_done(outcome)}") from None
+
+
+def _settle_eviction(conn, victim: dict, e: ClusterError, outcome: BindOutcome, key: str) -> str:
+    """An eviction got no clear answer: read the victim once (never evict it
+    again) and go by what it shows. When it is gone or being deleted, it
+    counts as evicted (bind goes on) and a line saying so is returned; raises
+    ClusterError otherwise."""
+    meta = victim["metadata"]
+    vkey = _key(victim)
+    ns, name = split_ref(vkey)
+    try:
+        now = conn.get_pod(ns, name)
+    except ClusterError as again:
+        raise ClusterError(f"{e}; reading {vkey} again failed too ({_cause(conn, again)}); {vkey} may or may "
+                           f"not have been evicted: check with {_check_cmd(vkey, '.metadata.deletionTimestamp')}; "
+                           f"{_done(outcome, besides=vkey)}; {key} not bound") from None
+    gone = now is None or now["metadata"].get("uid") != meta.get("uid")
+    if gone or now["metadata"].get("deletionTimestamp"):
+        return (f"evicting {vkey} got no clear answer ({_cause(conn, e)}), but read again it is "
+                f"{'gone' if gone else 'being deleted'}: evicted")
+    raise ClusterError(f"{e}; read again, {vkey} is still there, not being deleted (a request still in the "
+                       f"server may yet evict it); {_done(outcome, besides=vkey)}; {key} not bound") from None
 
 
 def _extender_binds(p: BindPlan, pod: dict, say, where: str, outcome: BindOutcome) -> bool:
@@ -358,7 +445,9 @@ def _recheck_fit(conn, p: BindPlan, *, tie_break, seed, outcome: BindOutcome, co
     return pod["metadata"].get("resourceVersion")
 
 
-def _done(outcome: BindOutcome) -> str:
+def _done(outcome: BindOutcome, *, besides: str | None = None) -> str:
+    """What was evicted, for a message that says what was already done;
+    `besides` is a victim whose eviction is in doubt (the message says so)."""
     if not outcome.evicted:
-        return "nothing was evicted"
+        return "no other pod was evicted" if besides else "nothing was evicted"
     return f"already evicted: {', '.join(outcome.evicted)}"

@@ -131,6 +131,7 @@ class Transport:
         except Exception as e:  # urllib3 and socket errors, raised as is with retries off
             err = self._transport_error(e, what)
             err.transient = _is_transient(e)
+            err.unanswered = not _before_sending(e)
             if _is_reset(e) and retry == "all":
                 raise Transient(err) from None
             raise err from None
@@ -327,6 +328,21 @@ def _is_transient(e: BaseException) -> bool:
         return False
     return _is_reset(e) or isinstance(e, (ue.NewConnectionError, ue.ConnectTimeoutError,
                                           ue.ReadTimeoutError, ConnectionRefusedError))
+
+
+def _before_sending(e: BaseException) -> bool:
+    """The request surely never reached the server: no connection was made
+    (refused, DNS, connect timeout) or the TLS handshake failed. Anything
+    else (a read timeout, a connection lost midway) may come after the server
+    got the request, so a write may have taken effect."""
+    import ssl
+
+    import urllib3.exceptions as ue
+
+    if isinstance(e, ue.MaxRetryError) and e.reason is not None:
+        return _before_sending(e.reason)
+    return isinstance(e, (ue.NewConnectionError, ue.ConnectTimeoutError, ue.NameResolutionError,
+                          ue.SSLError, ssl.SSLError, ConnectionRefusedError))
 
 
 def _is_reset(e: BaseException) -> bool:

@@ -67,6 +67,10 @@ class ClusterError(KschedxError):
     # True when trying again later may work (the server could not be reached,
     # dropped the connection, answered too slowly): a long-running watch retries.
     transient = False
+    # True when a request was sent (or may have been) but no answer came back:
+    # timed out, connection lost. For a write, whether it took effect is then
+    # unknown: the server may have carried it out, or may still.
+    unanswered = False
 
 
 # What str.splitlines() breaks on: a value quoted in a message (a key, a
