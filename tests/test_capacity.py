@@ -315,10 +315,10 @@ def test_report_shows_count_limit_utilization_and_the_copy_that_does_not_fit(tmp
     assert "Filters: 5 nodes by the failure kube-scheduler reports" in page
 
 
-def test_report_path_that_cannot_be_written_is_a_usage_error(tmp_path):
+def test_report_path_that_cannot_be_written_is_exit_3(tmp_path):
     r = _run(str(FIXTURES / "capacity" / "api.yaml"), "--snapshot", str(FIXTURES / "capacity" / "cluster.yaml"),
              "--report", str(tmp_path / "missing" / "r.html"))
-    assert r.exit_code == 2
+    assert r.exit_code == 3
 
 
 def test_capacity_report_loads_in_chromium(tmp_path):

@@ -103,7 +103,6 @@ def test_explain_names_a_pod_that_is_not_pending(kube_api, args, message):
     (("explain", "--all-pending", "--snapshot", "x.yaml", "--kubeconfig", "KC"), "give one of them"),
     (("explain", "--all-pending", "--request-timeout", "soon"), "not a duration"),
     (("snapshot", "-o", "cluster.txt", "--kubeconfig", "KC"), ".yaml, .yml or .json"),
-    (("snapshot", "-o", "no/such/dir/c.yaml", "--kubeconfig", "KC"), "no such directory"),
     (("bind", "Web!"), "NAMESPACE/NAME"),
     (("bind", "default/web"), "pass --yes"),
 ])
@@ -476,9 +475,34 @@ def test_unwritable_output_directory_fails_before_reading_the_cluster(kube_api, 
 
     monkeypatch.setattr(tempfile, "mkstemp", read_only)
     r = run("snapshot", "-o", tmp_path / "c.json", "--kubeconfig", kube_api.kubeconfig)
-    assert r.exit_code == 2
-    assert "cannot write in" in r.stderr and "read-only file system" in r.stderr
+    assert r.exit_code == 3
+    assert r.stderr.strip().splitlines() == [
+        f"kschedx: error: cannot write {tmp_path / 'c.json'}: cannot create a file in {tmp_path} "
+        "(read-only file system)"]
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert kube_api.request_count() == 0
+
+
+@pytest.mark.parametrize("target, why", [
+    ("missing/c.yaml", "no such directory: {tmp}/missing"),
+    ("afile/c.yaml", "{tmp}/afile is a file, not a directory"),
+    ("afile/deeper/c.yaml", "{tmp}/afile is a file, not a directory"),
+    ("adir.yaml", "it is a directory"),
+    ("locked/c.yaml", "cannot create a file in {tmp}/locked (permission denied)"),
+])
+def test_an_output_file_that_cannot_be_written_is_exit_3_before_any_request(kube_api, tmp_path, target, why):
+    """exit-codes.md: an output file (`snapshot -o`) that cannot be written is
+    exit status 3, one line naming the path and why; the cluster is not read."""
+    if target.startswith("locked") and os.geteuid() == 0:
+        pytest.skip("root writes in a directory without write permission")
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "adir.yaml").mkdir()
+    (tmp_path / "locked").mkdir(mode=0o500)
+    path = tmp_path / target
+    r = run("snapshot", "-o", path, "--kubeconfig", kube_api.kubeconfig)
+    assert r.exit_code == 3, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"kschedx: error: cannot write {path}: {why.format(tmp=tmp_path)}"]
     assert kube_api.request_count() == 0
 
 

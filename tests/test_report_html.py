@@ -117,14 +117,18 @@ def test_report_holds_the_same_document_as_json(tmp_path):
     assert Path(path).read_text(encoding="utf-8") == report.to_html(doc)
 
 
-def test_a_report_path_that_cannot_be_written_is_a_usage_error_before_any_work(tmp_path):
+def test_a_report_path_that_cannot_be_written_is_exit_3_before_any_work(tmp_path):
+    """The same rule as `snapshot -o` and as a write that fails late: exit 3."""
     r = CliRunner().invoke(main, ["explain", str(PODS / "web.yaml"), "--snapshot", CLUSTER,
                                   "--report", str(tmp_path / "missing" / "r.html")])
-    assert r.exit_code == 2
-    assert "no such directory" in r.stderr
+    assert r.exit_code == 3
+    assert r.stderr.strip().splitlines() == [
+        f"kschedx: error: cannot write {tmp_path / 'missing' / 'r.html'}: no such directory: "
+        f"{tmp_path / 'missing'}"]
+    assert r.stdout == ""  # nothing evaluated
     r = CliRunner().invoke(main, ["simulate", str(PODS / "web.yaml"), "--snapshot", CLUSTER,
                                   "--report", str(tmp_path)])
-    assert r.exit_code == 2
+    assert r.exit_code == 3 and "it is a directory" in r.stderr
 
 
 def test_a_failed_write_leaves_no_file_and_keeps_the_old_one(tmp_path, monkeypatch):

@@ -126,15 +126,12 @@ nodes_option = click.option(
 
 
 def _check_report_path(_ctx, _param, path):
-    """Fail before scheduling anything rather than after it."""
+    """Fail before scheduling anything rather than after it: an OutputError
+    (exit 3), as for `snapshot -o` and as the write itself failing would be."""
     if path is not None:
-        from ..util.errors import UsageError
         from ..sources.writer import check_writable
 
-        try:
-            check_writable(path)
-        except UsageError as e:
-            raise click.BadParameter(str(e), param_hint="'--report'") from None
+        check_writable(path)
     return path
 
 
@@ -143,7 +140,7 @@ report_option = click.option(
     "report",
     default=None,
     metavar="FILE.html",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),  # a directory is refused by the callback, with every other unwritable path
     callback=_check_report_path,
     help="Also write a self-contained HTML report (verdicts, filter heat map, score bars; "
          "for simulate, utilization before/after) to FILE.html.",

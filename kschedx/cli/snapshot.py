@@ -37,9 +37,9 @@ def snapshot(path, full, cluster):
 
     try:
         output_format(path)
-        check_writable(path)
     except UsageError as e:
         raise click.BadParameter(str(e), param_hint="'-o' / '--output'") from None
+    check_writable(path)  # an OutputError (exit 3) before the cluster is read, not after
     replaced = os.path.exists(path)
     try:
         conn = cluster.connect()

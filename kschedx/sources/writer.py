@@ -79,18 +79,26 @@ def output_format(path: str) -> tuple[str, bool]:
 
 
 def check_writable(path: str) -> None:
-    """Fail before a long cluster read rather than after it."""
+    """Fail before a long cluster read (or evaluation) rather than after it.
+    An OutputError (exit 3), as the same path failing at the write would be:
+    one rule for a file that cannot be written, whenever it is found out."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        raise UsageError(f"{path}: no such directory: {directory}")
+        # A missing directory and a file where a directory should be call for different fixes.
+        parent = directory
+        while parent and not os.path.exists(parent) and os.path.dirname(parent) != parent:
+            parent = os.path.dirname(parent)
+        if os.path.exists(parent) and not os.path.isdir(parent):
+            raise OutputError(f"cannot write {path}: {parent} is a file, not a directory")
+        raise OutputError(f"cannot write {path}: no such directory: {directory}")
     if os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory")
+        raise OutputError(f"cannot write {path}: it is a directory")
     # os.access() says yes to root on read-only file systems and pseudo file
     # systems (/proc, /sys): creating the temporary file is the real test.
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".partial", dir=directory)
     except OSError as e:
-        raise UsageError(f"{path}: cannot write in {directory} ({_reason(e)})") from None
+        raise OutputError(f"cannot write {path}: cannot create a file in {directory} ({_reason(e)})") from None
     os.close(fd)
     os.unlink(tmp)
 
