@@ -44,7 +44,7 @@ def test_json_is_read_too():
     ("parallelism: 0\n",
      "sched.yaml: parallelism: Invalid value: 0: should be an integer value greater than zero"),
     ("profiles:\n- schedulerName: a\n- schedulerName: a\n",
-     "sched.yaml: profiles[1].schedulerName: Duplicate value: profiles[0].schedulerName"),
+     "sched.yaml: profiles[1].schedulerName: Duplicate value: {}"),
     ("profiles:\n- schedulerName: a\n- {}\n",
      "sched.yaml: profiles[1].schedulerName: Required value"),
     ("podInitialBackoffSeconds: 0\n",
@@ -60,11 +60,12 @@ def test_json_is_read_too():
      'sched.yaml: extenders[0].managedResources[0].name: Invalid value: "kubernetes.io/foo": is an invalid '
      "extended resource name"),
     ("profiles:\n- plugins:\n    filter:\n      enabled: [{name: EBSLimits}]\n",
-     'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version '
-     '"kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")'),
+     'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "v1" '
+     '(KubeSchedulerConfiguration is version "")'),
     ("profiles:\n- schedulerName: a\n  plugins: {queueSort: {enabled: [{name: PrioritySort}], disabled: "
      "[{name: '*'}]}}\n- schedulerName: b\n",
-     "profiles[1].plugins.queueSort: Invalid value:"),
+     'profiles[1].plugins.queueSort: Invalid value: {"Enabled":null,"Disabled":null}: must be the same for all '
+     "profiles"),
 ])
 def test_validation_errors_name_file_and_field(text, message):
     assert message in error_of(text)

@@ -8,7 +8,12 @@ real kube-scheduler) when Go is there.
 - Repeated keys: go-yaml's strict errors (the line of the repeated value),
   or the JSON codec's `duplicate field` among the unknown fields.
 - YAML numbers: `2.0` and `1e2` are whole numbers once re-encoded as JSON.
-- queueSort: compared as the internal type, an unset weight being 0.
+- queueSort: compared as the internal type, an unset weight being 0; a
+  differing one printed as json.Marshal prints that type (Go field names,
+  weight 0, an empty list null after the v1 merge, HTML characters escaped).
+- A repeated schedulerName: the bad value is a *field.Path, marshalled `{}`.
+- A removed plugin: listed under core "v1"; the configuration's own version
+  is empty on the internal object.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ def _score(*plugins: str) -> str:
         f"      - {p}\n" for p in plugins)
 
 
+REMOVED = 'was invalid in version "v1" (KubeSchedulerConfiguration is version "")'
 OVERFLOW = "total score of Score plugins could overflow"
 
 # name -> (document, {version: kube-scheduler's error, None when it starts}); a str is every version's.
@@ -74,6 +80,28 @@ CASES = {
         HEAD + "profiles:\n- schedulerName: a\n  plugins:\n    queueSort:\n      enabled:\n      - name: PrioritySort\n"
         "- schedulerName: default-scheduler\n  plugins:\n    queueSort:\n      enabled:\n"
         "      - name: PrioritySort\n        weight: 0\n", None),
+    "duplicate-scheduler-name": (HEAD + "profiles:\n- schedulerName: a\n- schedulerName: b\n- schedulerName: a\n",
+                                 "profiles[2].schedulerName: Duplicate value: {}"),
+    "removed-plugin-enabled": (HEAD + "profiles:\n- plugins:\n    filter:\n      enabled:\n      - name: EBSLimits\n",
+                               'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": ' + REMOVED),
+    "removed-plugin-configured": (HEAD + "profiles:\n- pluginConfig:\n  - name: GCEPDLimits\n    args: {}\n",
+                                  'profiles[0].pluginConfig[0]: Invalid value: "GCEPDLimits": ' + REMOVED),
+    "queue-sort-differs-disabled-only": (
+        HEAD + "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n"
+        "      disabled:\n      - name: \"*\"\n",
+        'profiles[1].plugins.queueSort: Invalid value: {"Enabled":null,"Disabled":[{"Name":"*","Weight":0}]}: '
+        "must be the same for all profiles"),
+    "queue-sort-differs-unset": (
+        HEAD + "profiles:\n- schedulerName: a\n  plugins:\n    queueSort:\n      enabled: [{name: PrioritySort}]\n"
+        "      disabled: [{name: \"*\"}]\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled: []\n",
+        'profiles[1].plugins.queueSort: Invalid value: {"Enabled":null,"Disabled":null}: '
+        "must be the same for all profiles"),
+    "queue-sort-differs-weights-and-escapes": (
+        HEAD + "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled:\n"
+        "      - {name: \"a<b&c>\", weight: 3}\n      - name: PrioritySort\n      disabled:\n"
+        "      - {name: \"*\", weight: 7}\n",
+        'profiles[1].plugins.queueSort: Invalid value: {"Enabled":[{"Name":"a\\u003cb\\u0026c\\u003e","Weight":3},'
+        '{"Name":"PrioritySort","Weight":0}],"Disabled":[{"Name":"*","Weight":0}]}: must be the same for all profiles'),
 }
 
 

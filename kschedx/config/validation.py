@@ -7,11 +7,15 @@ import re
 
 from . import names
 from .defaults import _plugin_args_functions
-from .fielderr import duplicate, invalid, required
-from .schema import API_VERSION, PLUGINS_WITH_ARGS
+from .fielderr import FIELD_PATH, duplicate, go_json, invalid, required
+from .schema import PLUGINS_WITH_ARGS
 
 # invalidPluginsByVersion for v1: removed in-tree volume limit plugins.
 INVALID_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
+# Upstream keys that list by core/v1's group version, whose group is empty:
+# "v1", not the scheduler's apiVersion. The configuration's own version is
+# read from the internal object, which decoding leaves without a TypeMeta.
+_INVALID_PLUGIN_DETAIL = 'was invalid in version "v1" (KubeSchedulerConfiguration is version "")'
 # validatePluginConfig walks a Go map of stages: the order is Go's random
 # map order; kschedx reports them in extension-point order.
 _STAGES = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score", "reserve",
@@ -43,9 +47,7 @@ def _invalid_plugin_errors(path: str, plugin_set: dict) -> list[str]:
     out = []
     for i, p in enumerate(plugin_set.get("enabled", [])):
         if p["name"] in INVALID_PLUGINS:
-            out.append(invalid(f"{path}.enabled[{i}]", p["name"],
-                               f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version '
-                               f'"{API_VERSION}")'))
+            out.append(invalid(f"{path}.enabled[{i}]", p["name"], _INVALID_PLUGIN_DETAIL))
     return out
 
 
@@ -73,8 +75,7 @@ def validate_profile(path: str, profile: dict, features=None) -> list[str]:
             errs.append(duplicate(pc_path, name))
         seen.add(name)
         if name in INVALID_PLUGINS:
-            errs.append(invalid(pc_path, name, f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration '
-                                               f'is version "{API_VERSION}")'))
+            errs.append(invalid(pc_path, name, _INVALID_PLUGIN_DETAIL))
         elif name in _VALIDATED_ARGS:
             errs += validate_args(name, pc.get("args") or {}, f"{pc_path}.args", features)
     return errs
@@ -91,6 +92,15 @@ def _semantic(plugin_set: dict) -> tuple:
                  for key in ("enabled", "disabled"))
 
 
+def _internal_plugin_set(plugin_set: dict):
+    """A defaulted PluginSet as json.Marshal prints the internal type: its
+    Go field names in their order, an unset weight 0 (int32), and an empty
+    list null, since the v1 merge builds both lists by appending to nil."""
+    return go_json({key.capitalize(): [{"Name": p.get("name") or "", "Weight": p.get("weight") or 0}
+                                       for p in plugin_set.get(key) or ()] or None
+                    for key in ("enabled", "disabled")})
+
+
 def validate_common_queue_sort(path: str, profiles: list[dict]) -> list[str]:
     errs = []
     canon = _queue_sort(profiles[0])
@@ -105,7 +115,7 @@ def validate_common_queue_sort(path: str, profiles: list[dict]) -> list[str]:
     for i in range(1, len(profiles)):
         curr = _queue_sort(profiles[i])
         if _semantic(curr) != _semantic(canon):
-            errs.append(invalid(f"{path}[{i}].plugins.queueSort", curr, "must be the same for all profiles"))
+            errs.append(invalid(f"{path}[{i}].plugins.queueSort", _internal_plugin_set(curr), "must be the same for all profiles"))
         for pc in profiles[i].get("pluginConfig") or []:
             if pc.get("name") == name and pc.get("args") != args:
                 errs.append(invalid(f"{path}[{i}].pluginConfig.args", pc.get("args"),
@@ -231,8 +241,7 @@ def validate_configuration(cfg: dict, features=None) -> list[str]:
             errs += validate_profile(f"profiles[{i}]", prof, features)
             name = prof.get("schedulerName") or ""
             if name in seen:
-                errs.append(duplicate(f"profiles[{i}].schedulerName", f"profiles[{seen[name]}].schedulerName",
-                                     stringer=True))
+                errs.append(duplicate(f"profiles[{i}].schedulerName", FIELD_PATH))
             seen[name] = i
         errs += validate_common_queue_sort("profiles", profiles)
     errs += validate_percentage("percentageOfNodesToScore", cfg.get("percentageOfNodesToScore"))
