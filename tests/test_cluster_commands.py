@@ -261,6 +261,56 @@ def test_snapshot_round_trip_gives_the_same_result_as_the_cluster(kube_api, tmp_
     assert without_warnings(everything) == without_warnings(live)
 
 
+# Read rights to nodes, pods and services only: every other kind is forbidden.
+CORE_READER = [{"apiGroups": [""], "resources": ["nodes", "pods", "services"], "verbs": ["get", "list", "watch"]}]
+CONTROLLER_WARNINGS = [f"{kind} objects could not be read (forbidden" for kind in ("DaemonSet", "Deployment", "Job")]
+
+
+def _controller_warnings(warnings: list[str]) -> list[str]:
+    return [w for w in warnings if w.startswith(tuple(CONTROLLER_WARNINGS))]
+
+
+def test_snapshot_warns_about_controllers_only_where_a_live_read_would_read_them(kube_api, tmp_path):
+    """`kschedx snapshot` always lists Deployments, DaemonSets and Jobs and
+    records them when forbidden; explain reads them live only for
+    --node-template, so explaining the file warns what explaining the
+    cluster warns, and the file keeps what it recorded."""
+    small_cluster(kube_api)
+    kube_api.authorize(CORE_READER)
+    kc = kube_api.kubeconfig
+    path = tmp_path / "cluster.yaml"
+    r = run("snapshot", "-o", path, "--kubeconfig", kc)
+    assert r.exit_code == 0, r.stderr
+    info = next(yaml.safe_load_all(path.read_text()))
+    assert {"DaemonSet", "Deployment", "Job"} <= set(info["unreadableKinds"])
+
+    args = ["-A", "-o", "json", "--tie-break", "name"]
+    live = run("explain", *args, "--kubeconfig", kc)
+    offline = run("explain", *args, "--snapshot", path)
+    assert without_warnings(doc_of(offline)) == without_warnings(doc_of(live))
+    assert doc_of(offline)["warnings"] == doc_of(live)["warnings"]
+    assert not _controller_warnings(doc_of(offline)["warnings"])
+    assert "DaemonSet objects could not be read" not in offline.stderr
+    # The other forbidden kinds are still said, from the file as from the cluster.
+    assert any(w.startswith("PodDisruptionBudget objects could not be read (forbidden")
+               for w in doc_of(offline)["warnings"])
+
+
+def test_snapshot_still_warns_about_controllers_for_a_drain(kube_api, tmp_path):
+    """simulate --drain reads the pods' controllers live (kubectl's DaemonSet
+    check): from a snapshot that could not read them it says so, as live."""
+    small_cluster(kube_api)
+    kube_api.authorize(CORE_READER)
+    kc = kube_api.kubeconfig
+    path = tmp_path / "cluster.yaml"
+    assert run("snapshot", "-o", path, "--kubeconfig", kc).exit_code == 0
+    args = ["simulate", "--drain", "n3", "-o", "json", "--tie-break", "name"]
+    live = doc_of(run(*args, "--kubeconfig", kc))
+    offline = doc_of(run(*args, "--snapshot", path))
+    assert len(_controller_warnings(offline["warnings"])) == 3
+    assert _controller_warnings(offline["warnings"]) == _controller_warnings(live["warnings"])
+
+
 def test_snapshot_keeps_only_what_scheduling_reads_unless_full(kube_api, tmp_path):
     small_cluster(kube_api)
     _with_bulk(kube_api)

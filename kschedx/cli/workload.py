@@ -49,9 +49,10 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
     or a selector (-l, --field-selector), and when nothing else names pods: a
     snapshot's pending pods, or on a cluster those -n / -A point at.
     `controllers` (--drain, --node-template): a live read also reads the
-    pods' controllers; `pods_optional` (--drain): no pod need be named (a
-    drain moves its own). `validation` (sources/strict.py): --validate and
-    the version to check the files against."""
+    pods' controllers, and a snapshot warns if it could not read them;
+    `pods_optional` (--drain): no pod need be named (a drain moves its own).
+    `validation` (sources/strict.py): --validate and the version to check the
+    files against."""
     from ..commands import load
     from ..api.selection import PodSelection
 
@@ -64,7 +65,8 @@ def load_workload(snapshot_paths, args, cluster: ClusterOptions, all_pending: bo
                                    "give one of them")
         # A snapshot has no current namespace: -n names one, else pods are taken from all.
         workload = load.load_workload(snapshot_paths, files, namespace=selection.namespace, keep_raw=keep_raw,
-                                     read_ahead=read_ahead, validation=validation, pods_optional=pods_optional)
+                                     read_ahead=read_ahead, validation=validation, pods_optional=pods_optional,
+                                     controllers=controllers)
         if refs or take_pending:
             load.select_pods(workload, refs, all_pending=take_pending, keep=bool(files),
                             where=f"the snapshot ({', '.join(snapshot_paths)})", selection=selection)

@@ -49,7 +49,7 @@ class Workload:
 def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespace: str | None = None,
                   enforce_namespace: bool | None = None, keep_raw: bool = False, read_ahead: bool = True,
                   validation: Validation | None = None, server_version: str | None = None,
-                  pods_optional: bool = False) -> Workload:
+                  pods_optional: bool = False, controllers: bool = True) -> Workload:
     """Read the snapshot (cluster) and the POD_FILEs.
 
     Objects in POD_FILEs other than pods (a PVC next to its pod, a
@@ -66,25 +66,29 @@ def load_workload(snapshot_paths, pod_paths=(), *, cluster_objects=None, namespa
     --kube-version, else `server_version` (a live cluster's gitVersion) or
     the one the snapshot recorded, else the newest. `cluster_objects` are
     not checked (an API server served them).
+    `controllers`: the command needs the pods' controllers (--drain,
+    --node-template); without it, kinds of CONTROLLER_KINDS a snapshot
+    recorded as unreadable are not warned about (see unreadable_warnings).
     """
     validation = validation or Validation()
     # Reading a file twice needs a file: not stdin.
     read_ahead = read_ahead and "-" not in (snapshot_paths or ()) and "-" not in (pod_paths or ())
     try:
         return _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforce_namespace, keep_raw,
-                              read_ahead, validation, server_version, pods_optional)
+                              read_ahead, validation, server_version, pods_optional, controllers)
     except ahead_scan.Void:
         # A document the read-ahead read otherwise than the parser (two
         # "items" keys...): read it again, in this process alone.
         ahead_scan.discard()
         return _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforce_namespace, keep_raw,
-                              False, validation, server_version, pods_optional)
+                              False, validation, server_version, pods_optional, controllers)
     finally:
         ahead_scan.discard()  # a read-ahead of a snapshot that was not built (sources/read_ahead.py)
 
 
 def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforce_namespace,
-                   keep_raw, allow_read_ahead, validation, server_version, pods_optional=False) -> Workload:
+                   keep_raw, allow_read_ahead, validation, server_version, pods_optional=False,
+                   controllers=True) -> Workload:
     duplicates = validation.notes_duplicates
     if cluster_objects is None:
         _check_read_once(snapshot_paths, pod_paths)
@@ -165,7 +169,7 @@ def _load_workload(snapshot_paths, pod_paths, cluster_objects, namespace, enforc
                             "preemption takes it as 0, as kube-scheduler would")
     pod_infos = queue_order([PodInfo(p) for p in pods])
     sources = _pod_sources(pod_objects if pod_paths else cluster_objects if snapshot_paths else ())
-    unreadable = [unreadable_warning(kind, why) for kind, why in cluster.unreadable_kinds.items()]
+    unreadable = unreadable_warnings(cluster.unreadable_kinds, controllers=controllers)
     group_of = _group_members(groups, incoming_uids)
     return Workload(cluster, pod_infos, warnings + unreadable + cluster.warnings, notes, sources, set(incoming_uids),
                     raw_pods, refs, groups, group_of)
@@ -205,6 +209,21 @@ def _validate(validation: Validation, cluster_objects, pod_objects, server_versi
 
 # Said when a snapshot is given no POD_FILE and has no pending pod to take.
 NO_PENDING = "the snapshot has no pending pods: name POD_FILEs to evaluate them against it"
+
+
+def unreadable_warnings(unreadable: dict[str, str], *, controllers: bool) -> list[str]:
+    """The warnings for the kinds that could not be read, those a live read of
+    the same command would have read: it lists the pods' controllers
+    (CONTROLLER_KINDS) only for --drain and --node-template
+    (ClusterConnection.read_objects), while `kschedx snapshot` always lists
+    them. So a snapshot whose Deployments were forbidden warns about them
+    only where a live run would have tried to list them, and explaining the
+    file says what explaining the cluster says. The kinds stay in
+    ClusterState.unreadable_kinds either way."""
+    from ..sources.kinds import CONTROLLER_KINDS
+
+    skipped = set() if controllers else {k.kind for k in CONTROLLER_KINDS}
+    return [unreadable_warning(kind, why) for kind, why in unreadable.items() if kind not in skipped]
 
 
 def unreadable_warning(kind: str, why: str) -> str:
