@@ -241,6 +241,62 @@ def test_capacity_with_a_drain_that_does_not_complete_exits_1():
     assert doc["exitCode"] == 1 and doc["templates"][0]["drain"]["outcome"] == "NotDrained"
 
 
+# A pending pod of priority 1000 (preemptionPolicy Never) and the drained
+# pod's new pod both want m1's one CPU: kube-scheduler's queue takes the
+# pending pod first, so the ReplicaSet's new pod stays Pending.
+PENDING_FIRST = [
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000,
+     "preemptionPolicy": "Never"},
+    *({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
+       "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "20"}}} for n, cpu in (("d1", "4"), ("m1", "1"))),
+    {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "low", "namespace": "default", "uid": "rs-low"},
+     "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "low"}},
+              "template": {"metadata": {"labels": {"app": "low"}},
+                           "spec": {"containers": [{"name": "c", "image": "x",
+                                                    "resources": {"requests": {"cpu": "1"}}}]}}}},
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "low-1", "namespace": "default", "labels": {"app": "low"},
+                  "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "low", "uid": "rs-low",
+                                       "controller": True}]},
+     "spec": {"nodeName": "d1", "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]},
+     "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "urgent", "namespace": "default"},
+     "spec": {"priorityClassName": "high",
+              "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]},
+     "status": {"phase": "Pending"}},
+]
+TINY = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "tiny", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]}}
+
+
+def test_capacity_with_pending_drains_as_simulate_does(tmp_path):
+    from kschedx.commands.capacity import Options, capacity
+
+    snapshot = tmp_path / "cluster.yaml"
+    snapshot.write_text(yaml.safe_dump_all(PENDING_FIRST))
+    pod_file = tmp_path / "tiny.yaml"
+    pod_file.write_text(yaml.safe_dump(TINY))
+    _, sim = drain("d1", snapshot=snapshot)
+    assert sim["drain"]["answer"].startswith("d1 can be drained, but 1 pod does not come back")
+
+    workload = load_workload([str(snapshot)], [str(pod_file)])
+    doc = capacity(workload, Options(with_pending=True, drain=DrainOptions(["d1"])), tie_break="name")
+    [t] = doc["templates"]
+    # The same answer and the same placements as simulate --drain: the
+    # pending pod is queued with the new pod, not placed after the drain.
+    assert t["drain"]["answer"] == sim["drain"]["answer"]
+    assert t["drain"]["outcome"] == sim["drain"]["outcome"]
+    assert {r["replacementFor"]: (r["pod"], r["placedNode"]) for r in t["drain"]["replacements"]} == placed(sim)
+    assert t["pending"] == {"pods": 1, "placed": 1}
+    assert (t["count"], doc["exitCode"]) == (0, 1)
+
+    # Without --with-pending the pending pod takes no room: the new pod goes to m1.
+    alone = capacity(load_workload([str(snapshot)], [str(pod_file)]), Options(drain=DrainOptions(["d1"])),
+                     tie_break="name")
+    assert alone["templates"][0]["drain"]["answer"] == "d1 can be drained: 1 pod moves, default/low-1 → m1"
+    assert "pending" not in alone["templates"][0]
+
+
 # -- the command line, every format ------------------------------------------------------------------
 def cli(*args):
     proc = subprocess.run([sys.executable, "-m", "kschedx", *args], capture_output=True, text=True, cwd=ROOT)

@@ -213,31 +213,49 @@ def count_template(workload, template: Template, options: Options, *, tie_break:
         fw.preemption_search = False
     head = _head(scheds, options)
     head["_warnings"] = list(scheds.snapshot.warnings)
-    drained = play = None
+    drained = play = pending_summary = None
     if options.drain is not None:
         from .whatif import drained_for_capacity
 
-        drained, play = drained_for_capacity(workload, scheds, options.drain)
+        # The pending pods go through the drain's run, not after it: they
+        # compete with the drained pods' new pods in one scheduling queue,
+        # as in simulate --drain (a higher-priority pending pod may take the
+        # room a new pod needed, and the drain's answer says so).
+        pending = pending_pods(workload, scheds) if options.with_pending else []
+        drained, play = drained_for_capacity(workload, scheds, options.drain, pending)
         head["_warnings"] += drained.pop("warnings", [])
+        if options.with_pending:
+            # (bound when the drain ends: one a later drained node evicted,
+            # or a preemption deleted, holds no room)
+            pending_summary = {"pods": len(pending),
+                               "placed": sum(pi.uid in scheds.snapshot.pod_infos for pi in pending)}
     try:
-        return _count(workload, template, options, scheds, head, cluster, progress, failures, drained)
+        return _count(workload, template, options, scheds, head, cluster, progress, failures, drained,
+                      pending_summary)
     finally:
         if play is not None:
             play.close()
 
 
-def _count(workload, template: Template, options: Options, scheds, head, cluster, progress, failures, drained):
+def pending_pods(workload, scheds) -> list[PodInfo]:
+    """--with-pending: the cluster's pending pods but the ones counted
+    (POD_FILE's, or named), in queue order."""
+    own = set(workload.asked) | {pi.uid for pi in workload.pods}
+    return scheds.queue_order(queue_order(
+        [PodInfo(p) for p in workload.cluster.pending_pods() if p["metadata"]["uid"] not in own]))
+
+
+def _count(workload, template: Template, options: Options, scheds, head, cluster, progress, failures, drained,
+           pending_summary=None):
     from ..result.node_group import node_group
     from ..plugins.dynamicresources.controller import instantiate_pod_claims
     from ..framework.simulation import Simulation
 
     sim = Simulation(scheds)
     source_pod = template.pod
-    pending_summary = None
-    if options.with_pending:
-        own = set(workload.asked) | {pi.uid for pi in workload.pods}
-        pending = scheds.queue_order(queue_order(
-            [PodInfo(p) for p in cluster.pending_pods() if p["metadata"]["uid"] not in own]))
+    if options.with_pending and pending_summary is None:
+        # (with --drain the drain's run placed them already)
+        pending = pending_pods(workload, scheds)
         placed = 0
         for pi in pending:
             placed += sim.step(pi).placed_node is not None

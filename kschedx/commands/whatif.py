@@ -130,16 +130,19 @@ def _simulated(sink, workload, change, scheds, play, made, found, before, detail
     return code
 
 
-def drained_for_capacity(workload: Workload, scheds, drain):
+def drained_for_capacity(workload: Workload, scheds, drain, pending=()):
     """capacity --drain: the drain played on the capacity run's fresh
     snapshot (its replacements placed), before any copy is counted: the
     `drain` object of the CapacityResult, and the run, to close() once the
-    count is done."""
+    count is done. `pending` (--with-pending: the snapshot's pending pods)
+    are queued in the drain's run, as simulate --drain queues them: kube-
+    scheduler's queue holds them with the drained pods' new pods, so the
+    drain's answer is simulate's."""
     from ..whatif import report
     from ..whatif.play import Play
 
-    empty = Workload(workload.cluster, [], sources=workload.sources)
-    play = Play(empty, scheds, detail="placements")
+    queued = Workload(workload.cluster, list(pending), sources=workload.sources)
+    play = Play(queued, scheds, detail="placements")
     play.run(drain)
     doc = report.drain_document(play)
     doc["replacements"] = [{"pod": p["pod"], "replacementFor": p["replacementFor"]["pod"],
