@@ -143,16 +143,21 @@ def test_a_deployment_expanded_again_makes_the_replicaset_of_its_new_template():
     assert nothing == [] and same_pod["metadata"]["ownerReferences"][0]["name"] == old_rs["metadata"]["name"]
 
 
+def _deployment_replicaset() -> dict:
+    """ReplicaSet web-abc of Deployment web: one replica labelled app=web."""
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": "web-abc", "namespace": "default", "uid": "u-rs",
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web",
+                                              "uid": "u-dep", "controller": True}]},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"containers": [{"name": "app", "image": "nginx",
+                                                           "resources": {"requests": {"cpu": "100m",
+                                                                                      "memory": "128Mi"}}}]}}}}
+
+
 def test_a_live_pod_of_a_deployment_names_the_deployment():
-    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-          "metadata": {"name": "web-abc", "namespace": "default", "uid": "u-rs",
-                       "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web",
-                                            "uid": "u-dep", "controller": True}]},
-          "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
-                   "template": {"metadata": {"labels": {"app": "web"}},
-                                "spec": {"containers": [{"name": "app", "image": "nginx",
-                                                         "resources": {"requests": {"cpu": "100m",
-                                                                                    "memory": "128Mi"}}}]}}}}
+    rs = _deployment_replicaset()
     web = pod("web-abc-xyz", labels={"app": "web"})
     web["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc",
                                            "uid": "u-rs", "controller": True}]
@@ -172,15 +177,7 @@ def test_a_live_pod_with_the_default_tolerations_is_checked_against_its_template
     # DefaultTolerationSeconds gave the live pod its not-ready/unreachable
     # tolerations; its template, patched and admitted, has them after the
     # added one. The scheduler reads tolerations as a set: the same change.
-    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-          "metadata": {"name": "web-abc", "namespace": "default", "uid": "u-rs",
-                       "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web",
-                                            "uid": "u-dep", "controller": True}]},
-          "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
-                   "template": {"metadata": {"labels": {"app": "web"}},
-                                "spec": {"containers": [{"name": "app", "image": "nginx",
-                                                         "resources": {"requests": {"cpu": "100m",
-                                                                                    "memory": "128Mi"}}}]}}}}
+    rs = _deployment_replicaset()
     defaults = [{"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
                 for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")]
     web = pod("web-abc-xyz", labels={"app": "web"}, tolerations=defaults)
